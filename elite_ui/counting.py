@@ -1,0 +1,61 @@
+"""The counting path for "how many times" questions: one phrase, its inflected forms, whole-word counts."""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+import numpy as np
+
+from .documents import Book
+from .lexicon import STOPWORDS, content_words, forms, words
+from .trace import Count, Occurrence
+
+COUNTING_QUESTION = re.compile(r"\bhow\s+(?:many\s+times|often)\b|\bnumber\s+of\s+times\b|\bcount\s+(?:of|the)\b", re.I)
+QUOTED = re.compile(r"[\"“'‘]([^\"”'’]{2,60})[\"”'’]")
+MAX_FORMS = 64
+GENERIC = {"times", "time", "novel", "book", "story", "chapter", "text", "word", "words", "phrase", "mentioned",
+           "mention", "mentions", "appear", "appears", "appeared", "occur", "occurs", "name", "named", "used"}
+
+
+def is_counting(question: str) -> bool:
+    return bool(COUNTING_QUESTION.search(question))
+
+
+def phrase_forms(phrase: str) -> list[str]:
+    """Every combination of the inflected forms of the phrase's words (at most 64), the phrase itself first."""
+    tokens = words(phrase)
+    choices = [forms(t) if t not in STOPWORDS else (t,) for t in tokens]
+    combos = itertools.islice(itertools.product(*choices), MAX_FORMS)
+    return list(dict.fromkeys([" ".join(tokens), *(" ".join(c) for c in combos)]))
+
+
+def fallback_phrase(question: str, book: Book) -> str:
+    """A quoted phrase in the question, else its last content word that occurs in the book."""
+    quoted = QUOTED.search(question)
+    if quoted:
+        return quoted.group(1)
+    candidates = [w for w in content_words(COUNTING_QUESTION.sub(" ", question)) if w not in GENERIC]
+    in_book = [w for w in candidates if any(f in book.index.vocabulary for f in forms(w))]
+    return (in_book or candidates or [""])[-1]
+
+
+def count(book: Book, phrase: str, source: str = "model") -> Count:
+    """Whole-word, case-insensitive occurrences of ``phrase`` in any inflected form, with where each lies.
+
+    The words of a phrase may be separated by any punctuation and spacing ("Mr. Darcy", "Mr.\\nDarcy")."""
+    variants = phrase_forms(phrase)
+    if not variants or not variants[0]:
+        return Count(phrase, [], 0, [], source)
+    alternatives = sorted((r"[\W_]+".join(map(re.escape, v.split())) for v in variants), key=len, reverse=True)
+    pattern = re.compile(r"(?<![^\W_])(?:" + "|".join(alternatives) + r")(?![^\W_])", re.I)
+    matches = list(pattern.finditer(book.text))
+    starts = np.array([m.start() for m in matches], dtype=np.int64)
+    sentence_of = np.searchsorted(book.bounds[:, 0], starts, side="right") - 1
+    occurrences = []
+    for m, sid in zip(matches, sentence_of.tolist()):
+        sid = max(sid, 0)
+        chapter = int(book.chapter_of[sid])
+        occurrences.append(Occurrence(sid, m.start(), m.end(), chapter, book.chapters[chapter].title,
+                                      book.page_of(m.start()), m.group(0)))
+    return Count(phrase, variants, len(matches), occurrences, source)

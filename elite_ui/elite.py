@@ -1,0 +1,403 @@
+"""The ELITE loop (section 4 of the paper): generate terms, collect, weigh importance, judge, explore, organise.
+
+:meth:`Elite.ask` is a generator of trace :class:`~elite_ui.trace.Event` objects, so a UI can show each stage as
+it happens; :meth:`Elite.run` collects them into a :class:`~elite_ui.trace.Trace`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, replace
+
+import numpy as np
+
+from . import prompts
+from .counting import QUOTED, count, fallback_phrase, is_counting
+from .documents import Book
+from .errors import EliteError, ModelError, QuestionError
+from .importance import Embed, MiniLMEmbedder, kl_divergence, noise_levels, perturb, similarity_importance
+from .lexicon import content_words, forms, words
+from .llm import LLM, Request
+from .parsing import clean_answer, parse_choice, parse_sentence_ids, parse_terms, parse_verdict
+from .retrieval import collect, widen
+from .trace import Answer, Chunk, Citation, Event, Hit, LLMCall, Sample, Term, Trace, Verdict
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The loop's settings. The first six carry the paper's names and defaults."""
+
+    recall_index: int = 25
+    """Sentences kept per collection step (top K by overlap)."""
+    neighbor_num: int = 2
+    """Sentences added on each side of a hit to make its chunk."""
+    deep_search_index: int = 5
+    """How many of an iteration's chunks depth-wise exploration reads."""
+    deep_search_num: int = 10
+    """At most this many depth-wise terms per iteration."""
+    voter_num: int = 10
+    """Votes cast for a multiple-choice answer; the majority wins."""
+    iter_max: int = 5
+    """Iterations of collect-judge-explore at most."""
+    max_terms: int = 10
+    """Terms asked for at the start and per breadth-wise expansion."""
+    importance_samples: int = 3
+    """Noise levels λ sampled per chunk for its importance (0 turns importance off)."""
+    importance_chunks: int = 0
+    """Score only this many new chunks per iteration, best overlap first (0: all)."""
+    judge_default: bool = False
+    """Verdict taken when the judge's reply says neither yes nor no (False: keep searching)."""
+    evidence_tokens: int = 2000
+    """Token budget for the evidence shown to the judge and to the answer."""
+    answer_tokens: int = 160
+    """Longest free-form answer, in tokens."""
+    max_question_chars: int = 2000
+    seed: int = 0
+
+
+PRESETS = {
+    "paper": Settings(),
+    "laptop": Settings(
+        recall_index=8, neighbor_num=1, deep_search_index=2, deep_search_num=5, voter_num=3, iter_max=2,
+        max_terms=6, importance_samples=1, importance_chunks=3, evidence_tokens=800, answer_tokens=96,
+    ),
+}
+"""``paper``: the paper's settings. ``laptop``: about a minute per question with the embedded model on a CPU."""
+
+
+class Cancelled(EliteError):
+    """The user stopped the question."""
+
+
+class Elite:
+    """Answers questions about a book with the ELITE method, reporting every stage as an event."""
+
+    def __init__(
+        self,
+        llm: LLM,
+        settings: Settings | None = None,
+        *,
+        embed: Embed | None = None,
+        cancel: threading.Event | None = None,
+    ):
+        self.llm = llm
+        self.settings = settings or Settings()
+        self.embed = embed or MiniLMEmbedder()
+        self.cancel = cancel or threading.Event()
+
+    def run(self, book: Book, question: str, options: dict[str, str] | None = None,
+            on_event: Callable[[Event], None] | None = None) -> Trace:
+        trace = Trace(question)
+        for event in self.ask(book, question, options):
+            trace.add(event)
+            if on_event:
+                on_event(event)
+        return trace
+
+    def ask(self, book: Book, question: str, options: dict[str, str] | None = None) -> Iterator[Event]:
+        question = " ".join(question.split())
+        options = {k.strip().upper(): v.strip() for k, v in (options or {}).items() if v and v.strip()} or None
+        self.check_question(question)
+        started = time.perf_counter()
+        s = self.settings
+        yield Event("start", 0, {"question": question, "options": options, "settings": asdict(s),
+                                 "book": book.summary(), "model": self.llm.name})
+        if is_counting(question):
+            answer = yield from self.counting(book, question, options)
+        else:
+            answer = yield from self.explore(book, question, options)
+        yield Event("answer", 0, answer)
+        yield Event("done", 0, {"seconds": round(time.perf_counter() - started, 3)})
+
+    def check_question(self, question: str) -> None:
+        if not question or not words(question):
+            raise QuestionError("the question is empty; type a question about the book.")
+        if len(question) > self.settings.max_question_chars:
+            raise QuestionError(f"the question is {len(question)} characters long; the limit is "
+                                f"{self.settings.max_question_chars}.")
+        if self.llm.count_tokens(question) > self.llm.n_ctx // 4:
+            raise QuestionError("the question is too long for the model's context; shorten it.")
+
+    def call(self, purpose: str, messages: list[dict[str, str]], iteration: int, *, max_tokens: int = 96,
+             temperature: float = 0.0, seed: int | None = None):
+        """One LLM call, yielded as an ``llm_call`` event; returns the reply text."""
+        if self.cancel.is_set():
+            raise Cancelled("stopped.")
+        request = Request(purpose, messages, max_tokens=max_tokens, temperature=temperature,
+                          seed=self.settings.seed if seed is None else seed)
+        try:
+            result = self.llm.complete(request)
+        except EliteError:
+            raise
+        except Exception as exc:  # a backend's own failure becomes one sentence for the user
+            raise ModelError(f"the model failed while {purpose.replace('_', ' ')}: {exc}") from exc
+        prompt = "\n\n".join(f"[{m['role']}]\n{m['content']}" for m in messages)
+        yield Event("llm_call", iteration, LLMCall(purpose, prompt, result.text, result.prompt_tokens,
+                                                    result.cached_tokens, result.completion_tokens,
+                                                    round(result.seconds, 4), result.finish_reason))
+        return result.text
+
+    def counting(self, book: Book, question: str, options: dict[str, str] | None):
+        reply = yield from self.call("count_phrase", prompts.count_phrase(question), 1, max_tokens=16)
+        phrase, source = counting_phrase(question, parse_terms(reply, 1), book)
+        result = count(book, phrase, source)
+        yield Event("count", 1, result)
+        where = list(dict.fromkeys(o.sentence_id for o in result.occurrences))
+        shown = ", ".join(f"[S{sid}]" for sid in where[:20])
+        more = f" and {len(where) - 20} more sentences" if len(where) > 20 else ""
+        text = (f'"{result.phrase}" (counting the forms {", ".join(result.forms)}) occurs {result.total} times'
+                + (f": {shown}{more}." if result.total else "."))
+        choice = closest_number_option(result.total, options) if options else None
+        citations = [Citation(sid, book.sentence(sid).citation, book.sentence(sid).text) for sid in where[:20]]
+        return Answer(text, citations, choice=choice, count=result, evidence=where)
+
+    def explore(self, book: Book, question: str, options: dict[str, str] | None):
+        s = self.settings
+        rng = np.random.default_rng(s.seed)
+        reply = yield from self.call("terms", prompts.terms(question, options, s.max_terms), 1)
+        terms = self.new_terms(book, parse_terms(reply, s.max_terms), "question", set())
+        if not any(t.in_book for t in terms):
+            terms += self.new_terms(book, content_words(question), "fallback", {t.text.casefold() for t in terms})
+            yield Event("warning", 1, {"message": "the model gave no usable search terms; "
+                                                  "searching for the question's own words instead."})
+        all_terms: list[Term] = []
+        chunks: dict[tuple[int, int], Chunk] = {}
+        retrieved: set[int] = set()
+        verdict = Verdict(False, "", False)
+        for iteration in range(1, s.iter_max + 1):
+            all_terms += terms
+            yield Event("terms", iteration, {"new": terms, "all": list(all_terms)})
+            hits = collect(book, [t.text for t in all_terms if t.in_book], s.recall_index,
+                           required=[t.text for t in terms if t.in_book], exclude=retrieved)
+            retrieved.update(h.sentence_id for h in hits)
+            yield Event("collection", iteration, {"hits": hits})
+            found = [c for c in widen(book, hits, s.neighbor_num, iteration) if c.key not in chunks]
+            chunks.update((c.key, c) for c in found)
+            yield Event("chunks", iteration, {"chunks": found})
+            yield from self.weigh(found, question, options, iteration, rng)
+            evidence = self.evidence_text(book, ranked(chunks.values()), with_importance=True)
+            reply = yield from self.call("judge", prompts.judge(question, options, evidence), iteration,
+                                         max_tokens=48)
+            sufficient, reason = parse_verdict(reply)
+            verdict = Verdict(s.judge_default if sufficient is None else sufficient, reason, sufficient is not None)
+            if not chunks:
+                verdict = Verdict(False, "nothing was found for these terms", True)
+            yield Event("judge", iteration, verdict)
+            if verdict.sufficient or iteration == s.iter_max:
+                break
+            tried = {t.text.casefold() for t in all_terms}
+            breadth = yield from self.breadth(book, question, all_terms, hits, tried, iteration)
+            tried |= {t.text.casefold() for t in breadth}
+            depth = yield from self.depth(book, question, found, all_terms + breadth, tried, iteration)
+            terms = breadth + depth
+            yield Event("exploration", iteration, {"breadth": breadth, "depth": depth})
+            if not any(t.in_book for t in terms):
+                yield Event("warning", iteration, {"message": "no new search terms were found; stopping."})
+                break
+        answer = yield from self.organise(book, question, options, ranked(chunks.values()), iteration)
+        return answer
+
+    def new_terms(self, book: Book, texts: list[str], origin: str, tried: set[str], by: str = "model") -> list[Term]:
+        out = []
+        for text in texts:
+            if text.casefold() in tried:
+                continue
+            tried.add(text.casefold())
+            ws = content_words(text)
+            in_book = any(f in book.index.vocabulary for w in ws for f in forms(w))
+            out.append(Term(text, origin, ws, True, in_book, by))
+        return out
+
+    def weigh(self, found: list[Chunk], question: str, options, iteration: int, rng: np.random.Generator):
+        """Importance of each new chunk (all, or the ``importance_chunks`` best by overlap)."""
+        s = self.settings
+        if s.importance_samples <= 0:
+            return
+        chosen = sorted(found, key=lambda c: -c.score)
+        if s.importance_chunks:
+            chosen = chosen[: s.importance_chunks]
+        for chunk in chosen:
+            started = time.perf_counter()
+            chunk.base_answer = yield from self.call(
+                "importance", prompts.passage_answer(question, options, chunk.text), iteration, max_tokens=40)
+            base_letters = self.llm.choice_logprobs(prompts.passage_answer(question, options, chunk.text),
+                                                    options) if options else None
+            answers, kls = [], []
+            for n, level in enumerate(noise_levels(s.importance_samples, rng)):
+                noisy = perturb(chunk.text, level, seed=s.seed * 1000 + n)
+                noisy_messages = prompts.passage_answer(question, options, noisy)
+                answers.append((yield from self.call("importance", noisy_messages, iteration, max_tokens=40)))
+                if base_letters:
+                    letters = self.llm.choice_logprobs(noisy_messages, options)
+                    kls.append(kl_divergence(base_letters, letters) if letters else None)
+                else:
+                    kls.append(None)
+                chunk.samples.append(Sample(round(level, 4), math.nan, answers[-1], kls[-1]))
+            chunk.importance, sims = similarity_importance(chunk.base_answer, answers, self.embed)
+            for sample, sim in zip(chunk.samples, sims):
+                sample.similarity = round(sim, 4)
+            valid = [k for k in kls if k is not None]
+            chunk.kl_importance = float(np.mean(valid)) if valid else None
+            chunk.seconds = round(time.perf_counter() - started, 3)
+            yield Event("importance", iteration, chunk)
+
+    def breadth(self, book: Book, question: str, all_terms: list[Term], hits: list[Hit], tried: set[str],
+                iteration: int):
+        found = "\n".join(f"- {h.text[:160]}" for h in hits[:3]) or "- nothing"
+        reply = yield from self.call(
+            "breadth", prompts.breadth(question, [t.text for t in all_terms], found, self.settings.max_terms),
+            iteration)
+        return self.new_terms(book, parse_terms(reply, self.settings.max_terms), "breadth", set(tried))
+
+    def depth(self, book: Book, question: str, found: list[Chunk], known: list[Term], tried: set[str],
+              iteration: int):
+        """Terms taken from the iteration's best chunks: the model's picks that occur in them, else their rarest
+        words that recur elsewhere in the book."""
+        s = self.settings
+        top = ranked(found)[: s.deep_search_index]
+        if not top:
+            return []
+        passages = "\n\n".join(c.text for c in top)
+        reply = yield from self.call("depth", prompts.depth(question, passages, s.deep_search_num), iteration)
+        present = set(words(passages))
+        picked = [t for t in parse_terms(reply, s.deep_search_num) if set(content_words(t)) <= present]
+        terms = self.new_terms(book, picked, "depth", set(tried))
+        if not terms:
+            known = {w for t in known for w in t.words}
+            terms = self.new_terms(book, salient_words(book, passages, known)[: s.deep_search_num], "depth",
+                                   set(tried), by="lexical")
+        return terms
+
+    def evidence_text(self, book: Book, chunks: list[Chunk], *, with_importance: bool = False) -> str:
+        """Chunks, best first, within the evidence token budget."""
+        budget = self.settings.evidence_tokens
+        blocks = []
+        for n, chunk in enumerate(chunks, 1):
+            mark = (f" (importance {chunk.importance:.2f})" if with_importance and chunk.importance is not None
+                    and not math.isnan(chunk.importance) else "")
+            block = f"[{n}]{mark} {' '.join(chunk.text.split())}"
+            cost = self.llm.count_tokens(block)
+            if cost > budget:
+                break
+            budget -= cost
+            blocks.append(block)
+        return "\n".join(blocks) or "(nothing found)"
+
+    def budgeted_sentences(self, book: Book, sentence_ids: list[int]) -> list[int]:
+        budget = self.settings.evidence_tokens
+        kept = []
+        for sid in sentence_ids:
+            cost = self.llm.count_tokens(book.sentence(sid).text) + 4
+            if cost > budget:
+                break
+            budget -= cost
+            kept.append(sid)
+        return kept
+
+    def organise(self, book: Book, question: str, options, chunks: list[Chunk], iteration: int):
+        """Trim the evidence to what the model calls relevant, then answer from it (voting for multiple choice)."""
+        ordered = list(dict.fromkeys(sid for c in chunks for sid in range(c.first, c.last + 1)))
+        candidates = self.budgeted_sentences(book, ordered)
+        listing = "\n".join(f"S{sid}: {' '.join(book.sentence(sid).text.split())}" for sid in sorted(candidates))
+        kept = candidates
+        if candidates:
+            reply = yield from self.call("trim", prompts.trim(question, options, listing), iteration, max_tokens=64)
+            picked = [sid for sid in parse_sentence_ids(reply) if sid in set(candidates)]
+            kept = picked or candidates
+            yield Event("trim", iteration, {"kept": sorted(kept), "dropped": sorted(set(candidates) - set(kept)),
+                                            "by_model": bool(picked)})
+        kept = sorted(kept)
+        evidence = "\n".join(f"[S{sid}] {' '.join(book.sentence(sid).text.split())}" for sid in kept)
+        messages = prompts.answer(question, options, evidence or "(nothing found)")
+        if options:
+            return (yield from self.vote(book, messages, options, kept, iteration))
+        reply = yield from self.call("answer", messages, iteration, max_tokens=self.settings.answer_tokens)
+        text = clean_answer(reply) or "I could not find the answer in the book."
+        return Answer(text, cite(book, text, kept), evidence=kept)
+
+    def vote(self, book: Book, messages, options: dict[str, str], kept: list[int], iteration: int):
+        s = self.settings
+        votes: Counter[str] = Counter()
+        for n in range(max(1, s.voter_num)):
+            reply = yield from self.call("vote", messages, iteration, max_tokens=12,
+                                         temperature=0.0 if n == 0 else 0.8, seed=s.seed + n)
+            choice = parse_choice(reply, options)
+            if choice:
+                votes[choice] += 1
+        logprobs = self.llm.choice_logprobs(messages, options)
+        if not votes and logprobs:
+            votes[max(logprobs, key=logprobs.get)] += 1
+        total = sum(votes.values())
+        order = {k: i for i, k in enumerate(options)}
+        choice = (max(votes, key=lambda k: (votes[k], (logprobs or {}).get(k, 0.0), -order[k]))
+                  if votes else None)
+        shares = {k: round(votes.get(k, 0) / total, 3) if total else 0.0 for k in options}
+        text = f"({choice}) {options[choice]}" if choice else "The model gave no readable choice."
+        return Answer(text, cite(book, options.get(choice, ""), kept), choice=choice,
+                      votes={k: votes.get(k, 0) for k in options}, vote_shares=shares, evidence=kept)
+
+
+def ranked(chunks) -> list[Chunk]:
+    """Most important first (unscored chunks after scored ones), then by overlap, then book order."""
+    def key(c: Chunk):
+        importance = c.importance if c.importance is not None and not math.isnan(c.importance) else -1.0
+        return (-importance, -c.score, c.first)
+    return sorted(chunks, key=key)
+
+
+def cite(book: Book, text: str, evidence: list[int]) -> list[Citation]:
+    """The evidence sentences an answer cites as [S123]; failing that, those sharing most content words with it."""
+    allowed = set(evidence)
+    cited = [sid for sid in parse_sentence_ids(text) if sid in allowed]
+    automatic = not cited
+    if automatic and evidence:
+        wanted = set(content_words(text))
+        scored = sorted(((len(wanted & set(content_words(book.sentence(sid).text))), sid) for sid in evidence),
+                        key=lambda x: (-x[0], x[1]))
+        cited = [sid for overlap, sid in scored[:2] if overlap > 0] or [evidence[0]]
+    return [Citation(sid, book.sentence(sid).citation, book.sentence(sid).text, automatic) for sid in cited]
+
+
+def counting_phrase(question: str, proposed: list[str], book: Book) -> tuple[str, str]:
+    """What to count: a phrase quoted in the question; else the model's phrase if all its words come from the
+    question; else the question's last content word found in the book."""
+    if QUOTED.search(question):
+        return fallback_phrase(question, book), "question"
+    asked = {f for w in words(question) for f in forms(w)}
+    if proposed and len(words(proposed[0])) <= 4 and set(words(proposed[0])) <= asked:
+        return proposed[0], "model"
+    return fallback_phrase(question, book), "question"
+
+
+NAME = re.compile(r"(?<![.!?\"“‘]\s)(?<!^)\b[A-Z][a-z]{2,}\b", re.M)
+
+
+def salient_words(book: Book, text: str, known: set[str]) -> list[str]:
+    """Words of ``text`` worth a search: names (capitalised inside a sentence) first, then the rarest words,
+    keeping only words that occur in at least two sentences of the book."""
+    vocabulary, frequency = book.index.vocabulary, book.index.document_frequency
+    names = {w.lower() for w in NAME.findall(text)}
+    candidates = [w for w in content_words(text) if w not in known and w in vocabulary
+                  and frequency[vocabulary[w]] >= 2]
+    return sorted(candidates, key=lambda w: (w not in names, frequency[vocabulary[w]]))
+
+
+def closest_number_option(total: int, options: dict[str, str]) -> str | None:
+    """The option whose number is nearest to ``total`` (options such as "12 times")."""
+    numbered = {}
+    for key, text in options.items():
+        found = re.search(r"\d+", text.replace(",", ""))
+        if found:
+            numbered[key] = abs(int(found.group()) - total)
+    return min(numbered, key=numbered.get) if numbered else None
+
+
+def with_overrides(settings: Settings, **overrides) -> Settings:
+    """``settings`` with the non-None ``overrides`` applied."""
+    return replace(settings, **{k: v for k, v in overrides.items() if v is not None})
+

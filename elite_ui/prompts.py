@@ -1,0 +1,75 @@
+"""Prompt texts of every ELITE stage. Short, one task each, question first so calls share a cached prefix."""
+
+from __future__ import annotations
+
+SYSTEM = "You are a careful reading assistant. You answer questions about a novel using only passages from it."
+
+
+def messages(user: str) -> list[dict[str, str]]:
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+
+
+def options_block(options: dict[str, str] | None) -> str:
+    if not options:
+        return ""
+    return "\nOptions:\n" + "\n".join(f"({k}) {v}" for k, v in options.items())
+
+
+def count_phrase(question: str) -> list[dict[str, str]]:
+    return messages(
+        f"Question: {question}\n\nWhich single word or short phrase must be counted in the book to answer this? "
+        "Reply with only that word or phrase."
+    )
+
+
+def terms(question: str, options: dict[str, str] | None, limit: int) -> list[dict[str, str]]:
+    return messages(
+        f"Question: {question}{options_block(options)}\n\n"
+        f"Write up to {limit} search terms for finding the passages that answer this question: names, places, "
+        "objects and key words from the question, and words the answering passage is likely to contain. "
+        "One term per line, nothing else."
+    )
+
+
+def passage_answer(question: str, options: dict[str, str] | None, passage: str) -> list[dict[str, str]]:
+    tail = "Reply with the letter of the best option." if options else "Answer in one short sentence."
+    return messages(f"Question: {question}{options_block(options)}\n\nPassage:\n{passage}\n\n{tail}")
+
+
+def judge(question: str, options: dict[str, str] | None, evidence: str) -> list[dict[str, str]]:
+    return messages(
+        f"Question: {question}{options_block(options)}\n\nEvidence found in the book (with the importance "
+        f"of each passage to the answer, 0 to 1):\n{evidence}\n\n"
+        "Is this evidence enough to answer the question? Reply yes or no, then give the reason in one line."
+    )
+
+
+def breadth(question: str, tried: list[str], found: str, limit: int) -> list[dict[str, str]]:
+    return messages(
+        f"Question: {question}\n\nAlready searched for: {', '.join(tried)}\nWhat that found:\n{found}\n\n"
+        f"The answer is still missing. Write up to {limit} new search terms, different from those already "
+        "searched: related names, places, events or words that could lead to the answer. One per line."
+    )
+
+
+def depth(question: str, passages: str, limit: int) -> list[dict[str, str]]:
+    return messages(
+        f"Question: {question}\n\nPassages:\n{passages}\n\n"
+        f"Copy from these passages up to {limit} names, places, objects or events worth searching for next "
+        "to answer the question. One per line, nothing else."
+    )
+
+
+def trim(question: str, options: dict[str, str] | None, sentences: str) -> list[dict[str, str]]:
+    return messages(
+        f"Question: {question}{options_block(options)}\n\nSentences:\n{sentences}\n\n"
+        "Which sentences help answer the question? Reply with their labels only, for example: S12, S40."
+    )
+
+
+def answer(question: str, options: dict[str, str] | None, evidence: str) -> list[dict[str, str]]:
+    if options:
+        tail = "Reply with the letter of the correct option."
+    else:
+        tail = "Answer in one or two sentences and cite the labels of the sentences you used, like [S12]."
+    return messages(f"Question: {question}{options_block(options)}\n\nPassages from the book:\n{evidence}\n\n{tail}")

@@ -1,0 +1,46 @@
+"""Shared fixtures: corpus paths, small books written on the fly, a scripted model and a cheap embedder."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from elite_ui.documents import load_book
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+
+
+def corpus(name: str) -> Path:
+    path = CORPUS / name
+    if not path.exists():
+        pytest.skip(f"../shared/corpus/{name} is not present")
+    return path
+
+
+@pytest.fixture(scope="session")
+def pride():
+    return load_book(corpus("pride-and-prejudice.txt"))
+
+
+@pytest.fixture
+def write_book(tmp_path):
+    """Write ``text`` to a .txt file and load it."""
+    def write(text: str, name: str = "book.txt"):
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        return load_book(path)
+    return write
+
+
+def trigram_embed(texts):
+    """A deterministic stand-in for MiniLM: hashed character trigrams, L2-normalised."""
+    out = np.zeros((len(texts), 256))
+    for i, text in enumerate(texts):
+        t = f"  {text.lower()} "
+        for j in range(len(t) - 2):
+            out[i, int(hashlib.md5(t[j:j + 3].encode()).hexdigest(), 16) % 256] += 1
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    return out / np.where(norms == 0, 1, norms)

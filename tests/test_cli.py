@@ -1,0 +1,48 @@
+"""The command line: clear one-line errors and the report it prints."""
+
+import subprocess
+import sys
+
+import pytest
+
+from elite_ui.ask import main, parse_options, report, with_citations
+from elite_ui.elite import Elite, Settings
+from elite_ui.errors import EliteError
+from elite_ui.llm import ScriptedLLM
+
+from .conftest import trigram_embed
+
+
+@pytest.mark.parametrize("args,message", [
+    (["missing.txt", "Who?"], "error: missing.txt: no such file."),
+    (["book.mobi", "Who?"], "error: book.mobi: unsupported file type .mobi; use .txt, .epub or .pdf."),
+])
+def test_user_errors_print_one_line_and_exit_2(args, message, capsys):
+    assert main(args) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == message
+
+
+def test_bad_option_syntax_is_explained():
+    with pytest.raises(EliteError, match='must look like A="text"'):
+        parse_options(["Darcy"])
+    assert parse_options(['a="Mr. Darcy"', "B=Bingley"]) == {"A": "Mr. Darcy", "B": "Bingley"}
+
+
+def test_a_missing_model_file_is_reported_without_traceback(tmp_path):
+    book = tmp_path / "b.txt"
+    book.write_text("The fox ran away. The dog slept.")
+    done = subprocess.run([sys.executable, "-m", "elite_ui.ask", str(book), "Who ran?", "--model",
+                           str(tmp_path / "none.gguf")], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip().endswith("none.gguf")
+
+
+def test_report_expands_citations_with_chapters(pride):
+    replies = {"terms": ["Longbourn"], "judge": ["yes"], "importance": ["x"],
+               "answer": ["The Bennets live at Longbourn."]}
+    trace = Elite(ScriptedLLM(replies), Settings(recall_index=3, importance_samples=0), embed=trigram_embed).run(
+        pride, "Where do the Bennets live?")
+    text = report(trace, pride)
+    assert text.startswith("The Bennets live at Longbourn.")
+    assert "Citations (chosen by word overlap):" in text and ", ch. " in text
+    assert with_citations("see [S10]", pride) == f"see [{pride.sentence(10).citation}]"

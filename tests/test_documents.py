@@ -1,0 +1,181 @@
+"""Loading books: encodings, repairs, structure, formats and the clear errors for bad files."""
+
+import re
+
+import pymupdf
+import pytest
+from ebooklib import epub
+
+from elite_ui.documents import load_book
+from elite_ui.errors import BookError
+
+from .conftest import corpus
+
+GUTENBERG = """The Project Gutenberg eBook of Tiny Tale
+
+Title: Tiny Tale
+Author: Ann Writer
+
+*** START OF THE PROJECT GUTENBERG EBOOK TINY TALE ***
+
+CHAPTER I
+
+Mr. Brown met the fox. It ran away!
+
+CHAPTER II
+
+The fox came back. Mr. Brown smiled.
+
+*** END OF THE PROJECT GUTENBERG EBOOK TINY TALE ***
+
+Licence text that must not be read as part of the book.
+"""
+
+
+def test_gutenberg_header_and_licence_are_dropped_and_metadata_kept(write_book):
+    book = write_book(GUTENBERG)
+    assert (book.title, book.author) == ("Tiny Tale", "Ann Writer")
+    assert "Licence" not in book.text and "START OF" not in book.text
+    assert [c.title for c in book.chapters] == ["CHAPTER I", "CHAPTER II"]
+
+
+def test_sentences_have_stable_ids_offsets_and_chapters(write_book):
+    book = write_book(GUTENBERG)
+    texts = [book.sentence(i).text for i in range(len(book))]
+    assert "Mr. Brown met the fox." in texts, "no split after the title abbreviation Mr."
+    for i in range(len(book)):
+        s = book.sentence(i)
+        assert book.text[s.start:s.end] == s.text
+    smiled = book.sentence(texts.index("Mr. Brown smiled."))
+    assert smiled.chapter_title == "CHAPTER II" and smiled.citation == f"S{smiled.id}, ch. 2"
+    assert load_book(book.path).bounds.tolist() == book.bounds.tolist()
+
+
+def test_bom_crlf_and_latin1_are_normalised(tmp_path):
+    path = tmp_path / "old.txt"
+    path.write_bytes("\ufeffCaf\u00e9 au lait.\r\nIt was good.\r\n\r\nThe end.".encode("utf-8"))
+    book = load_book(path)
+    assert "\r" not in book.text and not book.text.startswith("\ufeff") and book.text.startswith("Café")
+    latin = tmp_path / "latin.txt"
+    latin.write_bytes("Le garçon était très fâché contre sa sœur, qui riait. Il partit à midi.".encode("cp1252"))
+    assert "garçon était très fâché" in load_book(latin).text
+
+
+def test_mojibake_in_corpus_is_repaired():
+    jane = load_book(corpus("jane-eyre.txt"))
+    assert "Adèle" in jane.text and "AdÃ¨le" not in jane.text
+    pride = load_book(corpus("pride-and-prejudice.txt"))
+    assert not re.search("[\u0080-\u009f]", pride.text)
+
+
+def test_every_corpus_book_loads_with_chapters():
+    for path in sorted(corpus("emma.txt").parent.glob("*.txt")):
+        book = load_book(path)
+        assert len(book) > 2000 and len(book.chapters) >= 10, path.name
+        assert "PROJECT GUTENBERG" not in book.text[-3000:].upper(), path.name
+
+
+def test_index_maps_words_to_sentences(write_book):
+    book = write_book("The fox ran. A dog sat. The fox slept.")
+    assert book.index.postings("fox").tolist() == [0, 2]
+    assert book.index.postings("cat").tolist() == []
+
+
+def make_epub(path, chapters, title="An Epub Story", author="E. Author"):
+    book = epub.EpubBook()
+    book.set_identifier("id1")
+    book.set_title(title)
+    book.add_author(author)
+    items = []
+    for n, (heading, body) in enumerate(chapters, 1):
+        item = epub.EpubHtml(title=heading, file_name=f"ch{n}.xhtml")
+        item.content = f"<html><body><h1>{heading}</h1>{body}</body></html>"
+        book.add_item(item)
+        items.append(item)
+    book.toc = items
+    book.spine = items
+    book.add_item(epub.EpubNcx())
+    book.add_item(epub.EpubNav())
+    epub.write_epub(str(path), book)
+    return path
+
+
+def test_epub_in_spine_order_with_titles_and_html_stripped(tmp_path):
+    path = make_epub(tmp_path / "story.epub", [
+        ("The Beginning", "<p>Alice found a <b>key</b>.</p><script>alert(1)</script><p>It was gold.</p>"),
+        ("The End", "<p>The key opened the door.</p>"),
+    ])
+    book = load_book(path)
+    assert (book.title, book.author) == ("An Epub Story", "E. Author")
+    assert [c.title for c in book.chapters] == ["The Beginning", "The End"]
+    assert "alert" not in book.text and "<b>" not in book.text
+    door = next(book.sentence(i) for i in range(len(book)) if "door" in book.sentence(i).text)
+    assert door.chapter_title == "The End"
+
+
+def make_pdf(path, pages, header="THE RUNNING HEADER"):
+    doc = pymupdf.open()
+    for n, lines in enumerate(pages, 1):
+        page = doc.new_page()
+        page.insert_text((72, 40), header)
+        y = 100
+        for line in lines:
+            page.insert_text((72, y), line)
+            y += 14
+        page.insert_text((300, 800), str(n))
+    doc.save(str(path))
+    return path
+
+
+def test_pdf_keeps_pages_joins_hyphens_and_drops_running_lines(tmp_path):
+    pages = [["Chapter 1", "", "The captain looked at the extra-", "ordinary map. He smiled."],
+             ["The crew sang all night.", "Nobody slept."],
+             ["Chapter 2", "", "At dawn the ship reached the island."]]
+    book = load_book(make_pdf(tmp_path / "voyage.pdf", pages))
+    assert "extraordinary map" in book.text
+    assert "RUNNING HEADER" not in book.text
+    dawn = next(book.sentence(i) for i in range(len(book)) if "dawn" in book.sentence(i).text)
+    assert dawn.page == 3 and dawn.citation.endswith("p. 3")
+
+
+@pytest.mark.parametrize("name,content,message", [
+    ("empty.txt", b"", "empty"),
+    ("noise.txt", bytes(range(256)) * 40, "binary"),
+    ("book.docx", b"PK\x03\x04", "unsupported"),
+    ("bad.epub", b"this is not a zip", "not a readable EPUB"),
+    ("bad.pdf", b"%PDF-1.4 garbage", "not a readable PDF"),
+    ("blank.txt", b"   \n\n  ...  \n", "no readable text"),
+])
+def test_bad_files_give_one_clear_sentence(tmp_path, name, content, message):
+    path = tmp_path / name
+    path.write_bytes(content)
+    with pytest.raises(BookError, match=message):
+        load_book(path)
+
+
+def test_encrypted_and_image_only_pdfs(tmp_path):
+    source = make_pdf(tmp_path / "plain.pdf", [["Secret words here."]])
+    doc = pymupdf.open(source)
+    doc.save(str(tmp_path / "locked.pdf"), encryption=pymupdf.PDF_ENCRYPT_AES_256, user_pw="pw", owner_pw="pw")
+    with pytest.raises(BookError, match="encrypted"):
+        load_book(tmp_path / "locked.pdf")
+    image = pymupdf.open()
+    page = image.new_page()
+    page.draw_rect(pymupdf.Rect(50, 50, 200, 200), fill=(0, 0, 0))
+    image.save(str(tmp_path / "scan.pdf"))
+    with pytest.raises(BookError, match="no text layer"):
+        load_book(tmp_path / "scan.pdf")
+
+
+def test_epub_without_text(tmp_path):
+    path = make_epub(tmp_path / "empty.epub", [("", "<div></div>")])
+    with pytest.raises(BookError, match="no readable text"):
+        load_book(path)
+
+
+def test_a_50_mb_file_is_refused_before_reading(tmp_path):
+    path = tmp_path / "huge.txt"
+    with open(path, "wb") as f:
+        f.truncate(50 * 1024 * 1024)
+    with pytest.raises(BookError, match="50.0 MB; the limit is 20 MB"):
+        load_book(path)

@@ -1,0 +1,150 @@
+"""The ELITE loop end to end with a scripted model: every stage, its trace, and how it ends."""
+
+import json
+import threading
+
+import pytest
+
+from elite_ui.elite import Cancelled, Elite, Settings
+from elite_ui.errors import ModelError, QuestionError
+from elite_ui.llm import ScriptedLLM
+
+from .conftest import trigram_embed
+
+SMALL = Settings(recall_index=5, neighbor_num=1, deep_search_index=2, deep_search_num=3, voter_num=3, iter_max=3,
+                 max_terms=5, importance_samples=2, evidence_tokens=1500)
+
+
+def engine(replies, settings=SMALL, **kwargs):
+    return Elite(ScriptedLLM(replies, **kwargs), settings, embed=trigram_embed)
+
+
+def kinds(trace):
+    return [e.kind for e in trace.events if e.kind != "llm_call"]
+
+
+def test_a_sufficient_first_iteration_goes_straight_to_the_answer(pride):
+    llm_replies = {"terms": ["Pemberley\nDarcy\nhousekeeper"], "importance": ["Pemberley is Darcy's estate."],
+                   "judge": ["Yes, the passages describe Pemberley."], "trim": ["S3"],
+                   "answer": ["Pemberley is Mr. Darcy's estate in Derbyshire [S9999999]."]}
+    trace = engine(llm_replies).run(pride, "What is Pemberley?")
+    stages = kinds(trace)
+    assert stages[:4] == ["start", "terms", "collection", "chunks"]
+    assert stages[-4:] == ["judge", "trim", "answer", "done"] and set(stages[4:-4]) == {"importance"}
+    assert trace.of("judge")[0].data.sufficient and len(trace.of("judge")) == 1
+    terms = trace.of("terms")[0].data["new"]
+    assert [(t.text, t.origin) for t in terms] == [("Pemberley", "question"), ("Darcy", "question"),
+                                                   ("housekeeper", "question")]
+    hits = trace.of("collection")[0].data["hits"]
+    assert len(hits) == 5 and all("pemberley" in h.matched or "darcy" in h.matched for h in hits)
+    chunks = trace.of("chunks")[0].data["chunks"]
+    scored = [e.data for e in trace.of("importance")]
+    assert len(scored) == len(chunks)
+    assert all(len(c.samples) == 2 and 0 < c.samples[0].noise <= 1 for c in scored)
+    assert all(c.importance == pytest.approx(0.0, abs=1e-6) for c in scored), "same answer under noise"
+    answer = trace.answer
+    assert answer.citations and answer.citations[0].automatic, "S9999999 is not evidence: cited by overlap"
+    assert json.loads(trace.to_json())["totals"]["llm_calls"] == len(trace.of("llm_call"))
+
+
+def test_insufficient_evidence_explores_until_iter_max(pride):
+    replies = {"terms": ["Wickham"], "judge": ["No, nothing about the regiment."],
+               "breadth": ["Wickham\nregiment, Brighton", "militia\nLydia"], "depth": ["Meryton", "Longbourn"],
+               "importance": ["He was in the militia."], "answer": ["Wickham joined the regulars."]}
+    trace = engine(replies).run(pride, "Which regiment does Wickham join at the end?")
+    iterations = trace.of("judge")
+    assert len(iterations) == SMALL.iter_max and not any(e.data.sufficient for e in iterations)
+    explorations = trace.of("exploration")
+    assert len(explorations) == SMALL.iter_max - 1
+    first = explorations[0].data
+    assert [t.text for t in first["breadth"]] == ["regiment", "Brighton"], "Wickham was tried already"
+    assert all(t.origin == "depth" for t in first["depth"])
+    all_terms = [t.text.casefold() for e in trace.of("terms") for t in e.data["new"]]
+    assert len(all_terms) == len(set(all_terms)), "only new terms in each iteration"
+    retrieved = [h.sentence_id for e in trace.of("collection") for h in e.data["hits"]]
+    assert len(retrieved) == len(set(retrieved)), "no sentence retrieved twice"
+
+
+def test_depth_terms_come_from_the_chunks_or_their_rarest_words(pride):
+    replies = {"terms": ["Netherfield"], "judge": ["no"], "breadth": ["Netherfield"],
+               "depth": ["Zanzibar\nspaceship"], "importance": ["x"], "answer": ["y"]}
+    trace = engine(replies, Settings(**{**SMALL.__dict__, "iter_max": 2})).run(pride, "Who rents Netherfield?")
+    depth = trace.of("exploration")[0].data["depth"]
+    assert depth and all(t.by == "lexical" for t in depth), "invented terms are refused"
+    chunk_text = " ".join(c.text.lower() for c in trace.of("chunks")[0].data["chunks"])
+    assert all(all(w in chunk_text for w in t.words) for t in depth)
+
+
+def test_junk_terms_fall_back_to_the_question_words(pride):
+    replies = {"terms": ["The answer is\n\n???"], "judge": ["yes"], "importance": ["x"], "answer": ["y"]}
+    trace = engine(replies).run(pride, "Where does Lydia elope with Wickham?")
+    terms = trace.of("terms")[0].data["new"]
+    assert [t.text for t in terms] == ["lydia", "elope", "wickham"] and {t.origin for t in terms} == {"fallback"}
+    assert trace.of("warning")
+
+
+def test_unreadable_verdicts_take_the_default(pride):
+    replies = {"terms": ["Kitty"], "judge": ["Kitty coughs."], "breadth": ["Lydia"], "depth": [""],
+               "importance": ["x"], "answer": ["y"]}
+    trace = engine(replies).run(pride, "Who coughs?")
+    verdict = trace.of("judge")[0].data
+    assert verdict.parsed is False and verdict.sufficient is False
+    eager = Settings(**{**SMALL.__dict__, "judge_default": True})
+    assert len(engine(replies, eager).run(pride, "Who coughs?").of("judge")) == 1
+
+
+def test_multiple_choice_votes_and_kl_importance(pride):
+    options = {"A": "Mr. Collins", "B": "Mr. Darcy", "C": "Mr. Bingley", "D": "Mr. Wickham"}
+    replies = {"terms": ["Elizabeth\nmarry"], "judge": ["yes"], "importance": ["B"], "trim": ["nothing"],
+               "vote": ["(B)", "B. Mr. Darcy", "C"]}
+    trace = engine(replies, logprobs={"A": -3.0, "B": -0.2, "C": -2.0, "D": -4.0}).run(
+        pride, "Whom does Elizabeth marry?", options)
+    answer = trace.answer
+    assert answer.choice == "B" and answer.votes == {"A": 0, "B": 2, "C": 1, "D": 0}
+    assert answer.vote_shares == {"A": 0.0, "B": 0.667, "C": 0.333, "D": 0.0}
+    scored = trace.of("importance")[0].data
+    assert scored.kl_importance == pytest.approx(0.0), "identical letter distributions"
+    trim = trace.of("trim")[0].data
+    assert trim["by_model"] is False and trim["dropped"] == [], "an unreadable trim keeps all evidence"
+
+
+def test_counting_questions_skip_retrieval(pride):
+    trace = engine({"count_phrase": ["laugh"]}).run(pride, "How many times does Elizabeth laugh?")
+    assert kinds(trace) == ["start", "count", "answer", "done"]
+    count = trace.answer.count
+    assert count.total == 41 and count.phrase_source == "model" and "laughing" in count.forms
+    assert "41 times" in trace.answer.text
+    options = {"A": "12 times", "B": "40 times", "C": "100 times"}
+    assert engine({"count_phrase": ["laugh"]}).run(pride, "How often does anyone laugh?", options).answer.choice == "B"
+
+
+def test_cited_sentences_are_kept_when_they_are_evidence(pride):
+    def reply(request):
+        if request.purpose == "answer":
+            first = int(request.messages[1]["content"].split("[S", 1)[1].split("]", 1)[0])
+            return f"It is said there [S{first}]."
+        return {"terms": "Longbourn", "judge": "yes"}.get(request.purpose, "x")
+    answer = engine(reply).run(pride, "What is Longbourn?").answer
+    assert len(answer.citations) == 1 and not answer.citations[0].automatic
+
+
+def test_empty_and_overlong_questions_are_refused(pride):
+    with pytest.raises(QuestionError, match="empty"):
+        engine({}).run(pride, "  ?! ")
+    with pytest.raises(QuestionError, match="characters long"):
+        engine({}).run(pride, "why " * 1000)
+
+
+def test_backend_failures_become_model_errors(pride):
+    with pytest.raises(ModelError, match="failed while terms"):
+        engine({"terms": [RuntimeError("socket closed")]}).run(pride, "Who is Jane?")
+
+
+def test_a_stopped_question_raises_cancelled(pride):
+    stop = threading.Event()
+    elite = Elite(ScriptedLLM({"terms": ["Jane"], "judge": ["no"]}), SMALL, embed=trigram_embed, cancel=stop)
+    events = elite.ask(pride, "Who is Jane?")
+    assert next(events).kind == "start"
+    stop.set()
+    with pytest.raises(Cancelled):
+        list(events)

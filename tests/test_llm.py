@@ -1,0 +1,97 @@
+"""Backends: the scripted one, an OpenAI-compatible server (a stub on loopback), and the context guard."""
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from elite_ui.errors import ModelError, QuestionError
+from elite_ui.llm import OpenAICompatibleLLM, Request, ScriptedLLM, embedded_model_path
+
+
+def ask(text="Hello"):
+    return Request("answer", [{"role": "user", "content": text}], max_tokens=16)
+
+
+def test_scripted_replies_follow_the_queue_and_repeat_the_last():
+    llm = ScriptedLLM({"answer": ["one", "two"]}, default="?")
+    assert [llm.complete(ask()).text for _ in range(3)] == ["one", "two", "two"]
+    assert llm.complete(Request("judge", [{"role": "user", "content": "x"}])).text == "?"
+    assert [r.purpose for r in llm.log] == ["answer", "answer", "answer", "judge"]
+
+
+def test_prompts_that_do_not_fit_the_context_are_refused():
+    with pytest.raises(QuestionError, match="context of 64"):
+        ScriptedLLM(n_ctx=64).complete(ask("word " * 200))
+
+
+class Stub(BaseHTTPRequestHandler):
+    replies: list = []
+    seen: list = []
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        Stub.seen.append((self.path, body))
+        status, payload = Stub.replies.pop(0) if len(Stub.replies) > 1 else Stub.replies[0]
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def server():
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Stub)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    Stub.seen = []
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+OK = (200, {"choices": [{"message": {"content": "Darcy"}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 12, "completion_tokens": 1, "prompt_tokens_details": {"cached_tokens": 8}}})
+
+
+def test_openai_compatible_server(server):
+    Stub.replies = [OK]
+    result = OpenAICompatibleLLM(server, "smol").complete(ask())
+    assert (result.text, result.prompt_tokens, result.cached_tokens) == ("Darcy", 12, 8)
+    path, body = Stub.seen[0]
+    assert path == "/v1/chat/completions" and body["model"] == "smol" and body["max_tokens"] == 16
+
+
+def test_server_errors_are_retried_then_reported(server):
+    Stub.replies = [(500, {"error": "busy"}), OK]
+    assert OpenAICompatibleLLM(server, "m", retries=1).complete(ask()).text == "Darcy"
+    Stub.replies = [(503, {"error": "down"})]
+    with pytest.raises(ModelError, match="unavailable: it failed with HTTP 503"):
+        OpenAICompatibleLLM(server, "m", retries=1).complete(ask())
+    Stub.replies = [(404, {"error": "no such model"})]
+    with pytest.raises(ModelError, match="refused the request: HTTP 404"):
+        OpenAICompatibleLLM(server, "m").complete(ask())
+
+
+def test_option_logprobs_from_a_server(server):
+    top = [{"token": "B", "logprob": -0.1}, {"token": " A", "logprob": -2.5}]
+    Stub.replies = [(200, {"choices": [{"message": {"content": "B"}, "logprobs": {"content": [
+        {"token": "B", "logprob": -0.1, "top_logprobs": top}]}}]})]
+    logprobs = OpenAICompatibleLLM(server, "m").choice_logprobs([{"role": "user", "content": "?"}], "ABC")
+    assert logprobs == {"A": -2.5, "B": -0.1, "C": -30.0}
+
+
+def test_an_unreachable_server_is_one_sentence():
+    with pytest.raises(ModelError, match="could not be reached"):
+        OpenAICompatibleLLM("http://127.0.0.1:9", "m", retries=0).complete(ask())
+
+
+def test_the_embedded_model_ships_with_the_package():
+    path = embedded_model_path()
+    assert path.name == "SmolLM2-135M-Instruct.Q4_1.gguf" and path.stat().st_size > 90_000_000

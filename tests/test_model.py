@@ -1,0 +1,50 @@
+"""The real embedded model (SmolLM2-135M via llama.cpp): cache reuse, option log-probabilities, a whole question."""
+
+import json
+import math
+import subprocess
+import sys
+
+import pytest
+
+from elite_ui.llm import LlamaCppLLM, Request
+
+from .conftest import corpus
+
+pytestmark = pytest.mark.model
+
+
+@pytest.fixture(scope="module")
+def smol():
+    return LlamaCppLLM(n_ctx=2048)
+
+
+def test_calls_sharing_a_prefix_reuse_the_kv_cache(smol):
+    prefix = "Question: Who is Mr. Toad?\n\nPassage:\n" + "Toad lived at Toad Hall by the river. " * 20
+    first = smol.complete(Request("importance", [{"role": "user", "content": prefix + "\nAnswer briefly."}], 8))
+    second = smol.complete(Request("importance", [{"role": "user", "content": prefix + "\nAnswer in a word."}], 8))
+    assert first.prompt_tokens > 150
+    assert second.cached_tokens > 150 and second.cached_tokens < second.prompt_tokens
+
+
+def test_option_letter_logprobs_form_a_distribution(smol):
+    logprobs = smol.choice_logprobs(
+        [{"role": "user", "content": "Which is a colour? (A) dog (B) red (C) car (D) sky. Reply with the letter."}],
+        "ABCD")
+    assert set(logprobs) == set("ABCD")
+    assert 0 < sum(math.exp(v) for v in logprobs.values()) <= 1.0001
+
+
+def test_a_question_end_to_end_from_the_command_line(tmp_path):
+    book = corpus("the-wind-in-the-willows.txt")
+    trace_path = tmp_path / "trace.json"
+    done = subprocess.run([sys.executable, "-m", "elite_ui.ask", str(book), "Where does Toad live?",
+                           "--json", str(trace_path)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "[S" in done.stdout and "LLM calls" in done.stdout
+    trace = json.loads(trace_path.read_text())
+    kinds = {e["kind"] for e in trace["events"]}
+    assert {"start", "terms", "collection", "chunks", "importance", "judge", "trim", "answer", "done"} <= kinds
+    answer = next(e["data"] for e in trace["events"] if e["kind"] == "answer")
+    assert answer["text"] and answer["citations"]
+    assert trace["totals"]["llm_calls"] >= 5 and trace["totals"]["cached_tokens"] > 0

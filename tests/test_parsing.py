@@ -1,0 +1,43 @@
+"""Reading what a weak model writes."""
+
+from elite_ui.parsing import clean_answer, parse_choice, parse_sentence_ids, parse_terms, parse_verdict
+
+
+def test_terms_from_numbered_lists_commas_and_broken_json():
+    assert parse_terms("1. Mr. Darcy\n2. letter, Pemberley\n- 'Wickham'", 10) == [
+        "Mr. Darcy", "letter", "Pemberley", "Wickham"]
+    assert parse_terms('["Darcy", "letter", "Pemb', 10) == ["Darcy", "letter", "Pemb"]
+
+
+def test_junk_terms_are_dropped_and_duplicates_merged():
+    junk = ("The answer is: Elizabeth\nELIZABETH\nand the various things\nThe answer is\n\n\n"
+            "Elizabeth Bennet went to the ball and danced with Mr. Darcy all night\n???\nof the")
+    assert parse_terms(junk, 10) == ["Elizabeth"]
+
+
+def test_term_limit_and_endless_repetition():
+    assert parse_terms("Darcy\n" * 500 + "Bingley", 10) == ["Darcy", "Bingley"]
+    assert len(parse_terms("\n".join(f"word{i}" for i in range(50)), 10)) == 10
+
+
+def test_verdicts():
+    assert parse_verdict("Yes, the letter explains it.") == (True, "the letter explains it.")
+    assert parse_verdict("No. The passages never name her husband.")[0] is False
+    assert parse_verdict("The evidence is not sufficient")[0] is False
+    assert parse_verdict("Elizabeth walks to Netherfield.")[0] is None
+    assert parse_verdict("")[0] is None
+
+
+def test_choices():
+    options = {"A": "Mr. Collins", "B": "Mr. Darcy", "C": "Mr. Bingley", "D": "Mr. Wickham"}
+    assert parse_choice("(B)", options) == "B"
+    assert parse_choice("The answer is C because", options) == "C"
+    assert parse_choice("D. Mr. Wickham", options) == "D"
+    assert parse_choice("She marries Mr. Darcy in the end", options) == "B"
+    assert parse_choice("I do not know", options) is None
+
+
+def test_sentence_ids_and_repetition_cut():
+    assert parse_sentence_ids("See [S12], S40 and [S12].") == [12, 40]
+    assert clean_answer("She left. She left. She left.") == "She left."
+    assert clean_answer("A.\nB.\nA.") == "A. B."

@@ -1,0 +1,64 @@
+"""Collection: overlap arithmetic, inflections, ranking, widening and merging."""
+
+from elite_ui.retrieval import collect, widen
+
+STORY = ("The old captain opened the letter. Rain fell on the harbour. The captain read the letters twice. "
+         "A gull cried. Nobody came to the harbour that night. The ship sailed at dawn. "
+         "Years later, the captain burned every letter in the harbour.")
+
+
+def test_overlap_counts_distinct_target_words(write_book):
+    book = write_book(STORY)
+    hits = collect(book, ["captain", "letter", "harbour"], 10)
+    assert [(h.sentence_id, h.score) for h in hits][:1] == [(6, 3)]
+    scores = {h.sentence_id: h.score for h in hits}
+    assert scores == {0: 2, 1: 1, 2: 2, 4: 1, 6: 3}
+    assert sorted(hits[0].matched) == ["captain", "harbour", "letter"]
+
+
+def test_inflected_forms_match_and_multiword_terms_split_into_words(write_book):
+    book = write_book(STORY)
+    [top] = collect(book, ["the captain's letters"], 1)
+    assert top.score == 2 and top.sentence_id in {0, 2}
+    assert {h.sentence_id for h in collect(book, ["burn"], 5)} == {6}
+
+
+def test_ties_go_to_rarer_words_then_book_order(write_book):
+    book = write_book(STORY)
+    ranked = [h.sentence_id for h in collect(book, ["gull", "harbour"], 10)]
+    assert ranked[0] == 3, "gull occurs once, harbour three times: the gull sentence ranks first"
+    assert ranked[1:] == [1, 4, 6]
+
+
+def test_required_and_excluded_sentences(write_book):
+    book = write_book(STORY)
+    hits = collect(book, ["captain", "dawn"], 10, required=["dawn"])
+    assert [h.sentence_id for h in hits] == [5]
+    hits = collect(book, ["captain"], 10, exclude={0, 2})
+    assert [h.sentence_id for h in hits] == [6]
+
+
+def test_stopwords_and_unknown_words_retrieve_nothing(write_book):
+    book = write_book(STORY)
+    assert collect(book, ["the", "of it"], 5) == []
+    assert collect(book, ["zeppelin"], 5) == []
+
+
+def test_top_k_is_respected(pride):
+    assert len(collect(pride, ["Elizabeth", "Darcy"], 25)) == 25
+
+
+def test_widening_adds_neighbours_and_merges_overlaps(write_book):
+    book = write_book(STORY)
+    hits = collect(book, ["gull", "dawn"], 5)
+    chunks = widen(book, hits, 1)
+    assert [(c.first, c.last, c.hits) for c in chunks] == [(2, 6, [3, 5])]
+    assert chunks[0].text.startswith("The captain read") and chunks[0].text.endswith("in the harbour.")
+    separate = widen(book, collect(book, ["letter"], 5), 0)
+    assert [(c.first, c.last) for c in separate] == [(0, 0), (2, 2), (6, 6)]
+
+
+def test_widening_stops_at_the_book_edges(write_book):
+    book = write_book(STORY)
+    [chunk] = widen(book, collect(book, ["opened"], 1), 2)
+    assert (chunk.first, chunk.last) == (0, 2)
