@@ -445,14 +445,15 @@ def sentence_bounds(text: str, paragraphs: list[tuple[int, int]]) -> tuple[np.nd
     ends = np.minimum(np.append(cuts[1:], len(text)), para[owner, 1])
     codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
     solid = ~np.isin(codes, SPACES)
-    positions = np.arange(len(codes), dtype=np.int64)
-    next_solid = np.minimum.accumulate(np.where(solid, positions, len(codes))[::-1])[::-1]
-    last_solid = np.maximum.accumulate(np.where(solid, positions, -1))
+    positions = np.arange(len(codes), dtype=np.int32)
+    next_solid = np.minimum.accumulate(np.where(solid, positions, np.int32(len(codes)))[::-1])[::-1]
+    last_solid = np.maximum.accumulate(np.where(solid, positions, np.int32(-1)))
+    del codes, solid, positions
     starts = next_solid[cuts]
     ends = last_solid[ends - 1] + 1
     keep = starts < ends
     starts, ends, owner = starts[keep], ends[keep], owner[keep]
-    abbreviated = np.zeros(len(codes) + 1, dtype=bool)
+    abbreviated = np.zeros(len(last_solid) + 1, dtype=bool)
     abbreviated[[m.end() for m in TITLE_ABBREVIATION.finditer(text)]] = True
     joins = np.zeros(len(starts), dtype=bool)
     joins[1:] = abbreviated[ends[:-1]] & (owner[1:] == owner[:-1])

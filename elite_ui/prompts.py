@@ -71,5 +71,6 @@ def answer(question: str, options: dict[str, str] | None, evidence: str) -> list
     if options:
         tail = "Reply with the letter of the correct option."
     else:
-        tail = "Answer in one or two sentences and cite the labels of the sentences you used, like [S12]."
+        tail = ("Answer in one or two sentences. After each fact, put the label of the sentence it comes from "
+                "in square brackets.")
     return messages(f"Question: {question}{options_block(options)}\n\nPassages from the book:\n{evidence}\n\n{tail}")

@@ -1,0 +1,97 @@
+"""Speed and memory of the engine, printed as figures: ``python benchmarks/engine.py [--questions N]``.
+
+1. read + segment + index the scale-test book (les-miserables.txt), median of 5 loads;
+2. one collection step (overlap ranking of every sentence, top 25, widening) on it, median of 200 term sets;
+3. memory held by the loaded book (tracemalloc, numpy included) against its file size;
+4. per question on the embedded model (laptop preset): LLM calls, prompt tokens evaluated and reused, tokens
+   generated, seconds by stage, and the share of time spent outside the LLM.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+
+from elite_ui.documents import load_book
+from elite_ui.elite import PRESETS, Elite
+from elite_ui.importance import MiniLMEmbedder
+from elite_ui.llm import LlamaCppLLM
+from elite_ui.retrieval import collect, widen
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+QUESTIONS = [
+    ("the-wind-in-the-willows.txt", "Where does Toad live?"),
+    ("pride-and-prejudice.txt", "Who does Elizabeth Bennet marry?"),
+    ("frankenstein.txt", "Where does Victor Frankenstein create the creature?"),
+    ("les-miserables.txt", "What does the Bishop give Jean Valjean?"),
+    ("jane-eyre.txt", "What secret does Mr. Rochester keep in the attic?"),
+]
+
+
+def loading(path: Path) -> None:
+    seconds = sorted(load_book(path).load_seconds for _ in range(5))
+    print(f"load {path.name} ({path.stat().st_size / 1e6:.1f} MB): median {statistics.median(seconds):.3f} s "
+          f"(min {seconds[0]:.3f}, max {seconds[-1]:.3f})")
+
+
+def collection(path: Path) -> None:
+    book = load_book(path)
+    rng = np.random.default_rng(0)
+    common = [w for w, i in book.index.vocabulary.items() if len(w) > 3 and book.index.document_frequency[i] > 5]
+    times = []
+    for _ in range(200):
+        terms = list(rng.choice(common, size=8, replace=False))
+        started = time.perf_counter()
+        widen(book, collect(book, terms, 25), 2)
+        times.append(time.perf_counter() - started)
+    print(f"collection step (8 terms, top 25, widening 2): median {statistics.median(times) * 1000:.2f} ms, "
+          f"p95 {np.percentile(times, 95) * 1000:.2f} ms")
+
+
+def memory(path: Path) -> None:
+    tracemalloc.start()
+    book = load_book(path)
+    held, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    size = path.stat().st_size
+    print(f"memory of the loaded book: {held / 1e6:.1f} MB held ({held / size:.1f}x the file), "
+          f"peak while loading {peak / 1e6:.1f} MB ({peak / size:.1f}x); {len(book)} sentences")
+
+
+def questions(limit: int) -> None:
+    llm = LlamaCppLLM(n_ctx=4096)
+    embed = MiniLMEmbedder()
+    embed(["warm up"])
+    engine = Elite(llm, PRESETS["laptop"], embed=embed)
+    for name, question in QUESTIONS[:limit]:
+        book = load_book(CORPUS / name)
+        trace = engine.run(book, question)
+        t = trace.totals()
+        outside = t["seconds"] - t["llm_seconds"]
+        stages = ", ".join(f"{k} {v:.1f}" for k, v in t["llm_seconds_by_purpose"].items())
+        print(f"{name}: {question!r}\n  {t['iterations']} iterations, {t['llm_calls']} LLM calls, "
+              f"{t['evaluated_tokens']} prompt tokens evaluated, {t['cached_tokens']} reused, "
+              f"{t['completion_tokens']} generated; {t['seconds']:.1f} s total, outside the LLM {outside:.2f} s "
+              f"({outside / t['seconds']:.1%})\n  LLM seconds by stage: {stages}\n"
+              f"  answer: {trace.answer.text[:150]}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--questions", type=int, default=len(QUESTIONS), help="questions on the real model (0: none)")
+    args = parser.parse_args()
+    scale = CORPUS / "les-miserables.txt"
+    loading(scale)
+    collection(scale)
+    memory(scale)
+    if args.questions:
+        questions(args.questions)
+
+
+if __name__ == "__main__":
+    main()
