@@ -2,6 +2,7 @@
 
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -34,6 +35,9 @@ class Stub(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         Stub.seen.append((self.path, body))
         status, payload = Stub.replies.pop(0) if len(Stub.replies) > 1 else Stub.replies[0]
+        if status == "hang":
+            time.sleep(payload)
+            return
         data = json.dumps(payload).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
@@ -85,6 +89,12 @@ def test_option_logprobs_from_a_server(server):
         {"token": "B", "logprob": -0.1, "top_logprobs": top}]}}]})]
     logprobs = OpenAICompatibleLLM(server, "m").choice_logprobs([{"role": "user", "content": "?"}], "ABC")
     assert logprobs == {"A": -2.5, "B": -0.1, "C": -30.0}
+
+
+def test_a_server_that_hangs_times_out(server):
+    Stub.replies = [("hang", 1.5)]
+    with pytest.raises(ModelError, match="did not answer in time"):
+        OpenAICompatibleLLM(server, "m", timeout=0.3, retries=1).complete(ask())
 
 
 def test_an_unreachable_server_is_one_sentence():
