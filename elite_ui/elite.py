@@ -168,7 +168,6 @@ class Elite:
         all_terms: list[Term] = []
         chunks: dict[tuple[int, int], Chunk] = {}
         retrieved: set[int] = set()
-        verdict = Verdict(False, "", False)
         for iteration in range(1, s.iter_max + 1):
             all_terms += terms
             yield Event("terms", iteration, {"new": terms, "all": list(all_terms)})
@@ -180,12 +179,14 @@ class Elite:
             chunks.update((c.key, c) for c in found)
             yield Event("chunks", iteration, {"chunks": found})
             yield from self.weigh(found, question, options, iteration, rng)
-            evidence = self.evidence_text(book, ranked(chunks.values()), with_importance=True)
-            reply = yield from self.call("judge", prompts.judge(question, options, evidence), iteration,
-                                         max_tokens=48)
-            sufficient, reason = parse_verdict(reply)
-            verdict = Verdict(s.judge_default if sufficient is None else sufficient, reason, sufficient is not None)
-            if not chunks:
+            if chunks:
+                evidence = self.evidence_text(ranked(chunks.values()))
+                reply = yield from self.call("judge", prompts.judge(question, options, evidence), iteration,
+                                             max_tokens=48)
+                sufficient, reason = parse_verdict(reply)
+                verdict = Verdict(s.judge_default if sufficient is None else sufficient, reason,
+                                  sufficient is not None)
+            else:
                 verdict = Verdict(False, "nothing was found for these terms", True)
             yield Event("judge", iteration, verdict)
             if verdict.sufficient or iteration == s.iter_max:
@@ -223,13 +224,14 @@ class Elite:
             chosen = chosen[: s.importance_chunks]
         for chunk in chosen:
             started = time.perf_counter()
+            passage = self.fit(chunk.text, s.evidence_tokens)
             chunk.base_answer = yield from self.call(
-                "importance", prompts.passage_answer(question, options, chunk.text), iteration, max_tokens=40)
-            base_letters = self.llm.choice_logprobs(prompts.passage_answer(question, options, chunk.text),
+                "importance", prompts.passage_answer(question, options, passage), iteration, max_tokens=40)
+            base_letters = self.llm.choice_logprobs(prompts.passage_answer(question, options, passage),
                                                     options) if options else None
             answers, kls = [], []
             for n, level in enumerate(noise_levels(s.importance_samples, rng)):
-                noisy = perturb(chunk.text, level, seed=s.seed * 1000 + n)
+                noisy = perturb(passage, level, seed=s.seed * 1000 + n)
                 noisy_messages = prompts.passage_answer(question, options, noisy)
                 answers.append((yield from self.call("importance", noisy_messages, iteration, max_tokens=40)))
                 if base_letters:
@@ -262,7 +264,7 @@ class Elite:
         top = ranked(found)[: s.deep_search_index]
         if not top:
             return []
-        passages = "\n\n".join(c.text for c in top)
+        passages = self.fit("\n\n".join(c.text for c in top), s.evidence_tokens)
         reply = yield from self.call("depth", prompts.depth(question, passages, s.deep_search_num), iteration)
         present = set(words(passages))
         picked = [t for t in parse_terms(reply, s.deep_search_num) if set(content_words(t)) <= present]
@@ -273,20 +275,27 @@ class Elite:
                                    set(tried), by="lexical")
         return terms
 
-    def evidence_text(self, book: Book, chunks: list[Chunk], *, with_importance: bool = False) -> str:
-        """Chunks, best first, within the evidence token budget."""
+    def evidence_text(self, chunks: list[Chunk]) -> str:
+        """Chunks, best first, each with its importance where scored, within the evidence token budget."""
         budget = self.settings.evidence_tokens
         blocks = []
         for n, chunk in enumerate(chunks, 1):
-            mark = (f" (importance {chunk.importance:.2f})" if with_importance and chunk.importance is not None
+            mark = (f" (importance {chunk.importance:.2f})" if chunk.importance is not None
                     and not math.isnan(chunk.importance) else "")
             block = f"[{n}]{mark} {' '.join(chunk.text.split())}"
             cost = self.llm.count_tokens(block)
             if cost > budget:
+                if not blocks:
+                    blocks.append(self.fit(block, budget))
                 break
             budget -= cost
             blocks.append(block)
         return "\n".join(blocks) or "(nothing found)"
+
+    def fit(self, text: str, tokens: int) -> str:
+        """``text`` cut to about ``tokens`` tokens (a chunk of giant sentences must still fit the context)."""
+        cost = self.llm.count_tokens(text)
+        return text if cost <= tokens else text[: len(text) * tokens // cost]
 
     def budgeted_sentences(self, book: Book, sentence_ids: list[int]) -> list[int]:
         budget = self.settings.evidence_tokens

@@ -33,8 +33,8 @@ class Term:
 
 
 @dataclass
-class Hit:
-    """A retrieved sentence: ``score`` is the number of distinct target words in it (the paper's overlap)."""
+class Place:
+    """Where something lies in the book: its sentence, character offsets, chapter and (for PDFs) page."""
 
     sentence_id: int
     start: int
@@ -42,6 +42,12 @@ class Hit:
     chapter: int
     chapter_title: str
     page: int | None
+
+
+@dataclass
+class Hit(Place):
+    """A retrieved sentence: ``score`` is the number of distinct target words in it (the paper's overlap)."""
+
     score: int
     matched: list[str]
     text: str
@@ -95,13 +101,9 @@ class Citation:
 
 
 @dataclass
-class Occurrence:
-    sentence_id: int
-    start: int
-    end: int
-    chapter: int
-    chapter_title: str
-    page: int | None
+class Occurrence(Place):
+    """One match of a counted phrase, as it is written in the book."""
+
     matched: str
 
 

@@ -148,3 +148,12 @@ def test_a_stopped_question_raises_cancelled(pride):
     stop.set()
     with pytest.raises(Cancelled):
         list(events)
+
+
+def test_a_book_of_one_giant_sentence_still_fits_the_context(write_book):
+    book = write_book(" ".join(["the river runs past the mill and"] * 3000) + " the end")
+    llm_replies = {"terms": ["mill"], "judge": ["yes"], "importance": ["x"], "answer": ["The mill."]}
+    settings = Settings(recall_index=2, importance_samples=1, evidence_tokens=600)
+    trace = Elite(ScriptedLLM(llm_replies, n_ctx=2048), settings, embed=trigram_embed).run(book, "What is there?")
+    assert trace.answer.text == "The mill."
+    assert max(e.data.prompt_tokens for e in trace.of("llm_call")) <= 2048
