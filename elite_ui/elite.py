@@ -124,14 +124,18 @@ class Elite:
             raise QuestionError("the question is too long for the model's context; shorten it.")
 
     def call(self, purpose: str, messages: list[dict[str, str]], iteration: int, *, max_tokens: int = 96,
-             temperature: float = 0.0, seed: int | None = None):
-        """One LLM call, yielded as an ``llm_call`` event; returns the reply text."""
+             temperature: float = 0.0, seed: int | None = None, stream: bool = False):
+        """One LLM call, yielded as an ``llm_call`` event; returns the reply text. With ``stream``, the reply is
+        also yielded piece by piece as ``answer_delta`` events while it is written."""
         if self.cancel.is_set():
             raise Cancelled("stopped.")
         request = Request(purpose, messages, max_tokens=max_tokens, temperature=temperature,
                           seed=self.settings.seed if seed is None else seed)
         try:
-            result = self.llm.complete(request)
+            if stream:
+                result = yield from self.relay(self.llm.stream(request), iteration)
+            else:
+                result = self.llm.complete(request)
         except EliteError:
             raise
         except Exception as exc:  # a backend's own failure becomes one sentence for the user
@@ -141,6 +145,18 @@ class Elite:
                                                     result.cached_tokens, result.completion_tokens,
                                                     round(result.seconds, 4), result.finish_reason))
         return result.text
+
+    def relay(self, pieces, iteration: int):
+        """Pass a backend's stream on as ``answer_delta`` events, stopping early if the user stops."""
+        while True:
+            try:
+                piece = next(pieces)
+            except StopIteration as finished:
+                return finished.value
+            if self.cancel.is_set():
+                pieces.close()
+                raise Cancelled("stopped.")
+            yield Event("answer_delta", iteration, {"text": piece})
 
     def counting(self, book: Book, question: str, options: dict[str, str] | None):
         reply = yield from self.call("count_phrase", prompts.count_phrase(question), 1, max_tokens=16)
@@ -325,7 +341,8 @@ class Elite:
         messages = prompts.answer(question, options, evidence or "(nothing found)")
         if options:
             return (yield from self.vote(book, messages, options, kept, iteration))
-        reply = yield from self.call("answer", messages, iteration, max_tokens=self.settings.answer_tokens)
+        reply = yield from self.call("answer", messages, iteration, max_tokens=self.settings.answer_tokens,
+                                     stream=True)
         text = clean_answer(reply) or "I could not find the answer in the book."
         return Answer(text, cite(book, text, kept), evidence=kept)
 

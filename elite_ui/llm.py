@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import atexit
 import importlib.util
+import json
 import math
 import os
+import re
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -51,12 +53,7 @@ class LLM:
     n_ctx = DEFAULT_CONTEXT
 
     def complete(self, request: Request) -> Completion:
-        prompt_tokens = self.count_messages(request.messages)
-        if prompt_tokens + request.max_tokens > self.n_ctx:
-            raise QuestionError(
-                f"the prompt needs {prompt_tokens} tokens plus {request.max_tokens} to answer, "
-                f"more than the model's context of {self.n_ctx}; shorten the question."
-            )
+        self.check_fits(request)
         started = time.perf_counter()
         result = self._complete(request)
         result.seconds = time.perf_counter() - started
@@ -64,6 +61,28 @@ class LLM:
 
     def _complete(self, request: Request) -> Completion:
         raise NotImplementedError
+
+    def stream(self, request: Request) -> Generator[str, None, Completion]:
+        """Yield the reply in pieces as it is written; return the :class:`Completion`. Backends that cannot
+        stream yield it whole."""
+        self.check_fits(request)
+        started = time.perf_counter()
+        result = yield from self._stream(request)
+        result.seconds = time.perf_counter() - started
+        return result
+
+    def _stream(self, request: Request) -> Generator[str, None, Completion]:
+        result = self._complete(request)
+        yield result.text
+        return result
+
+    def check_fits(self, request: Request) -> None:
+        prompt_tokens = self.count_messages(request.messages)
+        if prompt_tokens + request.max_tokens > self.n_ctx:
+            raise QuestionError(
+                f"the prompt needs {prompt_tokens} tokens plus {request.max_tokens} to answer, "
+                f"more than the model's context of {self.n_ctx}; shorten the question."
+            )
 
     def count_tokens(self, text: str) -> int:
         """Tokens in ``text``. The default over-estimates (a token per 3 characters) so budgets stay safe."""
@@ -153,7 +172,7 @@ class LlamaCppLLM(LLM):
             cached += 1
         return cached
 
-    def _complete(self, request: Request) -> Completion:
+    def generate(self, request: Request, stream: bool):
         prompt, stop = self.format(request.messages)
         tokens = self.tokens(prompt)
         cached = self.cached_prefix(tokens)
@@ -165,7 +184,24 @@ class LlamaCppLLM(LLM):
             repeat_penalty=self.repeat_penalty,
             stop=list(request.stop) + stop,
             seed=request.seed,
+            stream=stream,
         )
+        return out, len(tokens), cached
+
+    def _stream(self, request: Request) -> Generator[str, None, Completion]:
+        chunks, prompt_tokens, cached = self.generate(request, stream=True)
+        pieces, finish = [], "stop"
+        for chunk in chunks:
+            choice = chunk["choices"][0]
+            if choice["text"]:
+                pieces.append(choice["text"])
+                yield choice["text"]
+            finish = choice.get("finish_reason") or finish
+        text = "".join(pieces)
+        return Completion(text, prompt_tokens, cached, len(self.tokens(text)) if text else 0, finish_reason=finish)
+
+    def _complete(self, request: Request) -> Completion:
+        out, _, cached = self.generate(request, stream=False)
         usage = out["usage"]
         return Completion(
             text=out["choices"][0]["text"],
@@ -279,6 +315,40 @@ class OpenAICompatibleLLM(LLM):
             finish_reason=choice.get("finish_reason") or "stop",
         )
 
+    def _stream(self, request: Request) -> Generator[str, None, Completion]:
+        import httpx
+
+        payload = self.payload(request) | {"stream": True, "stream_options": {"include_usage": True}}
+        pieces, usage, finish = [], {}, "stop"
+        try:
+            with self.client.stream("POST", f"{self.base_url}/chat/completions", json=payload) as response:
+                if response.status_code >= 400:
+                    response.read()
+                    raise ModelError(f"the model server at {self.base_url} refused the request: "
+                                     f"HTTP {response.status_code} {response.text[:200]}")
+                for line in response.iter_lines():
+                    if not line.startswith("data:") or line.strip() == "data: [DONE]":
+                        continue
+                    try:
+                        data = json.loads(line[5:])
+                    except ValueError:
+                        continue
+                    usage = data.get("usage") or usage
+                    for choice in data.get("choices") or []:
+                        piece = (choice.get("delta") or {}).get("content") or ""
+                        finish = choice.get("finish_reason") or finish
+                        if piece:
+                            pieces.append(piece)
+                            yield piece
+        except httpx.TimeoutException:
+            raise ModelError(f"the model server at {self.base_url} stopped answering mid-reply.") from None
+        except httpx.HTTPError as exc:
+            raise ModelError(f"the model server at {self.base_url} could not be reached ({type(exc).__name__}).") \
+                from None
+        details = usage.get("prompt_tokens_details") or {}
+        return Completion("".join(pieces), int(usage.get("prompt_tokens") or 0), int(details.get("cached_tokens") or 0),
+                          int(usage.get("completion_tokens") or 0), finish_reason=finish)
+
     def choice_logprobs(self, messages: list[dict[str, str]], choices: Iterable[str]) -> dict[str, float] | None:
         request = Request("choice", messages, max_tokens=1)
         payload = self.payload(request) | {"logprobs": True, "top_logprobs": 20}
@@ -309,10 +379,20 @@ class ScriptedLLM(LLM):
     logprobs: dict[str, float] | None = None
     n_ctx: int = DEFAULT_CONTEXT
     name: str = "scripted"
+    delay: float = 0.0
+    """Seconds each call takes, to imitate a slow model (stopping, progress)."""
     log: list[Request] = field(default_factory=list)
+
+    def _stream(self, request: Request) -> Generator[str, None, Completion]:
+        result = self._complete(request)
+        for piece in re.findall(r"\S+\s*", result.text):
+            yield piece
+        return result
 
     def _complete(self, request: Request) -> Completion:
         self.log.append(request)
+        if self.delay:
+            time.sleep(self.delay)
         if callable(self.replies):
             text = self.replies(request)
         else:

@@ -130,7 +130,7 @@ class Answer:
 @dataclass
 class Event:
     """One step of the trace. ``kind``: start, terms, collection, chunks, importance, judge, exploration, trim,
-    count, llm_call, warning, answer, done."""
+    count, llm_call, answer_delta (a piece of the answer as it is written), warning, answer, done."""
 
     kind: str
     iteration: int
@@ -161,7 +161,9 @@ class Trace:
     events: list[Event] = field(default_factory=list)
 
     def add(self, event: Event) -> Event:
-        self.events.append(event)
+        """Keep ``event``; ``answer_delta`` pieces are for live display only (the answer event holds the text)."""
+        if event.kind != "answer_delta":
+            self.events.append(event)
         return event
 
     @property

@@ -157,3 +157,12 @@ def test_a_book_of_one_giant_sentence_still_fits_the_context(write_book):
     trace = Elite(ScriptedLLM(llm_replies, n_ctx=2048), settings, embed=trigram_embed).run(book, "What is there?")
     assert trace.answer.text == "The mill."
     assert max(e.data.prompt_tokens for e in trace.of("llm_call")) <= 2048
+
+
+def test_the_answer_streams_in_pieces(pride):
+    replies = {"terms": ["Longbourn"], "judge": ["yes"], "importance": ["x"],
+               "answer": ["The Bennets live at Longbourn, near Meryton."]}
+    events = list(engine(replies).ask(pride, "Where do the Bennets live?"))
+    pieces = [e.data["text"] for e in events if e.kind == "answer_delta"]
+    assert len(pieces) == 7 and "".join(pieces) == "The Bennets live at Longbourn, near Meryton."
+    assert events.index(next(e for e in events if e.kind == "answer_delta")) < [e.kind for e in events].index("answer")

@@ -38,9 +38,10 @@ class Stub(BaseHTTPRequestHandler):
         if status == "hang":
             time.sleep(payload)
             return
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
+        sse = status == "sse"
+        data = "".join(f"data: {json.dumps(p)}\n\n" for p in payload).encode() if sse else json.dumps(payload).encode()
+        self.send_response(200 if sse else status)
+        self.send_header("Content-Type", "text/event-stream" if sse else "application/json")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
@@ -70,6 +71,21 @@ def test_openai_compatible_server(server):
     assert (result.text, result.prompt_tokens, result.cached_tokens) == ("Darcy", 12, 8)
     path, body = Stub.seen[0]
     assert path == "/v1/chat/completions" and body["model"] == "smol" and body["max_tokens"] == 16
+
+
+def test_a_server_streams_the_reply(server):
+    deltas = [{"choices": [{"delta": {"content": piece}}]} for piece in ["Mr.", " Darcy", "."]]
+    Stub.replies = [("sse", [*deltas, {"choices": [], "usage": {"prompt_tokens": 9, "completion_tokens": 3}}])]
+    stream = OpenAICompatibleLLM(server, "m").stream(ask())
+    pieces = []
+    while True:
+        try:
+            pieces.append(next(stream))
+        except StopIteration as done:
+            result = done.value
+            break
+    assert pieces == ["Mr.", " Darcy", "."] and result.text == "Mr. Darcy." and result.prompt_tokens == 9
+    assert Stub.seen[0][1]["stream"] is True
 
 
 def test_server_errors_are_retried_then_reported(server):
