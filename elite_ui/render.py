@@ -1,0 +1,303 @@
+"""What the reader sees, rendered from engine events: HTML (every book or model string escaped) and plotly figures.
+
+Nothing here runs a model or imports Gradio; the UI passes events in and shows what comes out.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections import defaultdict
+
+import plotly.graph_objects as go
+
+from .documents import Book
+from .lexicon import forms
+from .parsing import SENTENCE_LABEL
+from .trace import Answer, Event, Trace
+
+ORIGINS = {"question": "from the question", "breadth": "breadth-wise", "depth": "depth-wise",
+           "fallback": "question words (fallback)"}
+WORD_SPAN = re.compile(r"[^\W_]+")
+
+
+def esc(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def book_card(book: Book) -> str:
+    s = book.summary()
+    author = f" by {esc(book.author)}" if book.author else ""
+    return (f"<div class='book-card'><b>{esc(book.title)}</b>{author}<br>"
+            f"{s['chapters']} chapters · {s['paragraphs']:,} paragraphs · {s['sentences']:,} sentences · "
+            f"{s['words']:,} words (about {len(book.text) // 4:,} tokens) · {book.format} · "
+            f"loaded in {s['load_seconds']:.2f} s</div>")
+
+
+def cite_link(book: Book, sid: int) -> str:
+    label = book.sentence(sid).citation if 0 <= sid < len(book) else f"S{sid}"
+    return f"<a href='#S{sid}' class='cite' data-sid='{sid}'>[{esc(label)}]</a>"
+
+
+def linked(text: str, book: Book) -> str:
+    """Escaped ``text`` with each [S123] turned into a citation link."""
+    out, last = [], 0
+    for m in SENTENCE_LABEL.finditer(text):
+        start, end = m.span()
+        if text[start - 1 : start] == "[" and text[end : end + 1] == "]":
+            start, end = start - 1, end + 1
+        out += [esc(text[last:start]), cite_link(book, int(m.group(1)))]
+        last = end
+    return "".join(out) + esc(text[last:])
+
+
+def highlight(text: str, words: list[str]) -> str:
+    """Escaped ``text`` with every word matching a target word (in any inflected form) wrapped in <mark>."""
+    wanted = {f for w in words for f in forms(w)}
+    out, last = [], 0
+    for m in WORD_SPAN.finditer(text):
+        if m.group().lower() in wanted:
+            out += [esc(text[last : m.start()]), f"<mark>{esc(m.group())}</mark>"]
+            last = m.end()
+    return "".join(out) + esc(text[last:])
+
+
+def chat(book: Book | None, turns: list[dict]) -> str:
+    """The conversation: each turn's question, its answer (streaming or final) with citation links."""
+    if not turns:
+        return "<div class='chat empty'>Load a book, then ask a question about it.</div>"
+    parts = ["<div class='chat'>"]
+    for turn in turns:
+        parts.append(f"<div class='msg user'>{esc(turn['question'])}</div>")
+        answer: Answer | None = turn.get("answer")
+        if turn.get("error"):
+            body = f"<span class='error'>{esc(turn['error'])}</span>"
+        elif answer is not None:
+            body = linked(answer.text, book) if book else esc(answer.text)
+            if answer.citations and not SENTENCE_LABEL.search(answer.text):
+                body += "<div class='sources'>Sources: " + " ".join(
+                    cite_link(book, c.sentence_id) for c in answer.citations[:8]) + "</div>"
+        else:
+            body = esc(turn.get("partial", "")) or f"<i>{esc(turn.get('status', 'Searching the book…'))}</i>"
+        parts.append(f"<div class='msg bot'>{body}</div>")
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def grouped(events: list[Event]) -> dict[int, dict[str, list]]:
+    by: dict[int, dict[str, list]] = defaultdict(lambda: defaultdict(list))
+    for event in events:
+        by[event.iteration][event.kind].append(event.data)
+    return by
+
+
+def chips(terms, tried: set[str]) -> str:
+    out = []
+    for term in terms:
+        state = "tried" if term.text.casefold() in tried else "new"
+        missing = "" if term.in_book else " absent"
+        note = f"{ORIGINS.get(term.origin, term.origin)}, {state}" + ("" if term.in_book else ", not in the book")
+        if term.by == "lexical":
+            note += ", taken from the text"
+        out.append(f"<span class='chip {esc(term.origin)} {state}{missing}' title='{esc(note)}'>"
+                   f"{esc(term.text)}</span>")
+    return " ".join(out)
+
+
+def stage_costs(calls) -> str:
+    totals: dict[str, list[float]] = defaultdict(lambda: [0, 0, 0, 0.0])
+    for call in calls:
+        row = totals[call.purpose]
+        row[0] += 1
+        row[1] += call.prompt_tokens - call.cached_tokens
+        row[2] += call.completion_tokens
+        row[3] += call.seconds
+    if not totals:
+        return ""
+    rows = "".join(f"<tr><td>{esc(p)}</td><td>{n}</td><td>{ev}</td><td>{gen}</td><td>{sec:.2f} s</td></tr>"
+                   for p, (n, ev, gen, sec) in totals.items())
+    return ("<table class='costs'><tr><th>stage</th><th>calls</th><th>prompt tokens</th><th>generated</th>"
+            f"<th>time</th></tr>{rows}</table>")
+
+
+def trace_html(book: Book, events: list[Event]) -> str:
+    """The trace panel: one collapsible block per iteration, then the organised evidence and totals."""
+    by = grouped(events)
+    parts = ["<div class='trace'>"]
+    tried: set[str] = set()
+    for iteration in sorted(i for i in by if i > 0):
+        stage = by[iteration]
+        verdict = stage["judge"][0] if stage["judge"] else None
+        title = f"Iteration {iteration}"
+        if verdict is not None:
+            title += " · " + ("sufficient" if verdict.sufficient else "not sufficient")
+        parts.append(f"<details open class='iteration' data-iteration='{iteration}'><summary>{title}</summary>")
+        for count in stage["count"]:
+            parts.append(count_block(book, count))
+        for terms in stage["terms"]:
+            parts.append(f"<div class='terms'><b>Terms</b> {chips(terms['new'], tried)}</div>")
+            tried |= {t.text.casefold() for t in terms["new"]}
+        for collection in stage["collection"]:
+            parts.append(hits_table(book, collection["hits"], stage["chunks"]))
+        scored = stage["importance"]
+        if scored:
+            parts.append("<div class='importance'><b>Importance</b> " + " ".join(
+                f"<span class='imp' title='{esc(samples_note(c))}'>S{c.first}–S{c.last}: "
+                f"{c.importance:.2f}</span>" for c in scored) + "</div>")
+        if verdict is not None:
+            note = "" if verdict.parsed else " (the reply said neither yes nor no; default taken)"
+            parts.append(f"<div class='verdict {'yes' if verdict.sufficient else 'no'}'><b>Judge</b> "
+                         f"{'sufficient' if verdict.sufficient else 'not sufficient'}: {esc(verdict.reason)}"
+                         f"{esc(note)}</div>")
+        for warning in stage["warning"]:
+            parts.append(f"<div class='warning'>{esc(warning['message'])}</div>")
+        for exploration in stage["exploration"]:
+            parts.append("<div class='exploration'><b>Next</b> breadth-wise: "
+                         f"{chips(exploration['breadth'], tried) or '—'}; depth-wise: "
+                         f"{chips(exploration['depth'], tried) or '—'}</div>")
+        for trim in stage["trim"]:
+            kept = " ".join(cite_link(book, sid) for sid in trim["kept"])
+            how = "chosen by the model" if trim["by_model"] else "all kept (the model's pick was unreadable)"
+            parts.append(f"<div class='trim'><b>Evidence kept</b> ({how}): {kept}</div>")
+        parts.append(stage_costs(stage["llm_call"]))
+        parts.append("</details>")
+    finals = by[0]
+    for answer in finals["answer"]:
+        if answer.vote_shares:
+            parts.append("<div class='votes'><b>Votes</b> " + " ".join(
+                f"<span class='vote'>{esc(k)}: {v:.0%}</span>" for k, v in answer.vote_shares.items()) + "</div>")
+    if finals["done"]:
+        trace = Trace("")
+        trace.events = events
+        t = trace.totals()
+        parts.append(f"<div class='totals'>{t['iterations']} iteration(s) · {t['llm_calls']} LLM calls · "
+                     f"{t['evaluated_tokens']:,} prompt tokens evaluated ({t['cached_tokens']:,} reused) · "
+                     f"{t['completion_tokens']:,} generated · {t.get('seconds', 0):.1f} s</div>")
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def samples_note(chunk) -> str:
+    return "; ".join(f"λ={s.noise:.2f} similarity={s.similarity:.2f}" + (f" KL={s.kl:.3f}" if s.kl is not None
+                                                                          else "") for s in chunk.samples)
+
+
+def hits_table(book: Book, hits, chunk_groups) -> str:
+    chunk_of = {}
+    for group in chunk_groups:
+        for chunk in group["chunks"]:
+            for sid in chunk.hits:
+                chunk_of[sid] = f"S{chunk.first}–S{chunk.last}"
+    rows = "".join(
+        f"<tr class='hit'><td>{h.rank}</td><td>{cite_link(book, h.sentence_id)}</td><td>{h.score}</td>"
+        f"<td class='sentence'>{highlight(h.text, h.matched)}</td><td>{esc(chunk_of.get(h.sentence_id, ''))}</td></tr>"
+        for h in hits)
+    if not rows:
+        return "<div class='hits none'>No sentence holds these terms.</div>"
+    return ("<table class='hits'><tr><th>#</th><th>where</th><th>overlap</th><th>sentence</th><th>chunk</th></tr>"
+            f"{rows}</table>")
+
+
+def count_block(book: Book, count) -> str:
+    where = " ".join(cite_link(book, sid) for sid in dict.fromkeys(o.sentence_id for o in count.occurrences[:40]))
+    more = f" … and {len(count.occurrences) - 40} more" if len(count.occurrences) > 40 else ""
+    return (f"<div class='count'><b>Counting</b> “{esc(count.phrase)}” ({esc(', '.join(count.forms))}): "
+            f"<b>{count.total}</b><br>{where}{more}</div>")
+
+
+def importance_figure(events: list[Event]) -> go.Figure:
+    """Bars: the importance of each scored chunk, by iteration; hovering shows its samples."""
+    fig = go.Figure()
+    by = grouped(events)
+    for iteration in sorted(i for i in by if by[i]["importance"]):
+        chunks = by[iteration]["importance"]
+        fig.add_bar(
+            name=f"iteration {iteration}", x=[f"S{c.first}–S{c.last}" for c in chunks],
+            y=[c.importance for c in chunks],
+            hovertext=[samples_note(c).replace("; ", "<br>") + f"<br>base answer: {esc(c.base_answer[:80])}"
+                       for c in chunks],
+            customdata=[[c.kl_importance] for c in chunks],
+        )
+    fig.update_layout(title="Importance of each chunk", yaxis_title="importance (1 − mean similarity)",
+                      yaxis_range=[0, 1], height=280, margin=dict(l=40, r=10, t=40, b=40), barmode="group")
+    return fig
+
+
+def book_map(book: Book, events: list[Event]) -> go.Figure:
+    """The whole book as one axis (sentence positions, chapters marked) and where each iteration's hits fall."""
+    fig = go.Figure()
+    by = grouped(events)
+    for iteration in sorted(i for i in by if i > 0):
+        hits = [h for c in by[iteration]["collection"] for h in c["hits"]]
+        found = [o for c in by[iteration]["count"] for o in c.occurrences]
+        xs = [h.sentence_id for h in hits] + [o.sentence_id for o in found]
+        if not xs:
+            continue
+        text = [f"S{h.sentence_id} ch. {h.chapter + 1}: {esc(h.text[:80])}" for h in hits]
+        text += [f"S{o.sentence_id} ch. {o.chapter + 1}: {esc(o.matched)}" for o in found]
+        fig.add_scatter(x=xs, y=[iteration] * len(xs), mode="markers", name=f"iteration {iteration}",
+                        hovertext=text, hoverinfo="text", marker=dict(size=9, symbol="line-ns-open"))
+    step = max(1, len(book.chapters) // 60)
+    for chapter in book.chapters[::step]:
+        fig.add_vline(x=chapter.first_sentence, line_width=1, line_color="rgba(120,120,120,0.25)")
+    fig.update_layout(title="Where the hits fall in the book", height=220, xaxis_title="sentence (chapters marked)",
+                      xaxis_range=[0, max(len(book), 1)], yaxis=dict(title="iteration", dtick=1),
+                      margin=dict(l=40, r=10, t=40, b=40), showlegend=False)
+    return fig
+
+
+def reader(book: Book, sid: int, around: int = 2) -> str:
+    """The cited sentence highlighted inside its paragraph and ``around`` paragraphs each side, with its chapter."""
+    if not 0 <= sid < len(book):
+        return "<div class='reader'>No such sentence.</div>"
+    target = book.sentence(sid)
+    paragraph_of = book.paragraph_of
+    first = int(paragraph_of[sid]) - around
+    last = int(paragraph_of[sid]) + around
+    lo = int(paragraph_of.searchsorted(first, side="left"))
+    hi = int(paragraph_of.searchsorted(last, side="right")) - 1
+    paragraphs, current = [], None
+    for i in range(lo, hi + 1):
+        s = book.sentence(i)
+        piece = f"<mark id='cited'>{esc(s.text)}</mark>" if i == sid else esc(s.text)
+        if s.paragraph != current:
+            paragraphs.append([])
+            current = s.paragraph
+        paragraphs[-1].append(piece)
+    page = f" · page {target.page}" if target.page is not None else ""
+    body = "".join(f"<p>{' '.join(p)}</p>" for p in paragraphs)
+    return (f"<div class='reader' data-sid='{sid}'><div class='where'>{esc(target.chapter_title)} · "
+            f"chapter {target.chapter + 1}{page} · S{sid}</div>{body}</div>")
+
+
+def markdown_export(book: Book, trace: Trace) -> str:
+    """A question with its answer, citations and a per-iteration summary, as Markdown."""
+    answer = trace.answer
+    lines = [f"# {trace.question}", "", f"*{book.title}*" + (f" by {book.author}" if book.author else ""), ""]
+    if answer:
+        lines += ["## Answer", "", answer.text, ""]
+        if answer.vote_shares:
+            lines += ["Votes: " + ", ".join(f"{k} {v:.0%}" for k, v in answer.vote_shares.items()), ""]
+        if answer.citations:
+            lines += ["## Citations", ""] + [f"- **{c.label}** {' '.join(c.text.split())}" for c in answer.citations]
+            lines.append("")
+    lines += ["## How it was found", ""]
+    for event in trace.events:
+        data = event.data
+        if event.kind == "terms":
+            lines.append(f"- Iteration {event.iteration}: terms " + ", ".join(
+                f"{t.text} ({t.origin})" for t in data["new"]))
+        elif event.kind == "collection":
+            lines.append(f"- Iteration {event.iteration}: {len(data['hits'])} sentences retrieved")
+        elif event.kind == "importance":
+            lines.append(f"- Iteration {event.iteration}: chunk S{data.first}–S{data.last} importance "
+                         f"{data.importance:.2f}")
+        elif event.kind == "judge":
+            lines.append(f"- Iteration {event.iteration}: judge {'sufficient' if data.sufficient else 'not sufficient'}"
+                         f": {data.reason}")
+        elif event.kind == "count":
+            lines.append(f"- Counted “{data.phrase}” ({', '.join(data.forms)}): {data.total}")
+    totals = trace.totals()
+    lines += ["", "```json", json.dumps({k: v for k, v in totals.items() if k != "llm_seconds_by_purpose"}), "```"]
+    return "\n".join(lines) + "\n"
