@@ -41,9 +41,11 @@ def cite_link(book: Book, sid: int) -> str:
 
 
 def linked(text: str, book: Book) -> str:
-    """Escaped ``text`` with each [S123] turned into a citation link."""
+    """Escaped ``text`` with each [S123] of a sentence that exists turned into a citation link."""
     out, last = [], 0
     for m in SENTENCE_LABEL.finditer(text):
+        if int(m.group(1)) >= len(book):
+            continue
         start, end = m.span()
         if text[start - 1 : start] == "[" and text[end : end + 1] == "]":
             start, end = start - 1, end + 1

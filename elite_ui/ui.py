@@ -201,7 +201,7 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
                 with gr.Row():
                     md_button = gr.Button("Export Markdown", size="sm", elem_id="export-md")
                     json_button = gr.Button("Export JSON", size="sm", elem_id="export-json")
-                    download = gr.File(label="Export", interactive=False, elem_id="download")
+                    download = gr.File(label="Export", interactive=False, height=90, elem_id="download")
                 with gr.Tabs() as tabs:
                     with gr.Tab("Trace", id="trace-tab"):
                         trace_panel = gr.HTML("", elem_id="trace")
@@ -216,18 +216,19 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
 
         def on_upload(file, state: Session, progress=gr.Progress()):
             if file is None:
-                return state, gr.skip(), gr.skip()
+                return state, gr.skip(), gr.skip(), gr.skip()
             progress(0.1, desc="Reading the book")
             try:
                 book = load_book(file if isinstance(file, str) else file.name,
                                  max_bytes=config.max_upload_mb * 1024 * 1024)
             except EliteError as exc:
-                return state, gr.skip(), f"**Could not load the book:** {exc}"
+                kept = f" The book already loaded, *{state.book.title}*, stays." if state.book else ""
+                return state, gr.skip(), f"**Could not load the book:** {exc}{kept}", None
             progress(1.0, desc="Ready")
             state.book = book
-            return state, render.book_card(book), f"Loaded *{book.title}*. Ask a question."
+            return state, render.book_card(book), f"Loaded *{book.title}*. Ask a question.", gr.skip()
 
-        upload.upload(on_upload, [upload, session], [session, book_info, status], concurrency_limit=None)
+        upload.upload(on_upload, [upload, session], [session, book_info, status, upload], concurrency_limit=None)
 
         def on_load_model(kind_value, path_value, url_value, name_value):
             try:

@@ -1,0 +1,197 @@
+"""The app in a real headless Chromium (Debian's, driven by Playwright), on the scripted model.
+
+Screenshots of each step land in artifacts/screenshots/.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from .conftest import corpus
+
+ROOT = Path(__file__).resolve().parents[1]
+SHOTS = ROOT / "artifacts" / "screenshots"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run", "--disable-quic"]
+
+playwright = pytest.importorskip("playwright.sync_api")
+if not Path(CHROMIUM).exists():
+    pytest.skip("Debian's chromium is not installed (apt-get install chromium)", allow_module_level=True)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_app(*args: str, timeout: float = 120) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONUNBUFFERED": "1"}
+    process = subprocess.Popen([sys.executable, str(ROOT / "app.py"), "--port", str(port), *args], cwd=ROOT, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    url = f"http://127.0.0.1:{port}/"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the app exited:\n{process.stdout.read()}")
+        try:
+            urllib.request.urlopen(url, timeout=2)
+            return process, url
+        except OSError:
+            time.sleep(0.5)
+    process.kill()
+    raise RuntimeError("the app did not start in time")
+
+
+def stop_app(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+
+
+@pytest.fixture(scope="module")
+def app():
+    process, url = start_app("--scripted", str(ROOT / "tests" / "data" / "scripted.json"))
+    yield url
+    stop_app(process)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with playwright.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser, app):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.goto(app)
+    page.wait_for_selector("#question textarea")
+    yield page
+    context.close()
+
+
+def shot(page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def upload(page, path: Path) -> None:
+    page.set_input_files("#upload input[type=file]", str(path))
+    page.wait_for_selector("#book-info:has-text('sentences')", timeout=30000)
+
+
+def ask(page, question: str) -> None:
+    page.fill("#question textarea", question)
+    page.click("#ask")
+
+
+def test_ask_and_watch_the_trace_then_read_a_citation(page):
+    upload(page, corpus("pride-and-prejudice.txt"))
+    assert "Jane Austen" in page.inner_text("#book-info")
+    shot(page, "01-book-loaded")
+    ask(page, "What is Pemberley?")
+    page.wait_for_selector("#trace .chip.question")
+    shot(page, "02-first-terms")
+    page.wait_for_selector("#status:has-text('Done')", timeout=60000)
+    chips = page.locator("#trace .iteration").first.locator(".terms .chip").all_inner_texts()
+    assert chips == ["Darcy", "Pemberley", "letter"]
+    assert page.locator("#trace .iteration").count() == 2
+    assert page.locator("#trace .exploration .chip.breadth").count() == 2
+    marks = page.locator("#trace table.hits mark").all_inner_texts()
+    assert marks and {m.lower() for m in marks} <= {"darcy", "pemberley", "letter", "letters", "derbyshire",
+                                                    "housekeeper", "elizabeth"}
+    assert page.locator("#importance-plot .js-plotly-plot").count() == 1
+    assert page.locator("#importance-plot .bars path").count() >= 2
+    assert page.locator("#book-map .js-plotly-plot .scatterlayer .trace").count() == 2
+    assert "sufficient" in page.inner_text("#trace")
+    shot(page, "03-trace-done")
+    page.locator("#chat a.cite").first.click()
+    page.wait_for_selector("#reader mark#cited")
+    reader = page.inner_text("#reader")
+    assert "chapter" in reader and "S4000" in reader
+    shot(page, "04-reader-view")
+
+
+def test_stop_a_running_question_and_ask_another(page):
+    upload(page, corpus("pride-and-prejudice.txt"))
+    ask(page, "What is Pemberley?")
+    page.wait_for_selector("#trace .chip.question")
+    page.click("#stop")
+    page.wait_for_selector("#chat .msg.bot:has-text('stopped')")
+    shot(page, "05-stopped")
+    time.sleep(1)
+    ask(page, "How many times does Elizabeth laugh?")
+    page.wait_for_selector("#chat .msg.bot:has-text('41 times')", timeout=60000)
+    assert page.locator("#chat .msg.user").count() == 2
+    shot(page, "06-asked-again")
+
+
+def test_book_and_model_output_render_inert(page, tmp_path):
+    evil = tmp_path / "evil.txt"
+    evil.write_text("CHAPTER I\n\n" + "Darcy wrote a letter. <script>window.__pwned=1</script> Pemberley stood. "
+                    "<img src=x onerror=\"window.__pwned=1\"> The letter arrived. "
+                    "[click](javascript:window.__pwned=1) <b>Darcy</b> smiled.\n\n" * 30, encoding="utf-8")
+    upload(page, evil)
+    ask(page, "What is Pemberley?")
+    page.wait_for_selector("#status:has-text('Done')", timeout=60000)
+    page.locator("#trace a.cite").first.click()
+    page.wait_for_selector("#reader mark#cited")
+    assert page.evaluate("window.__pwned") is None
+    assert "<script>window.__pwned=1</script>" in page.inner_text("#trace")
+    assert "<img src=x" in page.inner_text("#chat")
+    assert page.locator("#chat img, #trace img, #reader img, #trace script, #chat b").count() == 0
+    shot(page, "07-injection-inert")
+
+
+def test_exports_and_clear_errors(page, tmp_path):
+    ask(page, "Anything?")
+    page.wait_for_selector("#status:has-text('Load a book first')")
+    bad = tmp_path / "broken.pdf"
+    bad.write_bytes(b"%PDF-1.4 not really")
+    page.set_input_files("#upload input[type=file]", str(bad))
+    page.wait_for_selector("#status:has-text('not a readable PDF')")
+    upload(page, corpus("pride-and-prejudice.txt"))
+    ask(page, "How often does Elizabeth laugh?")
+    page.wait_for_selector("#status:has-text('Done')", timeout=60000)
+    for button, suffix, expected in (("#export-md", ".md", "# How often does Elizabeth laugh?"),
+                                     ("#export-json", ".json", '"kind": "count"')):
+        page.click(button)
+        link = page.wait_for_selector(f"#download a[download$='{suffix}']", timeout=10000)
+        assert expected in page.request.get(link.get_attribute("href")).text()
+    shot(page, "08-exported")
+
+
+@pytest.mark.model
+def test_smoke_with_the_real_embedded_model(browser):
+    process, url = start_app()
+    try:
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = context.new_page()
+        page.goto(url)
+        page.wait_for_selector("#question textarea")
+        upload(page, ROOT / "assets" / "the-wind-in-the-willows.txt")
+        ask(page, "Where does Toad live?")
+        page.wait_for_selector("#status:has-text('Done')", timeout=300000)
+        assert page.locator("#chat .msg.bot").inner_text().strip()
+        assert page.locator("#trace .iteration").count() >= 1
+        shot(page, "09-real-model")
+        context.close()
+    finally:
+        stop_app(process)
