@@ -230,6 +230,14 @@ def book_map(book: Book, events: list[Event]) -> go.Figure:
     """The whole book as one axis (sentence positions, chapters marked) and where each iteration's hits fall."""
     fig = go.Figure()
     by = grouped(events)
+    top = max([i for i in by if i > 0], default=1) + 0.5
+    xs, ys, titles = [], [], []
+    for chapter in book.chapters:
+        xs += [chapter.first_sentence, chapter.first_sentence, None]
+        ys += [0.5, top, None]
+        titles += [chapter.title] * 2 + [None]
+    fig.add_scatter(x=xs, y=ys, mode="lines", line=dict(width=1, color="rgba(120,120,120,0.3)"), hovertext=titles,
+                    hoverinfo="text", name="chapters")
     for iteration in sorted(i for i in by if i > 0):
         hits = [h for c in by[iteration]["collection"] for h in c["hits"]]
         found = [o for c in by[iteration]["count"] for o in c.occurrences]
@@ -240,11 +248,8 @@ def book_map(book: Book, events: list[Event]) -> go.Figure:
         text += [f"S{o.sentence_id} ch. {o.chapter + 1}: {esc(o.matched)}" for o in found]
         fig.add_scatter(x=xs, y=[iteration] * len(xs), mode="markers", name=f"iteration {iteration}",
                         hovertext=text, hoverinfo="text", marker=dict(size=9, symbol="line-ns-open"))
-    step = max(1, len(book.chapters) // 60)
-    for chapter in book.chapters[::step]:
-        fig.add_vline(x=chapter.first_sentence, line_width=1, line_color="rgba(120,120,120,0.25)")
     fig.update_layout(title="Where the hits fall in the book", height=220, xaxis_title="sentence (chapters marked)",
-                      xaxis_range=[0, max(len(book), 1)], yaxis=dict(title="iteration", dtick=1),
+                      xaxis_range=[0, max(len(book), 1)], yaxis=dict(title="iteration", dtick=1, range=[0.5, top]),
                       margin=dict(l=40, r=10, t=40, b=40), showlegend=False)
     return fig
 

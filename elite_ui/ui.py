@@ -11,6 +11,7 @@ import json
 import os
 import tempfile
 import threading
+import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -24,6 +25,11 @@ from .importance import Embed, MiniLMEmbedder
 from .llm import LLM, ScriptedLLM, open_llm
 from .trace import Trace
 
+MILESTONES = {"terms", "collection", "count", "judge", "exploration", "answer", "done"}
+"""Events that always refresh the trace and charts; others (importance, chunks...) refresh at most every
+REFRESH_SECONDS (the trace) and FIGURE_SECONDS (the charts), so a long question stays smooth."""
+REFRESH_SECONDS = 0.3
+FIGURE_SECONDS = 1.0
 TUNABLE = ["recall_index", "neighbor_num", "deep_search_index", "deep_search_num", "voter_num", "iter_max",
            "importance_samples", "importance_chunks", "evidence_tokens"]
 LIMITS = {"recall_index": (1, 100), "neighbor_num": (0, 10), "deep_search_index": (1, 20), "deep_search_num": (1, 30),
@@ -264,6 +270,7 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
             engine = Elite(model.llm, settings_from(list(knob_values)), embed=model.embed, cancel=state.cancel)
             trace = Trace(turn["question"])
             yield state, render.chat(book, state.turns), "", None, None, "Searching the book…"
+            shown = {"trace": 0.0, "figures": 0.0}
             try:
                 with model.lock:
                     for event in engine.ask(book, question_value, opts):
@@ -277,10 +284,15 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
                         state.events.append(event)
                         if event.kind == "answer":
                             turn["answer"] = event.data
+                        now = time.monotonic()
+                        if event.kind not in MILESTONES and now - shown["trace"] < REFRESH_SECONDS:
+                            continue
+                        figures = event.kind in MILESTONES or now - shown["figures"] >= FIGURE_SECONDS
+                        shown["trace"] = now
+                        shown["figures"] = now if figures else shown["figures"]
                         yield (state, render.chat(book, state.turns), render.trace_html(book, state.events),
-                               render.importance_figure(state.events) if event.kind == "importance" else gr.skip(),
-                               render.book_map(book, state.events) if event.kind in {"collection", "count"}
-                               else gr.skip(),
+                               render.importance_figure(state.events) if figures else gr.skip(),
+                               render.book_map(book, state.events) if figures else gr.skip(),
                                f"Iteration {event.iteration}: {event.kind}" if event.iteration else gr.skip())
             except EliteError as exc:
                 turn["error"] = str(exc)

@@ -119,7 +119,7 @@ def test_ask_and_watch_the_trace_then_read_a_citation(page):
                                                     "housekeeper", "elizabeth"}
     assert page.locator("#importance-plot .js-plotly-plot").count() == 1
     assert page.locator("#importance-plot .bars path").count() >= 2
-    assert page.locator("#book-map .js-plotly-plot .scatterlayer .trace").count() == 2
+    assert page.locator("#book-map .js-plotly-plot .scatterlayer .trace").count() == 3, "chapters + 2 iterations"
     assert "sufficient" in page.inner_text("#trace")
     shot(page, "03-trace-done")
     page.locator("#chat a.cite").first.click()

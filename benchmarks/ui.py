@@ -1,0 +1,97 @@
+"""How fast the app responds, in a real headless Chromium, on the scripted model: ``python benchmarks/ui.py``.
+
+Prints: page load; loading les-miserables.txt (3.2 MB) through the upload box until its card shows; the time from
+clicking Ask to the first trace element; and for a 5-iteration question (paper preset), the time to render its
+trace (Python: HTML and both charts; browser: putting that HTML on the page and laying it out).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from elite_ui import render  # noqa: E402
+from elite_ui.documents import load_book  # noqa: E402
+from elite_ui.elite import PRESETS, Elite  # noqa: E402
+from elite_ui.llm import ScriptedLLM  # noqa: E402
+from tests.test_browser import ARGS, CHROMIUM, start_app, stop_app  # noqa: E402
+
+BOOK = ROOT.parent / "shared" / "corpus" / "les-miserables.txt"
+SCRIPT = {"replies": {"terms": ["Valjean\nbishop\ncandlesticks"], "judge": ["no, not yet"],
+                      "breadth": ["Javert\nCosette", "Marius\nbarricade", "Thénardier\ninn", "Fantine\nMontreuil"],
+                      "depth": ["Myriel"], "importance": ["He gave him the candlesticks.", "Nobody knows."],
+                      "trim": ["S1"], "answer": ["The bishop gives Jean Valjean his silver candlesticks."]}}
+
+
+def python_render_seconds() -> float:
+    book = load_book(BOOK)
+    trace = Elite(ScriptedLLM(json.loads(json.dumps(SCRIPT["replies"]))), PRESETS["paper"],
+                  embed=lambda texts: __import__("numpy").ones((len(texts), 4))).run(book, "What does the bishop give?")
+    iterations = trace.totals()["iterations"]
+    times = []
+    for _ in range(5):
+        started = time.perf_counter()
+        render.trace_html(book, trace.events)
+        render.importance_figure(trace.events).to_json()
+        render.book_map(book, trace.events).to_json()
+        times.append(time.perf_counter() - started)
+    print(f"render a {iterations}-iteration trace in Python (HTML + both charts): "
+          f"median {statistics.median(times) * 1000:.0f} ms")
+    return statistics.median(times)
+
+
+def main() -> None:
+    python_render_seconds()
+    script = Path(tempfile.mkdtemp()) / "script.json"
+    script.write_text(json.dumps(SCRIPT))
+    import os
+
+    os.environ["ELITE_PRESET"] = "paper"
+    process, url = start_app("--scripted", str(script))
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            started = time.perf_counter()
+            page.goto(url)
+            page.wait_for_selector("#question textarea")
+            print(f"page load: {time.perf_counter() - started:.2f} s")
+            started = time.perf_counter()
+            page.set_input_files("#upload input[type=file]", str(BOOK))
+            page.wait_for_selector("#book-info:has-text('sentences')", timeout=60000)
+            print(f"upload and load {BOOK.name} ({BOOK.stat().st_size / 1e6:.1f} MB) until its card shows: "
+                  f"{time.perf_counter() - started:.2f} s")
+            page.fill("#question textarea", "What does the bishop give Jean Valjean?")
+            started = time.perf_counter()
+            page.click("#ask")
+            page.wait_for_selector("#trace .chip")
+            print(f"first trace element visible after Ask: {time.perf_counter() - started:.2f} s")
+            page.wait_for_selector("#status:has-text('Done')", timeout=300000)
+            print(f"whole 5-iteration question on the scripted model: {time.perf_counter() - started:.2f} s, "
+                  f"{page.locator('#trace .iteration').count()} iteration blocks")
+            browser_ms = page.evaluate("""() => {
+                const el = document.querySelector('#trace .trace').parentElement;
+                const html = el.innerHTML;
+                const t = performance.now();
+                el.innerHTML = html;
+                el.getBoundingClientRect();
+                document.body.offsetHeight;
+                return performance.now() - t;
+            }""")
+            print(f"browser: put the 5-iteration trace HTML on the page and lay it out: {browser_ms:.0f} ms")
+            browser.close()
+    finally:
+        stop_app(process)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,73 @@
+"""What the page shows, rendered from events: escaped, highlighted, linked; and the app's hosted-mode rules."""
+
+import pytest
+
+from elite_ui import render
+from elite_ui.elite import Elite, Settings
+from elite_ui.errors import ModelError
+from elite_ui.llm import ScriptedLLM
+from elite_ui.ui import Config, Model, Session, export
+
+from .conftest import trigram_embed
+
+
+def test_highlight_marks_inflected_forms_and_escapes_everything():
+    text = 'He <b>laughed</b> & laughs; "laughter" <script>x</script>'
+    html = render.highlight(text, ["laugh"])
+    assert html.count("<mark>") == 2 and "<mark>laughed</mark>" in html and "<mark>laughs</mark>" in html
+    assert "<b>" not in html and "&lt;script&gt;" in html and "&amp;" in html
+
+
+def test_citations_link_only_sentences_that_exist(pride):
+    html = render.linked("Seen in [S10] and [S99999999] <i>", pride)
+    assert html.count("class='cite'") == 1 and "data-sid='10'" in html
+    assert "[S99999999]" in html and "&lt;i&gt;" in html
+
+
+def test_reader_view_highlights_the_sentence_in_its_chapter(pride):
+    html = render.reader(pride, 1000)
+    assert html.count("<mark id='cited'>") == 1 and f"chapter {pride.sentence(1000).chapter + 1}" in html
+    assert render.reader(pride, -5) == "<div class='reader'>No such sentence.</div>"
+
+
+def run(pride):
+    replies = {"terms": ["Netherfield\nBingley"], "judge": ["no", "yes: enough"], "breadth": ["ball"],
+               "depth": ["Netherfield"], "importance": ["A", "B"], "answer": ["Bingley rents it [S600]."]}
+    settings = Settings(recall_index=4, neighbor_num=1, iter_max=3, importance_samples=1)
+    return Elite(ScriptedLLM(replies), settings, embed=trigram_embed).run(pride, "Who rents <Netherfield>?")
+
+
+def test_trace_panel_has_a_block_per_iteration_with_chips_hits_and_verdicts(pride):
+    trace = run(pride)
+    html = render.trace_html(pride, trace.events)
+    assert html.count("<details open class='iteration'") == 2
+    assert "chip question new" in html and "chip breadth" in html
+    assert html.count("<tr class='hit'>") == 8 and "<mark>" in html
+    assert "not sufficient" in html and "sufficient: enough" in html and "iteration(s)" in html
+    assert len(render.importance_figure(trace.events).data) == 2
+    assert len(render.book_map(pride, trace.events).data) == 3
+
+
+def test_chat_and_markdown_export(pride):
+    trace = run(pride)
+    chat = render.chat(pride, [{"question": "Who rents <Netherfield>?", "answer": trace.answer}])
+    assert "&lt;Netherfield&gt;" in chat and "class='cite'" in chat
+    markdown = render.markdown_export(pride, trace)
+    assert markdown.startswith("# Who rents <Netherfield>?") and "## Citations" in markdown
+    assert "Iteration 2: judge sufficient" in markdown
+
+
+def test_exports_are_named_by_hash(pride):
+    session = Session()
+    session.book, session.traces = pride, [run(pride)]
+    path = export(session, "json")
+    assert path.endswith(".json") and "trace-" in path and "Netherfield" not in path.rsplit("/", 1)[-1]
+    assert export(Session(), "md") is None
+
+
+def test_hosted_mode_refuses_paths_and_unapproved_servers():
+    model = Model(Config(hosted=True, allowed_servers=("http://approved:8080",)))
+    with pytest.raises(ModelError, match="does not load model files"):
+        model.load("GGUF file", path="/etc/passwd")
+    with pytest.raises(ModelError, match="approved model servers"):
+        model.load("server", server="http://elsewhere:8080")
