@@ -36,8 +36,13 @@ ROMAN_HEADING = re.compile(r"^[IVXLC]+\.(?:\s+[^a-z]+)?$")
 TITLE_ABBREVIATION = re.compile(r"[A-Z](?<![^\W_].)(?:r|rs|s|t|me|lle|essrs|ev|ol|apt|en)?\.(?=\s)")
 """A capital alone (an initial) or a title such as Mr, Mrs, Dr, St, Mme, Rev, Capt, followed by a full stop."""
 TITLE_AFTER_STOP = re.compile(r"[.!?](?<=[a-z].)[\"”’]?\s+(?=(?:Mr|Mrs|Ms|Dr)\.\s+[A-Z])")
-SPACES = np.array([ord(c) for c in " \t\n\r\f\v\u00a0\u2000\u2001\u2002\u2003\u2009\u200b\u3000\ufeff"], dtype=np.uint32)
-MOJIBAKE_HINT = re.compile("[\u00c2-\u00f4][\u0080-\u00bf\u0152\u0153\u0160\u0161\u0178\u017d\u017e\u0192\u02c6\u02dc\u2013-\u2022\u2026\u2030\u2039\u203a\u20ac\u2122]")
+SPACES = np.array([ord(c) for c in " \t\n\r\f\v\u00a0\u2000\u2001\u2002\u2003\u2009\u200b\u3000\ufeff"],
+                  dtype=np.uint32)
+MOJIBAKE_HINT = re.compile(
+    "[\u00c2-\u00f4][\u0080-\u00bf\u0152\u0153\u0160\u0161\u0178\u017d\u017e\u0192\u02c6\u02dc"
+    "\u2013-\u2022\u2026\u2030\u2039\u203a\u20ac\u2122]"
+)
+"""A UTF-8 lead byte read as Latin-1/cp1252 followed by a continuation byte read the same way ("Ã¨" for "è")."""
 C1_AFTER_QUOTE = re.compile("(?<=[\"'\u2018\u2019\u201c\u201d])[\u0080-\u009f]")
 C1_CONTROL = re.compile("[\u0080-\u009f]")
 GUTENBERG_START = re.compile(r"^\s*\*{3}\s*START OF (?:THE|THIS) PROJECT GUTENBERG.*$", re.IGNORECASE | re.MULTILINE)

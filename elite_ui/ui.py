@@ -188,7 +188,8 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
                                       interactive=not config.hosted)
                     load_model = gr.Button("Load model", interactive=not config.hosted)
                     model_status = gr.Markdown(model.status, elem_id="model-status")
-                gr.Dropdown(["ELITE"], value="ELITE", label="Strategy", info="more strategies arrive with M-RAG and the baselines")
+                gr.Dropdown(["ELITE"], value="ELITE", label="Strategy",
+                            info="more strategies arrive with M-RAG and the baselines")
                 with gr.Accordion("Settings", open=False):
                     preset = gr.Dropdown(sorted(PRESETS), value=config.preset, label="Preset",
                                          info="paper: the paper's settings; laptop: about half a minute on a CPU")
