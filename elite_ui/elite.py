@@ -91,15 +91,18 @@ class Elite:
         self.cancel = cancel or threading.Event()
 
     def run(self, book: Book, question: str, options: dict[str, str] | None = None,
-            on_event: Callable[[Event], None] | None = None) -> Trace:
+            on_event: Callable[[Event], None] | None = None, *, generate: bool = True) -> Trace:
         trace = Trace(question)
-        for event in self.ask(book, question, options):
+        for event in self.ask(book, question, options, generate=generate):
             trace.add(event)
             if on_event:
                 on_event(event)
         return trace
 
-    def ask(self, book: Book, question: str, options: dict[str, str] | None = None) -> Iterator[Event]:
+    def ask(self, book: Book, question: str, options: dict[str, str] | None = None, *,
+            generate: bool = True) -> Iterator[Event]:
+        """Every stage as events. ``generate=False`` stops after trimming: the answer event then holds only the
+        evidence (the benchmark gives every strategy's context to one shared generator)."""
         question = " ".join(question.split())
         options = {k.strip().upper(): v.strip() for k, v in (options or {}).items() if v and v.strip()} or None
         self.check_question(question)
@@ -110,7 +113,7 @@ class Elite:
         if is_counting(question):
             answer = yield from self.counting(book, question, options)
         else:
-            answer = yield from self.explore(book, question, options)
+            answer = yield from self.explore(book, question, options, generate)
         yield Event("answer", 0, answer)
         yield Event("done", 0, {"seconds": round(time.perf_counter() - started, 3)})
 
@@ -172,7 +175,7 @@ class Elite:
         citations = [Citation(sid, book.sentence(sid).citation, book.sentence(sid).text) for sid in where[:20]]
         return Answer(text, citations, choice=choice, count=result, evidence=where)
 
-    def explore(self, book: Book, question: str, options: dict[str, str] | None):
+    def explore(self, book: Book, question: str, options: dict[str, str] | None, generate: bool = True):
         s = self.settings
         rng = np.random.default_rng(s.seed)
         reply = yield from self.call("terms", prompts.terms(question, options, s.max_terms), 1)
@@ -216,7 +219,7 @@ class Elite:
             if not any(t.in_book for t in terms):
                 yield Event("warning", iteration, {"message": "no new search terms were found; stopping."})
                 break
-        answer = yield from self.organise(book, question, options, ranked(chunks.values()), iteration)
+        answer = yield from self.organise(book, question, options, ranked(chunks.values()), iteration, generate)
         return answer
 
     def new_terms(self, book: Book, texts: list[str], origin: str, tried: set[str], by: str = "model") -> list[Term]:
@@ -324,7 +327,8 @@ class Elite:
             kept.append(sid)
         return kept
 
-    def organise(self, book: Book, question: str, options, chunks: list[Chunk], iteration: int):
+    def organise(self, book: Book, question: str, options, chunks: list[Chunk], iteration: int,
+                 generate: bool = True):
         """Trim the evidence to what the model calls relevant, then answer from it (voting for multiple choice)."""
         ordered = list(dict.fromkeys(sid for c in chunks for sid in range(c.first, c.last + 1)))
         candidates = self.budgeted_sentences(book, ordered)
@@ -337,6 +341,8 @@ class Elite:
             yield Event("trim", iteration, {"kept": sorted(kept), "dropped": sorted(set(candidates) - set(kept)),
                                             "by_model": bool(picked)})
         kept = sorted(kept)
+        if not generate:
+            return Answer("", evidence=kept)
         evidence = "\n".join(f"[S{sid}] {' '.join(book.sentence(sid).text.split())}" for sid in kept)
         messages = prompts.answer(question, options, evidence or "(nothing found)")
         if options:

@@ -1,0 +1,202 @@
+"""Retrieval strategies compared by the benchmark, each filling the same token budget for the same generator.
+
+- ``elite``: the ELITE loop up to its trimmed evidence;
+- ``vanilla``: the book itself, from the start, cut to the budget;
+- ``embedding``: fixed-size chunks embedded with the embedded MiniLM, best cosine first;
+- ``bm25``: BM25 (bm25s) over the same chunks.
+
+Each reports its preparation time and the bytes it would persist (measured by saving its index to disk).
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from . import prompts
+from .documents import Book
+from .elite import PRESETS, Elite, Settings
+from .importance import Embed, MiniLMEmbedder
+from .llm import LLM, Request
+from .parsing import clean_answer, parse_choice
+
+CHUNK_WORDS = 100
+
+
+@dataclass
+class Prepared:
+    seconds: float
+    bytes: int
+    state: object = None
+
+
+@dataclass
+class Retrieved:
+    """The context a strategy hands the generator, and what finding it cost."""
+
+    context: str
+    seconds: float
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    extra: dict = field(default_factory=dict)
+
+
+def chunks(book: Book, words: int = CHUNK_WORDS) -> list[tuple[int, int]]:
+    """Consecutive sentences grouped into chunks of about ``words`` words: (first, last) sentence IDs."""
+    lengths = np.diff(book.bounds, axis=1)[:, 0] / 6.0
+    out, first, total = [], 0, 0.0
+    for sid, length in enumerate(lengths):
+        total += length
+        if total >= words:
+            out.append((first, sid))
+            first, total = sid + 1, 0.0
+    if first < len(book):
+        out.append((first, len(book) - 1))
+    return out
+
+
+def directory_bytes(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def fill(llm: LLM, pieces: list[tuple[int, str]], budget: int) -> str:
+    """Add pieces in the given order until the token budget is spent, then put them back in book order."""
+    kept, spent = [], 0
+    for position, text in pieces:
+        cost = llm.count_tokens(text)
+        if spent + cost > budget:
+            continue
+        kept.append((position, text))
+        spent += cost
+    return "\n\n".join(text for _, text in sorted(kept))
+
+
+class Strategy:
+    name = ""
+
+    def __init__(self, llm: LLM, embed: Embed | None = None, settings: Settings | None = None):
+        self.llm = llm
+        self.embed = embed or MiniLMEmbedder()
+        self.settings = settings or PRESETS["laptop"]
+
+    def prepare(self, book: Book) -> Prepared:
+        return Prepared(0.0, 0)
+
+    def retrieve(self, book: Book, prepared: Prepared, question: str, options, budget: int) -> Retrieved:
+        raise NotImplementedError
+
+
+class Vanilla(Strategy):
+    name = "vanilla"
+
+    def retrieve(self, book, prepared, question, options, budget):
+        started = time.perf_counter()
+        text = book.text[: budget * 6]
+        while text and self.llm.count_tokens(text) > budget:
+            text = text[: int(len(text) * 0.9)]
+        return Retrieved(text, time.perf_counter() - started)
+
+
+class EliteStrategy(Strategy):
+    name = "elite"
+
+    def retrieve(self, book, prepared, question, options, budget):
+        started = time.perf_counter()
+        settings = Settings(**{**self.settings.__dict__, "evidence_tokens": budget})
+        trace = Elite(self.llm, settings, embed=self.embed).run(book, question, options, generate=False)
+        kept = trace.answer.evidence
+        runs: list[list[int]] = []
+        for sid in kept:
+            if runs and sid == runs[-1][-1] + 1:
+                runs[-1].append(sid)
+            else:
+                runs.append([sid])
+        context = fill(self.llm, [(r[0], book.span_text(r[0], r[-1])) for r in runs], budget)
+        totals = trace.totals()
+        return Retrieved(context, time.perf_counter() - started, totals["llm_calls"], totals["prompt_tokens"],
+                         totals["completion_tokens"], {"iterations": totals["iterations"]})
+
+
+class Embedding(Strategy):
+    name = "embedding"
+
+    def prepare(self, book):
+        started = time.perf_counter()
+        spans = chunks(book)
+        vectors = np.asarray(self.embed([book.span_text(a, b) for a, b in spans]), dtype=np.float32)
+        seconds = time.perf_counter() - started
+        with tempfile.TemporaryDirectory() as folder:
+            np.save(Path(folder) / "vectors.npy", vectors)
+            (Path(folder) / "chunks.txt").write_text("\n".join(book.span_text(a, b) for a, b in spans))
+            size = directory_bytes(Path(folder))
+        return Prepared(seconds, size, (spans, vectors))
+
+    def retrieve(self, book, prepared, question, options, budget):
+        started = time.perf_counter()
+        spans, vectors = prepared.state
+        query = np.asarray(self.embed([question]), dtype=np.float32)[0]
+        order = np.argsort(-(vectors @ query))
+        context = fill(self.llm, [(int(i), book.span_text(*spans[i])) for i in order[:200]], budget)
+        return Retrieved(context, time.perf_counter() - started)
+
+
+class BM25(Strategy):
+    name = "bm25"
+
+    def prepare(self, book):
+        import bm25s
+
+        started = time.perf_counter()
+        spans = chunks(book)
+        retriever = bm25s.BM25()
+        retriever.index(bm25s.tokenize([book.span_text(a, b) for a, b in spans], stopwords="en",
+                                       show_progress=False), show_progress=False)
+        seconds = time.perf_counter() - started
+        with tempfile.TemporaryDirectory() as folder:
+            retriever.save(folder, corpus=[book.span_text(a, b) for a, b in spans], show_progress=False)
+            size = directory_bytes(Path(folder))
+        return Prepared(seconds, size, (spans, retriever))
+
+    def retrieve(self, book, prepared, question, options, budget):
+        import bm25s
+
+        started = time.perf_counter()
+        spans, retriever = prepared.state
+        query = bm25s.tokenize([question + " " + " ".join((options or {}).values())], stopwords="en",
+                               show_progress=False)
+        k = min(len(spans), 200)
+        ids, _scores = retriever.retrieve(query, k=k, show_progress=False)
+        context = fill(self.llm, [(int(i), book.span_text(*spans[int(i)])) for i in ids[0]], budget)
+        return Retrieved(context, time.perf_counter() - started)
+
+
+STRATEGIES = {s.name: s for s in (EliteStrategy, Vanilla, Embedding, BM25)}
+
+
+@dataclass
+class Generated:
+    prediction: str
+    seconds: float
+    llm_calls: int
+    prompt_tokens: int
+    completion_tokens: int
+
+
+def generate(llm: LLM, question: str, options: dict[str, str] | None, context: str, max_tokens: int = 96) -> Generated:
+    """The one generator every strategy answers through: the ELITE answer prompt, greedy; a letter for options."""
+    started = time.perf_counter()
+    messages = prompts.answer(question, options, context or "(nothing found)")
+    result = llm.complete(Request("answer", messages, max_tokens=12 if options else max_tokens))
+    if options:
+        prediction = parse_choice(result.text, options)
+        if prediction is None:
+            logprobs = llm.choice_logprobs(messages, options)
+            prediction = max(logprobs, key=logprobs.get) if logprobs else ""
+    else:
+        prediction = clean_answer(result.text)
+    return Generated(prediction, time.perf_counter() - started, 1, result.prompt_tokens, result.completion_tokens)

@@ -1,0 +1,156 @@
+"""The benchmark harness: converters, metric arithmetic, resuming, and the report page."""
+
+import csv
+import json
+
+import pytest
+
+from elite_ui import bench, datasets
+from elite_ui.llm import ScriptedLLM
+
+from .conftest import trigram_embed
+
+STORY = ("Once there was a miller who had three sons. The eldest son took the mill. The second son took the donkey. "
+         "The youngest son got only the cat. The cat asked for a pair of boots. With the boots the cat caught "
+         "rabbits for the king. The king was pleased and gave the cat gold. ") * 3
+
+
+def test_leval_quality_and_free_form(tmp_path):
+    source = tmp_path / "quality.jsonl"
+    doc = {"input": STORY, "instructions": [
+        "Who got the cat?\n\n (A) The eldest son \n (B) The youngest son \n (C) The king \n (D) Nobody ",
+        "What did the cat want?"], "outputs": ["(B) The youngest son", "a pair of boots"]}
+    source.write_text(json.dumps(doc) + "\n")
+    questions = datasets.from_leval(source, tmp_path / "out")
+    mc, free = questions
+    assert mc.question == "Who got the cat?" and mc.options["B"] == "The youngest son" and mc.answer == "B"
+    assert free.options is None and free.answer == "a pair of boots"
+    path = datasets.write(tmp_path / "out" / "dataset.jsonl", questions)
+    again = datasets.read(path)
+    assert again[0].book == mc.book and json.loads(path.read_text().splitlines()[0])["book"].startswith("books/")
+
+
+def test_fairytaleqa_evidence_is_the_cited_sections(tmp_path):
+    root = tmp_path / "fairytaleqa"
+    (root / "section-stories" / "test").mkdir(parents=True)
+    (root / "questions" / "test").mkdir(parents=True)
+    with (root / "section-stories" / "test" / "puss-story.csv").open("w", newline="") as f:
+        csv.writer(f).writerows([["section", "text"], ["1", "A miller had three sons."],
+                                 ["2", "The cat asked for boots."]])
+    with (root / "questions" / "test" / "puss-questions.csv").open("w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["question_id", "local-or-sum", "cor_section", "attribute1", "attribute2", "question",
+                         "ex-or-im1", "answer1", "answer2", "answer3", "ex-or-im2", "answer4", "answer5", "answer6"])
+        writer.writerow(["1", "local", "1,2", "action", "", "What did the cat want?", "explicit", "boots", "", "",
+                         "explicit", "a pair of boots", "", ""])
+    [q] = datasets.from_fairytaleqa(root, tmp_path / "out")
+    assert q.evidence == ["A miller had three sons.", "The cat asked for boots."]
+    assert q.answer == ["boots", "a pair of boots"] and q.complexity == "mh" and q.aspect == "action"
+
+
+def test_novelqa(tmp_path):
+    book = tmp_path / "puss.txt"
+    book.write_text(STORY)
+    source = tmp_path / "puss.json"
+    source.write_text(json.dumps([{"QID": "Q1", "Question": "Who got the cat?", "Options": ["The king", "The son"],
+                                   "Answer": "B", "Aspect": "character", "Complexity": "sh",
+                                   "Evidences": ["The youngest son got only the cat."]}]))
+    [q] = datasets.from_novelqa(source, book, tmp_path / "out")
+    assert q.options == {"A": "The king", "B": "The son"} and q.evidence and q.aspect == "character"
+
+
+def test_metrics():
+    context = "The youngest son got only the cat. Later, the cat caught rabbits for the king!"
+    assert bench.evidence_recall(["the YOUNGEST son got only the cat."], context) == 1.0
+    assert bench.evidence_recall(["The youngest son got only the cat. The dragon ate the mill whole."],
+                                 context) == 0.5
+    assert bench.evidence_recall(["The cat caught rabbits for the kin"], context) == 1.0, "fuzzy at 90"
+    assert bench.evidence_recall([], context) is None
+    assert bench.token_f1("the youngest son", "youngest son") == 1.0
+    assert bench.token_f1("a cat", "a pair of boots") == 0.0
+    mc = datasets.Question("1", "b", "q", "B", {"A": "x", "B": "y"})
+    assert bench.score(mc, "B") == (True, None) and bench.score(mc, "A") == (False, None)
+    free = datasets.Question("2", "b", "q", ["boots", "a pair of boots"])
+    assert bench.score(free, "he wanted boots") == (True, 0.5)
+    assert bench.score(free, None) == (None, None)
+
+
+def test_summary_arithmetic():
+    rows = [
+        {"strategy": "s", "book": "a", "book_bytes": 1000, "storage_bytes": 500, "aspect": "plot", "complexity": "sh",
+         "correct": True, "f1": None, "evidence_recall": 1.0, "context_tokens": 10, "llm_calls": 2,
+         "book_prepare_seconds": 1.0, "retrieval_seconds": 0.5, "generation_seconds": 1.0},
+        {"strategy": "s", "book": "a", "book_bytes": 1000, "storage_bytes": 500, "aspect": "plot", "complexity": "mh",
+         "correct": False, "f1": None, "evidence_recall": 0.0, "context_tokens": 30, "llm_calls": 4,
+         "book_prepare_seconds": 1.0, "retrieval_seconds": 1.5, "generation_seconds": 3.0},
+        {"strategy": "s", "book": "b", "book_bytes": 3000, "storage_bytes": 0, "aspect": "setting", "complexity": "sh",
+         "correct": True, "f1": None, "evidence_recall": None, "context_tokens": 20, "llm_calls": 3,
+         "book_prepare_seconds": 3.0, "retrieval_seconds": 1.0, "generation_seconds": 2.0},
+    ]
+    s = bench.summarise(rows)
+    assert s["accuracy"] == pytest.approx(2 / 3, abs=1e-4)
+    assert s["accuracy_by_aspect"] == {"plot": 0.5, "setting": 1.0}
+    assert s["accuracy_by_complexity"] == {"mh": 0.0, "sh": 1.0}
+    assert s["evidence_recall"] == 0.5 and s["context_tokens"] == 20 and s["retrieval_seconds"] == 1.0
+    assert s["prepare_seconds_per_book"] == 2.0 and s["storage_bytes"] == 500 and s["book_bytes"] == 4000
+    assert s["expansion_ratio"] == 1.125
+
+
+def small_dataset(tmp_path, n=5):
+    book = datasets.save_book(tmp_path, "puss", STORY)
+    questions = [datasets.Question(f"q{i}", book, "Who got the cat?", "B", {"A": "The king", "B": "The youngest son"},
+                                   ["The youngest son got only the cat."], "character", "sh") for i in range(n)]
+    return datasets.write(tmp_path / "dataset.jsonl", questions)
+
+
+def args_for(dataset, out, strategy="bm25", limit=0, retrieval_only=False):
+    return bench.parser().parse_args(["run", str(dataset), "--strategy", strategy, "--out", str(out), "--budget",
+                                      "200", *(["--limit", str(limit)] if limit else []),
+                                      *(["--retrieval-only"] if retrieval_only else [])])
+
+
+def test_a_run_resumes_after_an_interruption(tmp_path):
+    dataset, out = small_dataset(tmp_path), tmp_path / "run"
+    answers = ["(B)", "(B)", KeyboardInterrupt(), "A"]
+    with pytest.raises(KeyboardInterrupt):
+        bench.run(args_for(dataset, out), ScriptedLLM({"answer": answers}), trigram_embed)
+    assert len((out / "results.jsonl").read_text().splitlines()) == 2
+    llm = ScriptedLLM({"answer": ["A"]})
+    bench.run(args_for(dataset, out), llm, trigram_embed)
+    rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert [r["id"] for r in rows] == ["q0", "q1", "q2", "q3", "q4"] and len(llm.log) == 3
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["accuracy"] == 0.4 and summary["evidence_recall"] == 1.0 and summary["storage_bytes"] > 0
+    assert rows[0]["prepare_seconds"] > 0 and rows[1]["prepare_seconds"] == 0.0, "prepared once per book"
+
+
+@pytest.mark.parametrize("strategy", ["elite", "vanilla", "embedding", "bm25"])
+def test_every_strategy_fills_the_budget_with_the_evidence(tmp_path, strategy):
+    dataset, out = small_dataset(tmp_path, 1), tmp_path / strategy
+    llm = ScriptedLLM({"terms": ["youngest son\ncat"], "judge": ["yes"], "importance": ["x"], "answer": ["B"]})
+    bench.run(args_for(dataset, out, strategy, retrieval_only=True), llm, trigram_embed)
+    [row] = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert row["prediction"] is None and 0 < row["context_tokens"] <= 200
+    assert row["evidence_recall"] == 1.0, strategy
+
+
+def test_the_report_page_has_its_table_and_charts(tmp_path):
+    dataset = small_dataset(tmp_path, 2)
+    runs = []
+    for strategy in ("bm25", "vanilla"):
+        runs.append(bench.run(args_for(dataset, tmp_path / strategy, strategy), ScriptedLLM({"answer": ["B"]}),
+                              trigram_embed))
+    page = tmp_path / "report.html"
+    assert bench.main(["report", *map(str, runs), "--out", str(page)]) == 0
+    text = page.read_text()
+    assert text.count("<tr>") == 3 and text.count("class=\"plotly-graph-div\"") == 3
+    playwright = pytest.importorskip("playwright.sync_api")
+    from .test_browser import ARGS, CHROMIUM
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        view = browser.new_page()
+        view.goto(page.as_uri())
+        view.wait_for_selector("#chart-2 .main-svg")
+        assert view.locator(".js-plotly-plot").count() == 3
+        assert view.locator("#chart-0 .bars path").count() >= 2
+        browser.close()
