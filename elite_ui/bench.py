@@ -22,7 +22,7 @@ from rapidfuzz import fuzz
 
 from . import datasets
 from .baselines import STRATEGIES, generate
-from .documents import load_book
+from .documents import Book, load_book
 from .elite import PRESETS
 from .errors import EliteError
 from .importance import Embed
@@ -100,12 +100,15 @@ def run(args: argparse.Namespace, llm: LLM | None = None, embed: Embed | None = 
     settings = PRESETS[args.preset]
     strategy = STRATEGIES[args.strategy](llm, embed, settings)
     prepared: dict[str, object] = {}
+    books: dict[str, Book] = {}
     from tqdm import tqdm
 
     with results.open("a", encoding="utf-8") as sink:
         for q in tqdm(todo, desc=f"{args.strategy}", unit="question", initial=len(finished),
                       total=len(questions), file=sys.stderr):
-            book = load_book(q.book)
+            if q.book not in books:
+                books[q.book] = load_book(q.book)
+            book = books[q.book]
             first_use = book.digest not in prepared
             if first_use:
                 prepared[book.digest] = strategy.prepare(book)
