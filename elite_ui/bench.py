@@ -15,7 +15,7 @@ import statistics
 import sys
 import time
 from collections import Counter, defaultdict
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from rapidfuzz import fuzz
@@ -23,7 +23,7 @@ from rapidfuzz import fuzz
 from . import datasets
 from .baselines import STRATEGIES, generate
 from .documents import Book, load_book
-from .elite import PRESETS
+from .elite import PRESETS, Settings
 from .errors import EliteError
 from .importance import Embed
 from .llm import DEFAULT_CONTEXT, LLM, open_llm
@@ -97,7 +97,7 @@ def run(args: argparse.Namespace, llm: LLM | None = None, embed: Embed | None = 
     finished = done_ids(results)
     todo = [q for q in questions if q.id not in finished]
     llm = llm or open_llm(args.model_name or args.model, server=args.server, n_ctx=args.n_ctx)
-    settings = PRESETS[args.preset]
+    settings = with_setting_overrides(PRESETS[args.preset], args.set)
     strategy = STRATEGIES[args.strategy](llm, embed, settings)
     prepared: dict[str, object] = {}
     books: dict[str, Book] = {}
@@ -137,6 +137,21 @@ def run(args: argparse.Namespace, llm: LLM | None = None, embed: Embed | None = 
         "model": llm.name, "settings": asdict(settings), "date": time.strftime("%Y-%m-%d")}
     (out / "summary.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
     return out
+
+
+def with_setting_overrides(settings: Settings, items: list[str]) -> Settings:
+    """``settings`` with NAME=VALUE overrides, each value read as its field's type."""
+    changes = {}
+    for item in items:
+        name, _, value = item.partition("=")
+        default = getattr(settings, name.strip(), None)
+        if default is None or not value:
+            raise EliteError(f'--set {item}: expected NAME=VALUE with NAME one of the settings.')
+        if isinstance(default, bool):
+            changes[name.strip()] = value.strip().lower() in {"1", "true", "yes", "on"}
+        else:
+            changes[name.strip()] = type(default)(value)
+    return replace(settings, **changes)
 
 
 def mean(values) -> float | None:
@@ -215,6 +230,8 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--model-name")
     r.add_argument("--n-ctx", type=int, default=DEFAULT_CONTEXT)
     r.add_argument("--preset", choices=sorted(PRESETS), default="laptop", help="ELITE's settings")
+    r.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                   help="override one of ELITE's settings, e.g. --set trim=false --set recall_index=25")
     r.add_argument("--budget", type=int, default=1000, help="context tokens given to the generator")
     r.add_argument("--limit", type=int, default=0)
     r.add_argument("--shuffle", action="store_true", help="take a seeded random sample instead of the first N")

@@ -52,6 +52,8 @@ class Settings:
     """Score only this many new chunks per iteration, best overlap first (0: all)."""
     judge_default: bool = False
     """Verdict taken when the judge's reply says neither yes nor no (False: keep searching)."""
+    trim: bool = True
+    """Let the model drop evidence it finds irrelevant before answering (the paper's organising step)."""
     evidence_tokens: int = 2000
     """Token budget for the evidence shown to the judge and to the answer."""
     answer_tokens: int = 160
@@ -334,7 +336,7 @@ class Elite:
         candidates = self.budgeted_sentences(book, ordered)
         listing = "\n".join(f"S{sid}: {' '.join(book.sentence(sid).text.split())}" for sid in sorted(candidates))
         kept = candidates
-        if candidates:
+        if candidates and self.settings.trim:
             reply = yield from self.call("trim", prompts.trim(question, options, listing), iteration, max_tokens=64)
             picked = [sid for sid in parse_sentence_ids(reply) if sid in set(candidates)]
             kept = picked or candidates

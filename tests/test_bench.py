@@ -154,3 +154,13 @@ def test_the_report_page_has_its_table_and_charts(tmp_path):
         assert view.locator(".js-plotly-plot").count() == 3
         assert view.locator("#chart-0 .bars path").count() >= 2
         browser.close()
+
+
+def test_settings_can_be_overridden_from_the_command_line():
+    from elite_ui.elite import PRESETS
+    from elite_ui.errors import EliteError
+
+    changed = bench.with_setting_overrides(PRESETS["laptop"], ["trim=false", "recall_index=25"])
+    assert changed.trim is False and changed.recall_index == 25 and changed.neighbor_num == 1
+    with pytest.raises(EliteError, match="NAME=VALUE"):
+        bench.with_setting_overrides(PRESETS["laptop"], ["nonsense=1"])

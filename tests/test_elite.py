@@ -166,3 +166,10 @@ def test_the_answer_streams_in_pieces(pride):
     pieces = [e.data["text"] for e in events if e.kind == "answer_delta"]
     assert len(pieces) == 7 and "".join(pieces) == "The Bennets live at Longbourn, near Meryton."
     assert events.index(next(e for e in events if e.kind == "answer_delta")) < [e.kind for e in events].index("answer")
+
+
+def test_trimming_can_be_turned_off(pride):
+    replies = {"terms": ["Longbourn"], "judge": ["yes"], "importance": ["x"], "answer": ["At Longbourn."]}
+    settings = Settings(**{**SMALL.__dict__, "trim": False})
+    trace = engine(replies, settings).run(pride, "Where do the Bennets live?")
+    assert not trace.of("trim") and len(trace.answer.evidence) >= 5
