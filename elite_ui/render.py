@@ -160,7 +160,8 @@ def trace_html(book: Book, events: list[Event]) -> str:
                          f"{chips(exploration['depth'], tried) or '—'}</div>")
         for trim in stage["trim"]:
             kept = " ".join(cite_link(book, sid) for sid in trim["kept"])
-            how = "chosen by the model" if trim["by_model"] else "all kept (the model's pick was unreadable)"
+            how = ("chosen by the model" if trim["by_model"] else "all kept: trimming is off" if not trim["enabled"]
+                   else "all kept: the model's pick was unreadable")
             parts.append(f"<div class='trim'><b>Evidence kept</b> ({how}): {kept}</div>")
         parts.append(stage_costs(stage["llm_call"]))
         parts.append("</details>")

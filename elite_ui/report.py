@@ -15,8 +15,7 @@ PHASES = ("prepare", "retrieval", "generation")
 def load(run: Path) -> tuple[str, dict, list[dict]]:
     summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
     rows = [json.loads(line) for line in (run / "results.jsonl").read_text(encoding="utf-8").splitlines() if line]
-    dataset = Path(summary.get("run", {}).get("dataset", run.name)).parent.name or run.name
-    return f"{summary['strategy']} · {dataset}", summary, rows
+    return run.name, summary, rows
 
 
 def quality_figure(runs) -> go.Figure:
@@ -40,7 +39,7 @@ def time_figure(runs) -> go.Figure:
             key = "book_prepare_seconds" if phase == "prepare" else f"{phase}_seconds"
             ys = [sum(r[key] for r in per_book[b]) / len(per_book[b]) for b in sizes]
             fig.add_scatter(x=sizes, y=ys, mode="lines+markers", name=f"{label}: {phase}")
-    fig.update_layout(title="Seconds per phase against book size", xaxis_title="book size (bytes)",
+    fig.update_layout(title="Seconds per phase against book size", xaxis_title="book size (bytes)", xaxis_type="log",
                       yaxis_title="seconds (mean per question; preparation once per book)", height=420)
     return fig
 

@@ -172,4 +172,7 @@ def test_trimming_can_be_turned_off(pride):
     replies = {"terms": ["Longbourn"], "judge": ["yes"], "importance": ["x"], "answer": ["At Longbourn."]}
     settings = Settings(**{**SMALL.__dict__, "trim": False})
     trace = engine(replies, settings).run(pride, "Where do the Bennets live?")
-    assert not trace.of("trim") and len(trace.answer.evidence) >= 5
+    [trim] = [e.data for e in trace.of("trim")]
+    assert trim["enabled"] is False and trim["dropped"] == [] and not any(e.data.purpose == "trim"
+                                                                           for e in trace.of("llm_call"))
+    assert len(trace.answer.evidence) >= 5
