@@ -46,6 +46,8 @@ class Settings:
     """Iterations of collect-judge-explore at most."""
     max_terms: int = 10
     """Terms asked for at the start and per breadth-wise expansion."""
+    question_words: bool = True
+    """Also search for the question's own content words, beside the model's terms."""
     importance_samples: int = 3
     """Noise levels λ sampled per chunk for its importance (0 turns importance off)."""
     importance_chunks: int = 0
@@ -184,10 +186,13 @@ class Elite:
         rng = np.random.default_rng(s.seed)
         reply = yield from self.call("terms", prompts.terms(question, options, s.max_terms), 1)
         terms = self.new_terms(book, parse_terms(reply, s.max_terms), "question", set())
+        tried = {t.text.casefold() for t in terms} | {w for t in terms for w in t.words}
         if not any(t.in_book for t in terms):
-            terms += self.new_terms(book, content_words(question), "fallback", {t.text.casefold() for t in terms})
+            terms += self.new_terms(book, content_words(question), "fallback", tried, by="lexical")
             yield Event("warning", 1, {"message": "the model gave no usable search terms; "
                                                   "searching for the question's own words instead."})
+        elif s.question_words:
+            terms += self.new_terms(book, content_words(question), "question", tried, by="lexical")
         all_terms: list[Term] = []
         chunks: dict[tuple[int, int], Chunk] = {}
         retrieved: set[int] = set()

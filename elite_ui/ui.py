@@ -30,6 +30,7 @@ MILESTONES = {"terms", "collection", "count", "judge", "exploration", "answer", 
 REFRESH_SECONDS (the trace) and FIGURE_SECONDS (the charts), so a long question stays smooth."""
 REFRESH_SECONDS = 0.3
 FIGURE_SECONDS = 1.0
+TOGGLES = ["trim", "question_words"]
 TUNABLE = ["recall_index", "neighbor_num", "deep_search_index", "deep_search_num", "voter_num", "iter_max",
            "importance_samples", "importance_chunks", "evidence_tokens"]
 LIMITS = {"recall_index": (1, 100), "neighbor_num": (0, 10), "deep_search_index": (1, 20), "deep_search_num": (1, 30),
@@ -145,8 +146,10 @@ document.addEventListener('click', (event) => {
 
 
 def settings_from(values: list) -> Settings:
+    """Settings from the panel's sliders (TUNABLE) followed by its checkboxes (TOGGLES)."""
     base = asdict(PRESETS["laptop"])
     base.update({name: int(v) for name, v in zip(TUNABLE, values) if v is not None})
+    base.update({name: bool(v) for name, v in zip(TOGGLES, values[len(TUNABLE):]) if v is not None})
     return Settings(**base)
 
 
@@ -195,6 +198,8 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
                                          info="paper: the paper's settings; laptop: about half a minute on a CPU")
                     knobs = [gr.Slider(*LIMITS[n], value=getattr(PRESETS[config.preset], n), step=1, label=n,
                                        info=docs.get(n, "")) for n in TUNABLE]
+                    knobs += [gr.Checkbox(value=getattr(PRESETS[config.preset], n), label=n, info=docs.get(n, ""))
+                              for n in TOGGLES]
                 with gr.Accordion("Multiple-choice options (optional)", open=False):
                     options = [gr.Textbox(label=letter, elem_id=f"option-{letter}") for letter in "ABCD"]
             with gr.Column(scale=5):
@@ -247,7 +252,7 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
 
         def on_preset(name_value):
             chosen = PRESETS[name_value]
-            return [getattr(chosen, n) for n in TUNABLE]
+            return [getattr(chosen, n) for n in TUNABLE + TOGGLES]
 
         preset.change(on_preset, preset, knobs)
 

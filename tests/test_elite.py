@@ -57,7 +57,9 @@ def test_insufficient_evidence_explores_until_iter_max(pride):
     explorations = trace.of("exploration")
     assert len(explorations) == SMALL.iter_max - 1
     first = explorations[0].data
-    assert [t.text for t in first["breadth"]] == ["regiment", "Brighton"], "Wickham was tried already"
+    assert [t.text for t in first["breadth"]] == ["Brighton"], "Wickham (the model's) and regiment (the question's)"
+    question_words = [t.text for t in trace.of("terms")[0].data["new"] if t.by == "lexical"]
+    assert question_words == ["regiment", "join", "end"]
     assert all(t.origin == "depth" for t in first["depth"])
     all_terms = [t.text.casefold() for e in trace.of("terms") for t in e.data["new"]]
     assert len(all_terms) == len(set(all_terms)), "only new terms in each iteration"

@@ -71,3 +71,12 @@ def test_hosted_mode_refuses_paths_and_unapproved_servers():
         model.load("GGUF file", path="/etc/passwd")
     with pytest.raises(ModelError, match="approved model servers"):
         model.load("server", server="http://elsewhere:8080")
+
+
+def test_the_settings_panel_maps_to_settings():
+    from elite_ui.ui import TOGGLES, TUNABLE, settings_from
+
+    values = [25, 2, 5, 10, 10, 5, 3, 0, 2000] + [True, False]
+    assert len(values) == len(TUNABLE) + len(TOGGLES)
+    s = settings_from(values)
+    assert (s.recall_index, s.iter_max, s.evidence_tokens, s.trim, s.question_words) == (25, 5, 2000, True, False)
