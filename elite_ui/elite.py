@@ -73,7 +73,7 @@ PRESETS = {
 }
 """``paper``: the paper's settings. ``laptop``: about half a minute per question with the embedded model on a CPU;
 trimming is off because SmolLM2-135M's picks dropped most of the evidence (FairytaleQA evidence recall 0.26 with
-trimming, 0.66 without; see the README's benchmark)."""
+trimming, 0.66 without, 0.70 with the question's words too; see the README's benchmark)."""
 
 
 class Cancelled(EliteError):
