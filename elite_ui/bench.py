@@ -19,9 +19,10 @@ from dataclasses import asdict, replace
 from pathlib import Path
 
 from rapidfuzz import fuzz
+from tqdm import tqdm
 
 from . import datasets
-from .baselines import STRATEGIES, generate
+from .baselines import STRATEGIES, Generated, Prepared, Retrieved, generate
 from .documents import Book, load_book
 from .elite import PRESETS, Settings
 from .errors import EliteError
@@ -99,9 +100,8 @@ def run(args: argparse.Namespace, llm: LLM | None = None, embed: Embed | None = 
     llm = llm or open_llm(args.model_name or args.model, server=args.server, n_ctx=args.n_ctx)
     settings = with_setting_overrides(PRESETS[args.preset], args.set)
     strategy = STRATEGIES[args.strategy](llm, embed, settings)
-    prepared: dict[str, object] = {}
+    prepared: dict[str, Prepared] = {}
     books: dict[str, Book] = {}
-    from tqdm import tqdm
 
     with results.open("a", encoding="utf-8") as sink:
         for q in tqdm(todo, desc=f"{args.strategy}", unit="question", initial=len(finished),
@@ -113,8 +113,13 @@ def run(args: argparse.Namespace, llm: LLM | None = None, embed: Embed | None = 
             if first_use:
                 prepared[book.digest] = strategy.prepare(book)
             prep = prepared[book.digest]
-            found = strategy.retrieve(book, prep, q.question, q.options, args.budget)
-            generated = None if args.retrieval_only else generate(llm, q.question, q.options, found.context)
+            error = None
+            try:
+                found = strategy.retrieve(book, prep, q.question, q.options, args.budget)
+                generated = None if args.retrieval_only else generate(llm, q.question, q.options, found.context)
+            except EliteError as exc:
+                error, found = str(exc), Retrieved("", 0.0)
+                generated = None if args.retrieval_only else Generated("", 0.0, 0, 0, 0)
             correct, f1 = score(q, generated.prediction if generated else None)
             row = {
                 "id": q.id, "strategy": args.strategy, "book": Path(q.book).name, "book_bytes": len(book.text.encode()),
@@ -128,7 +133,8 @@ def run(args: argparse.Namespace, llm: LLM | None = None, embed: Embed | None = 
                 "prepare_seconds": round(prep.seconds, 4) if first_use else 0.0,
                 "book_prepare_seconds": round(prep.seconds, 4), "storage_bytes": prep.bytes,
                 "retrieval_seconds": round(found.seconds, 4),
-                "generation_seconds": round(generated.seconds, 4) if generated else 0.0, **found.extra,
+                "generation_seconds": round(generated.seconds, 4) if generated else 0.0, "error": error,
+                **found.extra,
             }
             sink.write(json.dumps(row, ensure_ascii=False) + "\n")
             sink.flush()

@@ -164,3 +164,13 @@ def test_settings_can_be_overridden_from_the_command_line():
     assert changed.trim is False and changed.recall_index == 25 and changed.neighbor_num == 1
     with pytest.raises(EliteError, match="NAME=VALUE"):
         bench.with_setting_overrides(PRESETS["laptop"], ["nonsense=1"])
+
+
+def test_a_failing_question_is_recorded_and_the_run_goes_on(tmp_path):
+    from elite_ui.errors import ModelError
+
+    dataset, out = small_dataset(tmp_path, 3), tmp_path / "run"
+    bench.run(args_for(dataset, out), ScriptedLLM({"answer": ["B", ModelError("server down"), "B"]}), trigram_embed)
+    rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert [r["error"] for r in rows] == [None, "server down", None]
+    assert [r["correct"] for r in rows] == [True, False, True]
