@@ -498,7 +498,7 @@ def build_index(text: str, bounds: np.ndarray) -> tuple[WordIndex, int]:
     sentence_of = np.repeat(np.arange(len(bounds), dtype=np.int64), [len(ws) for ws in per_sentence])
     n_sent = max(len(bounds), 1)
     pairs = np.sort(word_ids * n_sent + sentence_of)
-    pairs = pairs[np.append(True, pairs[1:] != pairs[:-1])]
+    pairs = pairs[np.append(True, pairs[1:] != pairs[:-1])] if len(pairs) else pairs
     counts = np.bincount(pairs // n_sent, minlength=len(vocabulary))
     indptr = np.zeros(len(vocabulary) + 1, dtype=np.int64)
     np.cumsum(counts, out=indptr[1:])
@@ -508,6 +508,8 @@ def build_index(text: str, bounds: np.ndarray) -> tuple[WordIndex, int]:
 
 def assemble(draft: Draft, *, path: str, fmt: str, digest: str) -> Book:
     text = draft.text
+    if not WORD.search(text):
+        raise BookError("the book contains no readable text.")
     paragraphs = [p for p in draft.paragraphs if p[0] < p[1]] or [trim_span(text, 0, len(text))]
     bounds, paragraph_of = sentence_bounds(text, paragraphs)
     if not len(bounds):
