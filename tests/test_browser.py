@@ -195,3 +195,51 @@ def test_smoke_with_the_real_embedded_model(browser):
         context.close()
     finally:
         stop_app(process)
+
+
+def open_page(browser, url):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.goto(url)
+    page.wait_for_selector("#question textarea")
+    return context, page
+
+
+def test_two_visitors_never_see_each_other(browser, app):
+    first_context, first = open_page(browser, app)
+    second_context, second = open_page(browser, app)
+    upload(first, corpus("pride-and-prejudice.txt"))
+    upload(second, ROOT / "assets" / "the-wind-in-the-willows.txt")
+    ask(first, "What is Pemberley?")
+    first.wait_for_selector("#status:has-text('Done')", timeout=60000)
+    assert "Jane Austen" in first.inner_text("#book-info") and "Grahame" in second.inner_text("#book-info")
+    assert second.locator("#chat .msg").count() == 0 and second.inner_text("#trace").strip() == ""
+    ask(second, "How many times does Toad laugh?")
+    second.wait_for_selector("#status:has-text('Done')", timeout=60000)
+    assert first.locator("#chat .msg.user").all_inner_texts() == ["What is Pemberley?"]
+    assert second.locator("#chat .msg.user").all_inner_texts() == ["How many times does Toad laugh?"]
+    shot(first, "10-visitor-one")
+    shot(second, "11-visitor-two")
+    first_context.close()
+    second_context.close()
+
+
+def test_four_visitors_at_once_are_all_answered_in_order(browser, app):
+    visitors = [open_page(browser, app) for _ in range(4)]
+    for _, page in visitors:
+        upload(page, ROOT / "assets" / "the-wind-in-the-willows.txt")
+    for n, (_, page) in enumerate(visitors):
+        ask(page, f"Where does the Rat live? (visitor {n})")
+    finished = []
+    deadline = time.monotonic() + 240
+    while len(finished) < 4 and time.monotonic() < deadline:
+        for n, (_, page) in enumerate(visitors):
+            if n not in finished and "Done" in page.inner_text("#status"):
+                finished.append(n)
+        time.sleep(0.2)
+    assert finished == [0, 1, 2, 3]
+    for n, (context, page) in enumerate(visitors):
+        assert page.locator("#chat .msg.user").all_inner_texts() == [f"Where does the Rat live? (visitor {n})"]
+        assert page.locator("#chat .msg.bot").inner_text().strip()
+        assert page.locator("#trace .iteration").count() >= 1
+        context.close()

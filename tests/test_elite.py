@@ -178,3 +178,22 @@ def test_trimming_can_be_turned_off(pride):
     assert trim["enabled"] is False and trim["dropped"] == [] and not any(e.data.purpose == "trim"
                                                                            for e in trace.of("llm_call"))
     assert len(trace.answer.evidence) >= 5
+
+
+@pytest.mark.parametrize("stage", ["terms", "importance", "judge", "breadth", "depth", "trim", "answer"])
+def test_stopping_during_any_stage_ends_the_question_at_the_next_call(pride, stage):
+    stop = threading.Event()
+    calls = []
+
+    def reply(request):
+        calls.append(request.purpose)
+        if request.purpose == stage:
+            stop.set()
+        return {"terms": "Jane\nBingley", "judge": "no", "breadth": "Netherfield", "depth": "Meryton",
+                "trim": "S1", "answer": "Jane is the eldest."}.get(request.purpose, "x")
+
+    settings = Settings(**{**SMALL.__dict__, "trim": True, "iter_max": 2})
+    elite = Elite(ScriptedLLM(reply), settings, embed=trigram_embed, cancel=stop)
+    with pytest.raises(Cancelled):
+        list(elite.ask(pride, "Who is Jane?"))
+    assert calls[-1] == stage, "no model call after the stop"
