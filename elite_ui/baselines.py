@@ -19,7 +19,7 @@ import numpy as np
 
 from . import prompts
 from .documents import Book
-from .elite import PRESETS, Elite, Settings
+from .elite import PRESETS, Elite, Settings, with_overrides
 from .importance import Embed, MiniLMEmbedder
 from .llm import LLM, Request
 from .parsing import clean_answer, parse_choice
@@ -107,7 +107,7 @@ class EliteStrategy(Strategy):
 
     def retrieve(self, book, prepared, question, options, budget):
         started = time.perf_counter()
-        settings = Settings(**{**self.settings.__dict__, "evidence_tokens": budget})
+        settings = with_overrides(self.settings, evidence_tokens=budget)
         trace = Elite(self.llm, settings, embed=self.embed).run(book, question, options, generate=False)
         kept = trace.answer.evidence
         runs: list[list[int]] = []

@@ -15,7 +15,7 @@ import statistics
 import sys
 import time
 from collections import Counter, defaultdict
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from pathlib import Path
 
 from rapidfuzz import fuzz
@@ -24,7 +24,7 @@ from tqdm import tqdm
 from . import datasets
 from .baselines import STRATEGIES, Generated, Prepared, Retrieved, generate
 from .documents import Book, load_book
-from .elite import PRESETS, Settings
+from .elite import PRESETS, Settings, with_overrides
 from .errors import EliteError
 from .importance import Embed
 from .llm import DEFAULT_CONTEXT, LLM, open_llm
@@ -157,7 +157,7 @@ def with_setting_overrides(settings: Settings, items: list[str]) -> Settings:
             changes[name.strip()] = value.strip().lower() in {"1", "true", "yes", "on"}
         else:
             changes[name.strip()] = type(default)(value)
-    return replace(settings, **changes)
+    return with_overrides(settings, **changes)
 
 
 def mean(values) -> float | None:

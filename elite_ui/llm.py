@@ -307,15 +307,7 @@ class OpenAICompatibleLLM(LLM):
             text = choice["message"]["content"] or ""
         except (KeyError, IndexError, TypeError):
             raise ModelError(f"the model server at {self.base_url} sent a reply without choices.") from None
-        usage = data.get("usage") or {}
-        details = usage.get("prompt_tokens_details") or {}
-        return Completion(
-            text=text,
-            prompt_tokens=int(usage.get("prompt_tokens") or 0),
-            cached_tokens=int(details.get("cached_tokens") or 0),
-            completion_tokens=int(usage.get("completion_tokens") or 0),
-            finish_reason=choice.get("finish_reason") or "stop",
-        )
+        return completion(text, data.get("usage") or {}, choice.get("finish_reason") or "stop")
 
     def _stream(self, request: Request) -> Generator[str, None, Completion]:
         import httpx
@@ -347,9 +339,7 @@ class OpenAICompatibleLLM(LLM):
         except httpx.HTTPError as exc:
             raise ModelError(f"the model server at {self.base_url} could not be reached ({type(exc).__name__}).") \
                 from None
-        details = usage.get("prompt_tokens_details") or {}
-        return Completion("".join(pieces), int(usage.get("prompt_tokens") or 0), int(details.get("cached_tokens") or 0),
-                          int(usage.get("completion_tokens") or 0), finish_reason=finish)
+        return completion("".join(pieces), usage, finish)
 
     def choice_logprobs(self, messages: list[dict[str, str]], choices: Iterable[str]) -> dict[str, float] | None:
         request = Request("choice", messages, max_tokens=1)
@@ -363,6 +353,13 @@ class OpenAICompatibleLLM(LLM):
             key = entry["token"].strip()
             seen.setdefault(key, entry["logprob"])
         return {c: seen.get(c, -30.0) for c in choices}
+
+
+def completion(text: str, usage: dict, finish_reason: str) -> Completion:
+    """A :class:`Completion` from an OpenAI-style ``usage`` object (counts a server leaves out read as 0)."""
+    details = usage.get("prompt_tokens_details") or {}
+    return Completion(text, int(usage.get("prompt_tokens") or 0), int(details.get("cached_tokens") or 0),
+                      int(usage.get("completion_tokens") or 0), finish_reason=finish_reason)
 
 
 Script = Callable[[Request], str]

@@ -171,9 +171,7 @@ def trace_html(book: Book, events: list[Event]) -> str:
             parts.append("<div class='votes'><b>Votes</b> " + " ".join(
                 f"<span class='vote'>{esc(k)}: {v:.0%}</span>" for k, v in answer.vote_shares.items()) + "</div>")
     if finals["done"]:
-        trace = Trace("")
-        trace.events = events
-        t = trace.totals()
+        t = Trace("", list(events)).totals()
         parts.append(f"<div class='totals'>{t['iterations']} iteration(s) · {t['llm_calls']} LLM calls · "
                      f"{t['evaluated_tokens']:,} prompt tokens evaluated ({t['cached_tokens']:,} reused) · "
                      f"{t['completion_tokens']:,} generated · {t.get('seconds', 0):.1f} s</div>")

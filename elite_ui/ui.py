@@ -102,11 +102,16 @@ class Session:
         self.book: Book | None = None
         self.turns: list[dict] = []
         self.traces: list[Trace] = []
-        self.events: list = []
         self.cancel = threading.Event()
 
     def __deepcopy__(self, memo):
         return Session()
+
+    def stop_unfinished(self) -> None:
+        """Mark every question still without an answer or an error as stopped."""
+        for turn in self.turns:
+            if turn.get("answer") is None and not turn.get("error"):
+                turn["error"] = "stopped."
 
 
 CSS = """
@@ -265,13 +270,10 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
             if model.llm is None:
                 yield state, gr.skip(), gr.skip(), gr.skip(), gr.skip(), f"No model: {model.status}"
                 return
-            for turn in state.turns:
-                if turn.get("answer") is None and not turn.get("error"):
-                    turn["error"] = "stopped."
+            state.stop_unfinished()
             state.cancel = threading.Event()
             turn = {"question": question_value.strip(), "partial": ""}
             state.turns.append(turn)
-            state.events = []
             opts = {k: v for k, v in zip("ABCD", option_values) if v and v.strip()} or None
             engine = Elite(model.llm, settings_from(list(knob_values)), embed=model.embed, cancel=state.cancel)
             trace = Trace(turn["question"])
@@ -287,7 +289,6 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
                             continue
                         if event.kind == "llm_call":
                             continue
-                        state.events.append(event)
                         if event.kind == "answer":
                             turn["answer"] = event.data
                         now = time.monotonic()
@@ -296,18 +297,16 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
                         figures = event.kind in MILESTONES or now - shown["figures"] >= FIGURE_SECONDS
                         shown["trace"] = now
                         shown["figures"] = now if figures else shown["figures"]
-                        yield (state, render.chat(book, state.turns), render.trace_html(book, state.events),
-                               render.importance_figure(state.events) if figures else gr.skip(),
-                               render.book_map(book, state.events) if figures else gr.skip(),
+                        yield (state, render.chat(book, state.turns), render.trace_html(book, trace.events),
+                               render.importance_figure(trace.events) if figures else gr.skip(),
+                               render.book_map(book, trace.events) if figures else gr.skip(),
                                f"Iteration {event.iteration}: {event.kind}" if event.iteration else gr.skip())
             except EliteError as exc:
                 turn["error"] = str(exc)
                 yield state, render.chat(book, state.turns), gr.skip(), gr.skip(), gr.skip(), f"**{exc}**"
                 return
-            state.events = trace.events
             state.traces.append(trace)
-            yield (state, render.chat(book, state.turns), render.trace_html(book, trace.events),
-                   render.importance_figure(trace.events), render.book_map(book, trace.events), "Done.")
+            yield state, gr.skip(), gr.skip(), gr.skip(), gr.skip(), "Done."
 
         ask_inputs = [question, session, *options, *knobs]
         ask_outputs = [session, conversation, trace_panel, importance_plot, map_plot, status]
@@ -318,9 +317,7 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
 
         def on_stop(state: Session):
             state.cancel.set()
-            for turn in state.turns:
-                if turn.get("answer") is None and not turn.get("error"):
-                    turn["error"] = "stopped."
+            state.stop_unfinished()
             return render.chat(state.book, state.turns), "Stopped. Ask another question."
 
         stop_button.click(on_stop, session, [conversation, status], cancels=[ask_event, submit_event],
