@@ -97,8 +97,8 @@ def run(args: argparse.Namespace, llm: LLM | None = None, embed: Embed | None = 
     results = out / "results.jsonl"
     finished = done_ids(results)
     todo = [q for q in questions if q.id not in finished]
-    llm = llm or open_llm(args.model_name or args.model, server=args.server, n_ctx=args.n_ctx)
     settings = with_setting_overrides(PRESETS[args.preset], args.set)
+    llm = llm or open_llm(args.model_name or args.model, server=args.server, n_ctx=args.n_ctx)
     strategy = STRATEGIES[args.strategy](llm, embed, settings)
     prepared: dict[str, Prepared] = {}
     books: dict[str, Book] = {}
@@ -155,8 +155,12 @@ def with_setting_overrides(settings: Settings, items: list[str]) -> Settings:
             raise EliteError(f'--set {item}: expected NAME=VALUE with NAME one of the settings.')
         if isinstance(default, bool):
             changes[name.strip()] = value.strip().lower() in {"1", "true", "yes", "on"}
-        else:
+            continue
+        try:
             changes[name.strip()] = type(default)(value)
+        except ValueError:
+            kind = "whole number" if isinstance(default, int) else "number"
+            raise EliteError(f"--set {item}: {name.strip()} takes a {kind}.") from None
     return with_overrides(settings, **changes)
 
 
@@ -260,6 +264,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{time.perf_counter() - started:.1f} s", file=sys.stderr)
     except EliteError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except (OSError, ValueError, KeyError) as exc:
+        # third-party files (converters) and run folders (report) that are missing or not in the expected form
+        print(f"error: {args.command}: could not read the input ({type(exc).__name__}: {exc}).", file=sys.stderr)
         return 2
     return 0
 

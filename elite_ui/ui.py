@@ -72,7 +72,10 @@ class Model:
             raise ModelError("this hosted app only uses its approved model servers.")
         with self.lock:
             if kind == "scripted":
-                script = json.loads(Path(cfg.scripted).read_text(encoding="utf-8"))
+                try:
+                    script = json.loads(Path(cfg.scripted).read_text(encoding="utf-8"))
+                except (OSError, ValueError) as exc:
+                    raise ModelError(f"the script {cfg.scripted} could not be read ({exc}).") from None
                 self.llm = ScriptedLLM(script.get("replies", {}), default=script.get("default", ""),
                                        delay=float(script.get("delay", 0.0)), logprobs=script.get("logprobs"))
             elif kind == "server":

@@ -174,3 +174,16 @@ def test_a_failing_question_is_recorded_and_the_run_goes_on(tmp_path):
     rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert [r["error"] for r in rows] == [None, "server down", None]
     assert [r["correct"] for r in rows] == [True, False, True]
+
+
+def test_bad_inputs_give_one_line_errors(tmp_path, capsys):
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text("{not json")
+    cases = [["convert", "leval", str(tmp_path / "missing.jsonl"), "--out", str(tmp_path / "o")],
+             ["convert", "leval", str(broken), "--out", str(tmp_path / "o")],
+             ["report", str(tmp_path / "no-run"), "--out", str(tmp_path / "r.html")],
+             ["run", str(small_dataset(tmp_path, 1)), "--strategy", "elite", "--set", "recall_index=abc", "--out",
+              str(tmp_path / "run")]]
+    for argv in cases:
+        assert bench.main(argv) == 2
+        assert capsys.readouterr().err.strip().startswith("error: ")
