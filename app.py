@@ -1,7 +1,8 @@
 """ELITE Reader, the Gradio app (also a Hugging Face Space's app_file): ``python app.py [--help]``.
 
 Every flag has an ELITE_* environment variable (ELITE_MODEL, ELITE_SERVER, ELITE_MODEL_NAME, ELITE_N_CTX,
-ELITE_SCRIPTED, ELITE_HOSTED, ELITE_ALLOWED_SERVERS, ELITE_MAX_UPLOAD_MB, ELITE_CONCURRENCY, ELITE_PRESET).
+ELITE_SCRIPTED, ELITE_HOSTED, ELITE_ALLOWED_SERVERS, ELITE_MAX_UPLOAD_MB, ELITE_CONCURRENCY, ELITE_PRESET,
+ELITE_CACHE).
 """
 
 from __future__ import annotations
@@ -30,12 +31,14 @@ def parse_args(argv: list[str] | None = None):
                         help="public hosting: no model paths, approved servers only, per-visitor sessions")
     parser.add_argument("--max-upload-mb", type=int, default=config.max_upload_mb)
     parser.add_argument("--concurrency", type=int, default=config.concurrency, help="questions answered at once")
+    parser.add_argument("--cache-dir", default=config.cache_dir,
+                        help="where M-RAG marker stores live (default: ~/.cache/elite-reader)")
     parser.add_argument("--host", default=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"))
     parser.add_argument("--port", type=int, default=int(os.environ.get("GRADIO_SERVER_PORT", "7860")))
     args = parser.parse_args(argv)
     return args, replace(config, model=args.model, server=args.server, model_name=args.model_name, n_ctx=args.n_ctx,
                          scripted=args.scripted, hosted=args.hosted, max_upload_mb=args.max_upload_mb,
-                         concurrency=args.concurrency)
+                         concurrency=args.concurrency, cache_dir=args.cache_dir)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,17 +11,21 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
 import tracemalloc
 from pathlib import Path
 
 import numpy as np
 
-from elite_ui.documents import load_book
-from elite_ui.elite import PRESETS, Elite
-from elite_ui.importance import MiniLMEmbedder
-from elite_ui.llm import LlamaCppLLM
-from elite_ui.retrieval import collect, widen
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from elite_ui.documents import load_book  # noqa: E402
+from elite_ui.elite import PRESETS, Elite  # noqa: E402
+from elite_ui.importance import MiniLMEmbedder  # noqa: E402
+from elite_ui.llm import LlamaCppLLM  # noqa: E402
+from elite_ui.retrieval import collect, widen  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 QUESTIONS = [

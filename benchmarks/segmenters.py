@@ -10,6 +10,7 @@ seconds per MB of sample.
 from __future__ import annotations
 
 import statistics
+import sys
 import time
 from pathlib import Path
 
@@ -17,7 +18,10 @@ import blingfire
 import pysbd
 import syntok.segmenter
 
-from elite_ui.documents import paragraph_spans, repair, sentence_bounds, strip_gutenberg
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from elite_ui.documents import paragraph_spans, repair, sentence_bounds, strip_gutenberg  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 SAMPLE = 40_000

@@ -11,6 +11,8 @@ from .documents import Book, load_book
 from .elite import PRESETS, Elite, with_overrides
 from .errors import EliteError
 from .llm import DEFAULT_CONTEXT, open_llm
+from .mrag import PRESETS as MRAG_PRESETS
+from .mrag import Mrag
 from .parsing import SENTENCE_LABEL
 from .trace import Event, Trace
 
@@ -25,6 +27,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                                         "server's model name")
     parser.add_argument("--server", help="base URL of an OpenAI-compatible server (llama-server, Ollama, vLLM...)")
     parser.add_argument("--model-name", help="model name on the server (same as --model with --server)")
+    parser.add_argument("--strategy", choices=["elite", "mrag"], default="elite",
+                        help="mrag builds the book's marker index first (resumable; stored in ~/.cache/elite-reader)")
     parser.add_argument("--preset", choices=sorted(PRESETS), default="laptop")
     parser.add_argument("--n-ctx", type=int, default=DEFAULT_CONTEXT, help="model context in tokens")
     parser.add_argument("--n-gpu-layers", type=int, default=-1, help="layers offloaded to a GPU (-1: all)")
@@ -70,6 +74,13 @@ def summary_line(event: Event) -> str | None:
         return f"  counting \"{data.phrase}\" in the forms {', '.join(data.forms)}: {data.total}"
     if event.kind == "warning":
         return f"  warning: {data['message']}"
+    if event.kind == "index_progress":
+        eta = f", about {data['eta_seconds'] / 60:.1f} min left" if data["eta_seconds"] is not None else ""
+        return f"  M-RAG index: {data['done']} of {data['total']} windows{eta}"
+    if event.kind == "assembly":
+        by = {m.marker: m for m in data["matches"]}
+        return (f"  M-RAG placed {len(data['placed'])} values ({data['spent']} of {data['budget']} tokens): "
+                + "; ".join(f"{by[n].key[:60]} ({by[n].similarity:.2f})" for n in data["placed"][:5]))
     return None
 
 
@@ -99,12 +110,18 @@ def main(argv: list[str] | None = None) -> int:
               f"loaded in {book.load_seconds:.2f} s", file=sys.stderr)
         llm = open_llm(args.model_name or args.model, server=args.server, n_ctx=args.n_ctx,
                        n_gpu_layers=args.n_gpu_layers, n_threads=args.threads)
-        settings = with_overrides(PRESETS[args.preset], **{k: getattr(args, k) for k in (
-            "recall_index", "neighbor_num", "deep_search_index", "deep_search_num", "voter_num", "iter_max",
-            "importance_samples")})
-        engine = Elite(llm, settings)
         show = None if args.quiet else (lambda e: (line := summary_line(e)) and print(line, file=sys.stderr))
-        trace = engine.run(book, args.question, options, on_event=show)
+        if args.strategy == "mrag":
+            engine = Mrag(llm, MRAG_PRESETS[args.preset])
+            for event in engine.build(book):
+                if show:
+                    show(event)
+            trace = engine.run(book, args.question, options, on_event=show)
+        else:
+            settings = with_overrides(PRESETS[args.preset], **{k: getattr(args, k) for k in (
+                "recall_index", "neighbor_num", "deep_search_index", "deep_search_num", "voter_num", "iter_max",
+                "importance_samples")})
+            trace = Elite(llm, settings).run(book, args.question, options, on_event=show)
     except EliteError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -3,7 +3,9 @@
 - ``elite``: the ELITE loop up to its trimmed evidence;
 - ``vanilla``: the book itself, from the start, cut to the budget;
 - ``embedding``: fixed-size chunks embedded with the embedded MiniLM, best cosine first;
-- ``bm25``: BM25 (bm25s) over the same chunks.
+- ``bm25``: BM25 (bm25s) over the same chunks;
+- ``mrag``: M-RAG's meta-markers (extracted once per book and model into the marker store), keys matched with
+  MiniLM, values placed up to the budget.
 
 Each reports its preparation time and the bytes it would persist (measured by saving its index to disk).
 """
@@ -19,10 +21,13 @@ import numpy as np
 
 from . import prompts
 from .documents import Book
-from .elite import PRESETS, Elite, Settings, with_overrides
+from .elite import PRESETS, Elite, with_overrides
+from .engine import choose
 from .importance import Embed, MiniLMEmbedder
 from .llm import LLM, Request
-from .parsing import clean_answer, parse_choice
+from .mrag import PRESETS as MRAG_PRESETS
+from .mrag import Mrag, MragSettings
+from .parsing import clean_answer
 
 CHUNK_WORDS = 100
 
@@ -79,10 +84,15 @@ def fill(llm: LLM, pieces: list[tuple[int, str]], budget: int) -> str:
 class Strategy:
     name = ""
 
-    def __init__(self, llm: LLM, embed: Embed | None = None, settings: Settings | None = None):
+    def __init__(self, llm: LLM, embed: Embed | None = None, settings=None):
         self.llm = llm
         self.embed = embed or MiniLMEmbedder()
-        self.settings = settings or PRESETS["laptop"]
+        self.settings = settings or self.defaults("laptop")
+
+    @staticmethod
+    def defaults(preset: str):
+        """The settings ``--set`` overrides: ELITE's preset (strategies without settings of their own ignore it)."""
+        return PRESETS[preset]
 
     def prepare(self, book: Book) -> Prepared:
         return Prepared(0.0, 0)
@@ -175,7 +185,35 @@ class BM25(Strategy):
         return Retrieved(context, time.perf_counter() - started)
 
 
-STRATEGIES = {s.name: s for s in (EliteStrategy, Vanilla, Embedding, BM25)}
+class MragStrategy(Strategy):
+    name = "mrag"
+
+    @staticmethod
+    def defaults(preset: str) -> MragSettings:
+        return MRAG_PRESETS[preset]
+
+    def prepare(self, book):
+        engine = Mrag(self.llm, self.settings, embed=self.embed)
+        for _ in engine.build(book):
+            pass
+        started = time.perf_counter()
+        index = engine.index(book)
+        stats = index.stats()
+        return Prepared(stats["extraction_seconds"] + time.perf_counter() - started, stats["store_bytes"], index)
+
+    def retrieve(self, book, prepared, question, options, budget):
+        started = time.perf_counter()
+        engine = Mrag(self.llm, with_overrides(self.settings, budget_tokens=budget), embed=self.embed)
+        trace = engine.run(book, question, options, index=prepared.state, generate=False)
+        assembly = trace.of("assembly")[0].data
+        by_marker = {m.marker: m for m in assembly["matches"]}
+        context = "\n\n".join(by_marker[n].text for n in assembly["placed"])
+        totals = trace.totals()
+        return Retrieved(context, time.perf_counter() - started, totals["llm_calls"], totals["prompt_tokens"],
+                         totals["completion_tokens"], {"markers_placed": len(assembly["placed"])})
+
+
+STRATEGIES = {s.name: s for s in (EliteStrategy, Vanilla, Embedding, BM25, MragStrategy)}
 
 
 @dataclass
@@ -193,10 +231,7 @@ def generate(llm: LLM, question: str, options: dict[str, str] | None, context: s
     messages = prompts.answer(question, options, context or "(nothing found)")
     result = llm.complete(Request("answer", messages, max_tokens=12 if options else max_tokens))
     if options:
-        prediction = parse_choice(result.text, options)
-        if prediction is None:
-            logprobs = llm.choice_logprobs(messages, options)
-            prediction = max(logprobs, key=logprobs.get) if logprobs else ""
+        prediction = choose(llm, messages, result.text, options) or ""
     else:
         prediction = clean_answer(result.text)
     return Generated(prediction, time.perf_counter() - started, 1, result.prompt_tokens, result.completion_tokens)

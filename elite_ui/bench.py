@@ -24,7 +24,7 @@ from tqdm import tqdm
 from . import datasets
 from .baselines import STRATEGIES, Generated, Prepared, Retrieved, generate
 from .documents import Book, load_book
-from .elite import PRESETS, Settings, with_overrides
+from .elite import PRESETS, with_overrides
 from .errors import EliteError
 from .importance import Embed
 from .llm import DEFAULT_CONTEXT, LLM, open_llm
@@ -97,9 +97,10 @@ def run(args: argparse.Namespace, llm: LLM | None = None, embed: Embed | None = 
     results = out / "results.jsonl"
     finished = done_ids(results)
     todo = [q for q in questions if q.id not in finished]
-    settings = with_setting_overrides(PRESETS[args.preset], args.set)
+    kind = STRATEGIES[args.strategy]
+    settings = with_setting_overrides(kind.defaults(args.preset), args.set)
     llm = llm or open_llm(args.model_name or args.model, server=args.server, n_ctx=args.n_ctx)
-    strategy = STRATEGIES[args.strategy](llm, embed, settings)
+    strategy = kind(llm, embed, settings)
     prepared: dict[str, Prepared] = {}
     books: dict[str, Book] = {}
 
@@ -145,7 +146,7 @@ def run(args: argparse.Namespace, llm: LLM | None = None, embed: Embed | None = 
     return out
 
 
-def with_setting_overrides(settings: Settings, items: list[str]) -> Settings:
+def with_setting_overrides(settings, items: list[str]):
     """``settings`` with NAME=VALUE overrides, each value read as its field's type."""
     changes = {}
     for item in items:
@@ -241,7 +242,8 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--n-ctx", type=int, default=DEFAULT_CONTEXT)
     r.add_argument("--preset", choices=sorted(PRESETS), default="laptop", help="ELITE's settings")
     r.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
-                   help="override one of ELITE's settings, e.g. --set trim=false --set recall_index=25")
+                   help="override one of the strategy's settings (ELITE's or M-RAG's), e.g. --set trim=false "
+                        "--set recall_index=25 --set order=similarity")
     r.add_argument("--budget", type=int, default=1000, help="context tokens given to the generator")
     r.add_argument("--limit", type=int, default=0)
     r.add_argument("--shuffle", action="store_true", help="take a seeded random sample instead of the first N")

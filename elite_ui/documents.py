@@ -23,6 +23,8 @@ from .errors import BookError
 from .lexicon import WORD
 
 MAX_BYTES = 20 * 1024 * 1024
+MAX_UNPACKED = 256 * 1024 * 1024
+"""An epub whose members unpack to more than this (a zip bomb) is refused before anything is unpacked."""
 FORMATS = (".txt", ".epub", ".pdf")
 
 CHAPTER_HEADING = re.compile(
@@ -204,7 +206,10 @@ def decode(data: bytes, name: str) -> str:
     """Bytes to text: UTF-8 (with or without BOM) first, else the encoding charset-normalizer detects."""
     head = data[:8192]
     if b"\x00" in head and not head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise BookError(f"{name} looks like a binary file, not text.")
+        wide = utf16_without_bom(data)
+        if wide is None:
+            raise BookError(f"{name} looks like a binary file, not text.")
+        return wide
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -215,6 +220,18 @@ def decode(data: bytes, name: str) -> str:
     if best is None:
         raise BookError(f"{name}: the text encoding could not be recognised.")
     return str(best).lstrip("\ufeff")
+
+
+def utf16_without_bom(data: bytes) -> str | None:
+    """UTF-16 text saved without a byte-order mark (zero bytes at every other position), or None."""
+    head = data[:8192]
+    for offset, codec in ((1, "utf-16-le"), (0, "utf-16-be")):
+        if len(head) >= 2 and head[offset::2].count(0) > 0.7 * (len(head) // 2) and len(data) % 2 == 0:
+            try:
+                return data.decode(codec)
+            except UnicodeDecodeError:
+                return None
+    return None
 
 
 def repair(text: str) -> str:
@@ -311,9 +328,13 @@ def read_txt(data: bytes, name: str) -> Draft:
 
 def html_blocks(html: bytes) -> list[str]:
     """Text of the block elements of an XHTML document, in order, scripts and styles removed."""
-    from bs4 import BeautifulSoup
+    import warnings
 
-    soup = BeautifulSoup(html, "lxml")
+    from bs4 import BeautifulSoup, XMLParsedAsHTMLWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", XMLParsedAsHTMLWarning)  # XHTML read leniently as HTML, on purpose
+        soup = BeautifulSoup(html, "lxml")
     for tag in soup(["script", "style", "head"]):
         tag.decompose()
     blocks = soup.find_all(["p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "blockquote", "pre"])
@@ -330,8 +351,15 @@ def read_epub(data: bytes, name: str) -> Draft:
     from ebooklib import epub
 
     try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            unpacked = sum(info.file_size for info in archive.infolist())
+    except Exception as exc:  # zipfile raises BadZipFile, NotImplementedError, struct.error, EOFError...
+        raise BookError(f"{name} is not a readable EPUB file ({type(exc).__name__}).") from None
+    if unpacked > MAX_UNPACKED:
+        raise BookError(f"{name} unpacks to {unpacked / 2**20:,.0f} MB, far more than any book; it was refused.")
+    try:
         book = epub.read_epub(io.BytesIO(data), options={"ignore_ncx": True})
-    except (zipfile.BadZipFile, KeyError, ValueError, AttributeError, TypeError, epub.EpubException) as exc:
+    except Exception as exc:  # ebooklib lets zipfile, lxml and its own errors through, of many types
         raise BookError(f"{name} is not a readable EPUB file ({type(exc).__name__}).") from None
     titles = {}
     for link in flatten_toc(book.toc):
@@ -388,9 +416,16 @@ def read_pdf(data: bytes, name: str) -> Draft:
         raise BookError(f"{name} is not a readable PDF file ({type(exc).__name__}).") from None
     if doc.needs_pass:
         raise BookError(f"{name} is encrypted; open it with its password and save an unprotected copy.")
-    pages = [page.get_text("text") for page in doc]
-    meta = doc.metadata or {}
-    toc = doc.get_toc(simple=True)
+    pages = []
+    for number in range(doc.page_count):
+        try:
+            pages.append(doc.load_page(number).get_text("text"))
+        except Exception:  # a damaged page is skipped; the rest of the book still loads
+            pages.append("")
+    try:
+        meta, toc = doc.metadata or {}, doc.get_toc(simple=True)
+    except Exception:  # a damaged outline or info dictionary costs only the chapter titles
+        meta, toc = {}, []
     doc.close()
     pages = drop_running_lines(pages)
     parts: list[str] = []
@@ -415,7 +450,8 @@ def read_pdf(data: bytes, name: str) -> Draft:
 
 
 def drop_running_lines(pages: list[str]) -> list[str]:
-    """Remove running headers and footers: first/last lines that recur, digits aside, on many pages."""
+    """Remove running headers and footers: first/last lines that recur, digits aside, on many pages (unless that
+    would leave no text at all: pages that are all alike)."""
     if len(pages) < 3:
         return pages
 
@@ -433,7 +469,7 @@ def drop_running_lines(pages: list[str]) -> list[str]:
         nonblank = [i for i, ln in enumerate(lines) if ln.strip()]
         edge = set(nonblank[:2] + nonblank[-2:])
         out.append("\n".join(ln for i, ln in enumerate(lines) if not (i in edge and key(ln) in running)))
-    return out
+    return out if any(WORD.search(page) for page in out) else pages
 
 
 def sentence_bounds(text: str, paragraphs: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:

@@ -11,7 +11,7 @@ import re
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, replace
 
 import numpy as np
@@ -19,13 +19,13 @@ import numpy as np
 from . import prompts
 from .counting import QUOTED, count, fallback_phrase, is_counting
 from .documents import Book
-from .errors import EliteError, ModelError, QuestionError
-from .importance import Embed, MiniLMEmbedder, kl_divergence, noise_levels, perturb, similarity_importance
-from .lexicon import content_words, forms, words
-from .llm import LLM, Request
+from .engine import Engine
+from .importance import Embed, kl_divergence, noise_levels, perturb, similarity_importance
+from .lexicon import NAME, content_words, forms, words
+from .llm import LLM
 from .parsing import clean_answer, parse_choice, parse_sentence_ids, parse_terms, parse_verdict
 from .retrieval import collect, widen
-from .trace import Answer, Chunk, Citation, Event, Hit, LLMCall, Sample, Term, Trace, Verdict
+from .trace import Answer, Chunk, Citation, Event, Hit, Sample, Term, Verdict
 
 
 @dataclass(frozen=True)
@@ -76,34 +76,12 @@ trimming is off because SmolLM2-135M's picks dropped most of the evidence (Fairy
 trimming, 0.66 without, 0.70 with the question's words too; see the README's benchmark)."""
 
 
-class Cancelled(EliteError):
-    """The user stopped the question."""
-
-
-class Elite:
+class Elite(Engine):
     """Answers questions about a book with the ELITE method, reporting every stage as an event."""
 
-    def __init__(
-        self,
-        llm: LLM,
-        settings: Settings | None = None,
-        *,
-        embed: Embed | None = None,
-        cancel: threading.Event | None = None,
-    ):
-        self.llm = llm
-        self.settings = settings or Settings()
-        self.embed = embed or MiniLMEmbedder()
-        self.cancel = cancel or threading.Event()
-
-    def run(self, book: Book, question: str, options: dict[str, str] | None = None,
-            on_event: Callable[[Event], None] | None = None, *, generate: bool = True) -> Trace:
-        trace = Trace(question)
-        for event in self.ask(book, question, options, generate=generate):
-            trace.add(event)
-            if on_event:
-                on_event(event)
-        return trace
+    def __init__(self, llm: LLM, settings: Settings | None = None, *, embed: Embed | None = None,
+                 cancel: threading.Event | None = None):
+        super().__init__(llm, settings or Settings(), embed=embed, cancel=cancel)
 
     def ask(self, book: Book, question: str, options: dict[str, str] | None = None, *,
             generate: bool = True) -> Iterator[Event]:
@@ -115,57 +93,13 @@ class Elite:
         started = time.perf_counter()
         s = self.settings
         yield Event("start", 0, {"question": question, "options": options, "settings": asdict(s),
-                                 "book": book.summary(), "model": self.llm.name})
+                                 "book": book.summary(), "model": self.llm.name, "strategy": "elite"})
         if is_counting(question):
             answer = yield from self.counting(book, question, options)
         else:
             answer = yield from self.explore(book, question, options, generate)
         yield Event("answer", 0, answer)
         yield Event("done", 0, {"seconds": round(time.perf_counter() - started, 3)})
-
-    def check_question(self, question: str) -> None:
-        if not question or not words(question):
-            raise QuestionError("the question is empty; type a question about the book.")
-        if len(question) > self.settings.max_question_chars:
-            raise QuestionError(f"the question is {len(question)} characters long; the limit is "
-                                f"{self.settings.max_question_chars}.")
-        if self.llm.count_tokens(question) > self.llm.n_ctx // 4:
-            raise QuestionError("the question is too long for the model's context; shorten it.")
-
-    def call(self, purpose: str, messages: list[dict[str, str]], iteration: int, *, max_tokens: int = 96,
-             temperature: float = 0.0, seed: int | None = None, stream: bool = False):
-        """One LLM call, yielded as an ``llm_call`` event; returns the reply text. With ``stream``, the reply is
-        also yielded piece by piece as ``answer_delta`` events while it is written."""
-        if self.cancel.is_set():
-            raise Cancelled("stopped.")
-        request = Request(purpose, messages, max_tokens=max_tokens, temperature=temperature,
-                          seed=self.settings.seed if seed is None else seed)
-        try:
-            if stream:
-                result = yield from self.relay(self.llm.stream(request), iteration)
-            else:
-                result = self.llm.complete(request)
-        except EliteError:
-            raise
-        except Exception as exc:  # a backend's own failure becomes one sentence for the user
-            raise ModelError(f"the model failed while {purpose.replace('_', ' ')}: {exc}") from exc
-        prompt = "\n\n".join(f"[{m['role']}]\n{m['content']}" for m in messages)
-        yield Event("llm_call", iteration, LLMCall(purpose, prompt, result.text, result.prompt_tokens,
-                                                    result.cached_tokens, result.completion_tokens,
-                                                    round(result.seconds, 4), result.finish_reason))
-        return result.text
-
-    def relay(self, pieces, iteration: int):
-        """Pass a backend's stream on as ``answer_delta`` events, stopping early if the user stops."""
-        while True:
-            try:
-                piece = next(pieces)
-            except StopIteration as finished:
-                return finished.value
-            if self.cancel.is_set():
-                pieces.close()
-                raise Cancelled("stopped.")
-            yield Event("answer_delta", iteration, {"text": piece})
 
     def counting(self, book: Book, question: str, options: dict[str, str] | None):
         reply = yield from self.call("count_phrase", prompts.count_phrase(question), 1, max_tokens=16)
@@ -320,11 +254,6 @@ class Elite:
             blocks.append(block)
         return "\n".join(blocks) or "(nothing found)"
 
-    def fit(self, text: str, tokens: int) -> str:
-        """``text`` cut to about ``tokens`` tokens (a chunk of giant sentences must still fit the context)."""
-        cost = self.llm.count_tokens(text)
-        return text if cost <= tokens else text[: len(text) * tokens // cost]
-
     def budgeted_sentences(self, book: Book, sentence_ids: list[int]) -> list[int]:
         budget = self.settings.evidence_tokens
         kept = []
@@ -414,9 +343,6 @@ def counting_phrase(question: str, proposed: list[str], book: Book) -> tuple[str
     if proposed and len(words(proposed[0])) <= 4 and set(words(proposed[0])) <= asked:
         return proposed[0], "model"
     return fallback_phrase(question, book), "question"
-
-
-NAME = re.compile(r"(?<![.!?\"“‘]\s)(?<!^)\b[A-Z][a-z]{2,}\b", re.M)
 
 
 def salient_words(book: Book, text: str, known: set[str]) -> list[str]:

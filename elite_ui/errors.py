@@ -15,3 +15,7 @@ class ModelError(EliteError):
 
 class QuestionError(EliteError):
     """The question cannot be asked (empty, or too long for the model's context)."""
+
+
+class Cancelled(EliteError):
+    """The user stopped the question (or the index being built)."""

@@ -11,6 +11,12 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 WORD = re.compile(r"[^\W_]+")
 """A word is a run of letters and digits; apostrophes and hyphens split words ("don't" -> don, t)."""
 
+NAME = re.compile(r"(?<![.!?\"“‘]\s)(?<!^)\b[A-Z][a-z]{2,}\b", re.M)
+"""A capitalised word that does not open a sentence: most likely a name."""
+NUMBER = re.compile(r"\b(?:\d[\d,.]*\d|\d|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|"
+                    r"thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million)\b", re.I)
+"""A number, in digits or in words."""
+
 STOPWORDS = frozenset(ENGLISH_STOP_WORDS) | {"did", "does", "doing", "s", "t", "d", "ll", "ve", "re", "m"}
 
 

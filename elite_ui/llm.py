@@ -12,14 +12,17 @@ import json
 import math
 import os
 import re
+import threading
 import time
 from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import ModelError, QuestionError
+from .errors import Cancelled, ModelError, QuestionError
 
 DEFAULT_CONTEXT = 8192
+PREFILL_SLICE = 128
+"""Prompt tokens llama.cpp reads between two checks of the cancel flag (about a second on a laptop CPU)."""
 
 
 @dataclass
@@ -32,6 +35,8 @@ class Request:
     temperature: float = 0.0
     stop: tuple[str, ...] = ()
     seed: int | None = None
+    cancel: threading.Event | None = None
+    """Set by the user to stop: a backend that can checks it while reading the prompt and between tokens."""
 
 
 @dataclass
@@ -173,10 +178,23 @@ class LlamaCppLLM(LLM):
             cached += 1
         return cached
 
+    def prefill(self, tokens: list[int], cancel: threading.Event | None) -> None:
+        """Read the prompt's uncached tokens (all but the last, which generation reads) a slice at a time, so
+        a stop lands within a slice instead of after a long prompt."""
+        keep = self.cached_prefix(tokens)
+        if cancel is None or keep >= len(tokens) - 1:
+            return
+        self.llama.n_tokens = keep
+        for start in range(keep, len(tokens) - 1, PREFILL_SLICE):
+            if cancel.is_set():
+                raise Cancelled("stopped.")
+            self.llama.eval(tokens[start : min(start + PREFILL_SLICE, len(tokens) - 1)])
+
     def generate(self, request: Request, stream: bool):
         prompt, stop = self.format(request.messages)
         tokens = self.tokens(prompt)
         cached = self.cached_prefix(tokens)
+        self.prefill(tokens, request.cancel)
         out = self.llama.create_completion(
             prompt=tokens,
             max_tokens=request.max_tokens,
@@ -193,6 +211,9 @@ class LlamaCppLLM(LLM):
         chunks, prompt_tokens, cached = self.generate(request, stream=True)
         pieces, finish = [], "stop"
         for chunk in chunks:
+            if request.cancel is not None and request.cancel.is_set():
+                chunks.close()
+                raise Cancelled("stopped.")
             choice = chunk["choices"][0]
             if choice["text"]:
                 pieces.append(choice["text"])
@@ -202,15 +223,13 @@ class LlamaCppLLM(LLM):
         return Completion(text, prompt_tokens, cached, len(self.tokens(text)) if text else 0, finish_reason=finish)
 
     def _complete(self, request: Request) -> Completion:
-        out, _, cached = self.generate(request, stream=False)
-        usage = out["usage"]
-        return Completion(
-            text=out["choices"][0]["text"],
-            prompt_tokens=usage["prompt_tokens"],
-            cached_tokens=min(cached, usage["prompt_tokens"]),
-            completion_tokens=usage["completion_tokens"],
-            finish_reason=out["choices"][0].get("finish_reason") or "stop",
-        )
+        """The stream read to its end, so that a stop is seen between tokens."""
+        pieces = self._stream(request)
+        while True:
+            try:
+                next(pieces)
+            except StopIteration as finished:
+                return finished.value
 
     def choice_logprobs(self, messages: list[dict[str, str]], choices: Iterable[str]) -> dict[str, float] | None:
         """Reads the last position's logits directly, so no ``logits_all`` memory is needed."""

@@ -83,11 +83,31 @@ def parse_sentence_ids(text: str) -> list[int]:
     return list(dict.fromkeys(int(m) for m in SENTENCE_LABEL.findall(text)))
 
 
+LOOP_WORDS = 12
+"""Longest run of words :func:`cut_loop` looks for repeated back to back."""
+
+
+def cut_loop(text: str) -> str:
+    """``text`` up to where a run of 1 to LOOP_WORDS words starts repeating a third time in a row
+    ("and then she walked again and then she walked again and then...")."""
+    spans = [m.span() for m in re.finditer(r"\S+", text)]
+    tokens = [text[a:b].lower() for a, b in spans]
+    cut = len(tokens)
+    for size in range(1, LOOP_WORDS + 1):
+        for start in range(0, min(cut, len(tokens) - 3 * size + 1)):
+            run = tokens[start : start + size]
+            if run == tokens[start + size : start + 2 * size] == tokens[start + 2 * size : start + 3 * size]:
+                cut = min(cut, start + size)
+                break
+    return text if cut == len(tokens) else text[: spans[cut - 1][1]]
+
+
 def clean_answer(text: str) -> str:
-    """Cut a reply where the model starts repeating itself (a sentence or line it already wrote)."""
+    """Cut a reply where the model starts repeating itself: a sentence or line it already wrote, or a run of
+    words looping back to back."""
     seen: set[str] = set()
     kept: list[str] = []
-    for piece in re.split(r"(?<=[.!?])\s+|\n+", text.strip()):
+    for piece in re.split(r"(?<=[.!?])\s+|\n+", cut_loop(text.strip())):
         key = " ".join(piece.lower().split())
         if not key:
             continue

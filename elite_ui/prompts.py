@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 SYSTEM = "You are a careful reading assistant. You answer questions about a novel using only passages from it."
 
 
@@ -74,3 +76,41 @@ def answer(question: str, options: dict[str, str] | None, evidence: str) -> list
         tail = ("Answer in one or two sentences. After each fact, put the label of the sentence it comes from "
                 "in square brackets.")
     return messages(f"Question: {question}{options_block(options)}\n\nPassages from the book:\n{evidence}\n\n{tail}")
+
+
+MARKER_SYSTEM = "You build a search index of a novel."
+MARKER_TASK = (
+    'Turn the paragraphs into meta-markers for a search index: a JSON list of objects with "key" (a detailed '
+    'question about one narrow piece of content), "value" (a self-contained passage of 200-300 words keeping every '
+    'detail of that content: names, places, numbers, events) and "paragraphs" (the numbers of the paragraphs it '
+    "comes from). Cover every paragraph. Reply with the JSON list only."
+)
+MARKER_EXAMPLE_TEXT = (
+    "[1] Mr. Hale left the church at Helstone after forty years, and the family moved north to Milton, a town of "
+    "cotton mills.\n\n[2] In Milton, Margaret met Mr. Thornton, the mill owner, who had started work at thirteen "
+    "to pay his father's debts."
+)
+MARKER_EXAMPLE = [
+    {"key": "Why did the Hale family move to Milton?",
+     "value": "Mr. Hale left his church at Helstone after forty years, so the family moved north to Milton, a town "
+              "of cotton mills.", "paragraphs": [1]},
+    {"key": "Who is Mr. Thornton and how did he begin working?",
+     "value": "Mr. Thornton is a mill owner in Milton whom Margaret meets. He started work at thirteen to pay his "
+              "father's debts.", "paragraphs": [2]},
+]
+"""The few-shot example (invented, so copies of it are easy to spot and drop)."""
+
+
+def markers(listing: str, few_shot: bool) -> list[dict[str, str]]:
+    """M-RAG extraction: numbered paragraphs in, a JSON list of key/value/paragraphs markers out."""
+    example = (f"\n\nExample paragraphs:\n{MARKER_EXAMPLE_TEXT}\n\nExample markers:\n"
+               f"{json.dumps(MARKER_EXAMPLE, indent=1)}" if few_shot else "")
+    return [{"role": "system", "content": MARKER_SYSTEM},
+            {"role": "user", "content": f"{MARKER_TASK}{example}\n\nParagraphs:\n{listing}\n\nMarkers:"}]
+
+
+def supported(passage: str, statement: str) -> list[dict[str, str]]:
+    return messages(
+        f"Passage:\n{passage}\n\nStatement: {statement}\n\nIs every fact in the statement stated in the passage? "
+        "Reply yes or no, then give the reason in one line."
+    )

@@ -35,8 +35,9 @@ def book_card(book: Book) -> str:
             f"loaded in {s['load_seconds']:.2f} s</div>")
 
 
-def cite_link(book: Book, sid: int) -> str:
-    label = book.sentence(sid).citation if 0 <= sid < len(book) else f"S{sid}"
+def cite_link(book: Book, sid: int, label: str | None = None) -> str:
+    """A link that opens the reader at sentence ``sid``, shown as its citation (or ``label``)."""
+    label = label or (book.sentence(sid).citation if 0 <= sid < len(book) else f"S{sid}")
     return f"<a href='#S{sid}' class='cite' data-sid='{sid}'>[{esc(label)}]</a>"
 
 
@@ -123,8 +124,16 @@ def stage_costs(calls) -> str:
             f"<th>time</th></tr>{rows}</table>")
 
 
+def strategy(events: list[Event]) -> str:
+    starts = [e.data for e in events if e.kind == "start"]
+    return starts[0].get("strategy", "elite") if starts else "elite"
+
+
 def trace_html(book: Book, events: list[Event]) -> str:
-    """The trace panel: one collapsible block per iteration, then the organised evidence and totals."""
+    """The trace panel: one collapsible block per iteration, then the organised evidence and totals
+    (for M-RAG: the index, the matched keys and the values placed against the budget)."""
+    if strategy(events) == "mrag":
+        return mrag_html(book, events)
     by = grouped(events)
     parts = ["<div class='trace'>"]
     tried: set[str] = set()
@@ -170,11 +179,92 @@ def trace_html(book: Book, events: list[Event]) -> str:
         if answer.vote_shares:
             parts.append("<div class='votes'><b>Votes</b> " + " ".join(
                 f"<span class='vote'>{esc(k)}: {v:.0%}</span>" for k, v in answer.vote_shares.items()) + "</div>")
-    if finals["done"]:
-        t = Trace("", list(events)).totals()
-        parts.append(f"<div class='totals'>{t['iterations']} iteration(s) · {t['llm_calls']} LLM calls · "
-                     f"{t['evaluated_tokens']:,} prompt tokens evaluated ({t['cached_tokens']:,} reused) · "
-                     f"{t['completion_tokens']:,} generated · {t.get('seconds', 0):.1f} s</div>")
+    parts.append(totals_line(events))
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def totals_line(events: list[Event]) -> str:
+    if not any(e.kind == "done" for e in events):
+        return ""
+    t = Trace("", list(events)).totals()
+    return (f"<div class='totals'>{t['iterations']} iteration(s) · {t['llm_calls']} LLM calls · "
+            f"{t['evaluated_tokens']:,} prompt tokens evaluated ({t['cached_tokens']:,} reused) · "
+            f"{t['completion_tokens']:,} generated · {t.get('seconds', 0):.1f} s</div>")
+
+
+def pct(value: float | None) -> str:
+    return "—" if value is None else f"{value:.0%}"
+
+
+def index_card(stats: dict) -> str:
+    """One line on a marker index: its size, coverage, fallback and the fidelity audit."""
+    return (f"<div class='index-card'><b>M-RAG index</b> {stats['markers']:,} markers ({stats['model_markers']:,} "
+            f"written by the model, {stats['chunk_markers']:,} chunk fallbacks) over {stats['paragraphs']:,} "
+            f"paragraphs · coverage {pct(stats['coverage'])} (first call {pct(stats['coverage_first'])}) · "
+            f"fallback {pct(stats['fallback_rate'])} · audit: support {pct(stats['support_rate'])}, names "
+            f"{pct(stats['name_support'])}, numbers {pct(stats['number_support'])}, flagged "
+            f"{pct(stats['flagged_share'])} · store {stats['store_bytes'] / 1024:,.0f} KB "
+            f"({stats['storage_expansion']}x the book)</div>")
+
+
+def build_progress(data: dict) -> str:
+    """Extraction progress: windows done and left, resumed ones, and the time left at this run's pace."""
+    left = "" if data.get("eta_seconds") is None else f" · about {data['eta_seconds'] / 60:.1f} min left"
+    resumed = f" ({data['resumed']} from an earlier run)" if data.get("resumed") else ""
+    return (f"<div class='index-progress'>Extracting markers: {data['done']} of {data['total']} windows done"
+            f"{resumed}, {data['left']} left · {data['seconds'] / 60:.1f} min so far{left}"
+            f"<progress value='{data['done']}' max='{max(data['total'], 1)}'></progress></div>")
+
+
+def audit_badge(match) -> str:
+    if match.source == "chunk":
+        return "<span class='audit chunk' title='the paragraph itself (fallback)'>chunk</span>"
+    verdict = "flagged" if match.flagged else "supported"
+    return (f"<span class='audit {verdict}' title='share of the value&#39;s words found in its paragraphs'>"
+            f"{verdict} {match.support:.0%}</span>")
+
+
+def budget_bar(placed, budget: int) -> str:
+    segments = "".join(
+        f"<span class='seg {'flagged' if m.flagged else m.source}' style='width:{100 * m.tokens / max(budget, 1):.2f}%'"
+        f" title='{esc(f'M{m.marker}: {m.key[:80]} ({m.tokens} tokens)')}'></span>" for m in placed)
+    return f"<div class='budget-bar'>{segments}</div>"
+
+
+def mrag_html(book: Book, events: list[Event]) -> str:
+    """M-RAG's trace: the index, every matched key with its similarity, audit and cited paragraphs (one click
+    to the reader), the values placed in the context against the budget bar, model audits and costs."""
+    parts = ["<div class='trace mrag'>"]
+    for start in (e.data for e in events if e.kind == "start"):
+        parts.append(index_card(start["index"]))
+    audits = {e.data["marker"]: e.data for e in events if e.kind == "audit"}
+    for assembly in (e.data for e in events if e.kind == "assembly"):
+        by = {m.marker: m for m in assembly["matches"]}
+        placed = [by[n] for n in assembly["placed"]]
+        parts.append(f"<div class='budget'><b>Context</b> {len(placed)} values, {assembly['spent']:,} of "
+                     f"{assembly['budget']:,} tokens, ordered by {esc(assembly['order'])} · key matching "
+                     f"{assembly['seconds'] * 1000:.1f} ms{budget_bar(placed, assembly['budget'])}</div>")
+        rows = []
+        for m in assembly["matches"]:
+            links = " ".join(cite_link(book, sid, f"P{p}") for p, sid in zip(m.paragraphs, m.anchors))
+            value = (f"<details><summary>{'paragraphs placed (flagged value replaced)' if m.replaced else 'value'}"
+                     f"</summary>{esc(m.text)}</details>" if m.placed else "")
+            checked = audits.get(m.marker)
+            if checked:
+                value += "<div class='statements'>" + "".join(
+                    f"<div class='verdict {'yes' if v['supported'] else 'no'}'>"
+                    f"{'supported' if v['supported'] else 'not supported'}: {esc(v['statement'])}</div>"
+                    for v in checked["statements"]) + "</div>"
+            key = m.key if m.source == "model" or len(m.key) <= 160 else m.key[:160] + "…"
+            rows.append(f"<tr class='key {'placed' if m.placed else 'unplaced'}'><td>{m.rank}</td>"
+                        f"<td>{m.similarity:.3f}</td><td>{esc(key)}{value}</td>"
+                        f"<td>{'placed' if m.placed else '—'}</td><td>{m.tokens}</td><td>{links}</td>"
+                        f"<td>{audit_badge(m)}</td></tr>")
+        parts.append("<table class='keys'><tr><th>#</th><th>similarity</th><th>key</th><th>context</th>"
+                     f"<th>tokens</th><th>paragraphs</th><th>audit</th></tr>{''.join(rows)}</table>")
+    parts.append(stage_costs([e.data for e in events if e.kind == "llm_call"]))
+    parts.append(totals_line(events))
     parts.append("</div>")
     return "".join(parts)
 
@@ -208,7 +298,10 @@ def count_block(book: Book, count) -> str:
 
 
 def importance_figure(events: list[Event]) -> go.Figure:
-    """Bars: the importance of each scored chunk, by iteration; hovering shows its samples."""
+    """Bars: the importance of each scored chunk, by iteration; hovering shows its samples. For M-RAG: the
+    similarity of each matched key, placed values in colour."""
+    if strategy(events) == "mrag":
+        return similarity_figure(events)
     fig = go.Figure()
     by = grouped(events)
     for iteration in sorted(i for i in by if by[i]["importance"]):
@@ -222,6 +315,18 @@ def importance_figure(events: list[Event]) -> go.Figure:
         )
     fig.update_layout(title="Importance of each chunk", yaxis_title="importance (1 − mean similarity)",
                       yaxis_range=[0, 1], height=280, margin=dict(l=40, r=10, t=40, b=40), barmode="group")
+    return fig
+
+
+def similarity_figure(events: list[Event]) -> go.Figure:
+    fig = go.Figure()
+    for assembly in (e.data for e in events if e.kind == "assembly"):
+        matches = assembly["matches"]
+        fig.add_bar(x=[f"#{m.rank}" for m in matches], y=[m.similarity for m in matches],
+                    marker_color=["#2563eb" if m.placed else "#cbd5e1" for m in matches],
+                    hovertext=[esc(m.key[:100]) for m in matches], name="keys")
+    fig.update_layout(title="Similarity of the best keys (blue: value placed)", yaxis_title="cosine similarity",
+                      height=280, margin=dict(l=40, r=10, t=40, b=40), showlegend=False)
     return fig
 
 
@@ -240,11 +345,13 @@ def book_map(book: Book, events: list[Event]) -> go.Figure:
     for iteration in sorted(i for i in by if i > 0):
         hits = [h for c in by[iteration]["collection"] for h in c["hits"]]
         found = [o for c in by[iteration]["count"] for o in c.occurrences]
-        xs = [h.sentence_id for h in hits] + [o.sentence_id for o in found]
+        placed = [m for a in by[iteration]["assembly"] for m in a["matches"] if m.placed]
+        xs = [h.sentence_id for h in hits] + [o.sentence_id for o in found] + [m.anchors[0] for m in placed]
         if not xs:
             continue
         text = [f"S{h.sentence_id} ch. {h.chapter + 1}: {esc(h.text[:80])}" for h in hits]
         text += [f"S{o.sentence_id} ch. {o.chapter + 1}: {esc(o.matched)}" for o in found]
+        text += [f"P{m.paragraphs[0]}: {esc(m.key[:80])}" for m in placed]
         fig.add_scatter(x=xs, y=[iteration] * len(xs), mode="markers", name=f"iteration {iteration}",
                         hovertext=text, hoverinfo="text", marker=dict(size=9, symbol="line-ns-open"))
     fig.update_layout(title="Where the hits fall in the book", height=220, xaxis_title="sentence (chapters marked)",
@@ -304,6 +411,12 @@ def markdown_export(book: Book, trace: Trace) -> str:
                          f": {data.reason}")
         elif event.kind == "count":
             lines.append(f"- Counted “{data.phrase}” ({', '.join(data.forms)}): {data.total}")
+        elif event.kind == "assembly":
+            by = {m.marker: m for m in data["matches"]}
+            lines.append(f"- M-RAG placed {len(data['placed'])} values ({data['spent']} of {data['budget']} tokens, "
+                         f"by {data['order']}): " + "; ".join(
+                             f"“{by[n].key}” (similarity {by[n].similarity:.2f}, paragraphs "
+                             f"{', '.join(f'P{p}' for p in by[n].paragraphs)})" for n in data["placed"]))
     totals = trace.totals()
     lines += ["", "```json", json.dumps({k: v for k, v in totals.items() if k != "llm_seconds_by_purpose"}), "```"]
     return "\n".join(lines) + "\n"

@@ -130,7 +130,8 @@ class Answer:
 @dataclass
 class Event:
     """One step of the trace. ``kind``: start, terms, collection, chunks, importance, judge, exploration, trim,
-    count, llm_call, answer_delta (a piece of the answer as it is written), warning, answer, done."""
+    count, llm_call, answer_delta (a piece of a reply as it is written), warning, answer, done; M-RAG adds
+    assembly and audit to a question, and window and index_progress to building its index."""
 
     kind: str
     iteration: int

@@ -19,10 +19,13 @@ import gradio as gr
 
 from . import render
 from .documents import Book, load_book
-from .elite import PRESETS, Elite, Settings
+from .elite import PRESETS, Elite, Settings, with_overrides
+from .engine import Cancelled
 from .errors import EliteError, ModelError
 from .importance import Embed, MiniLMEmbedder
 from .llm import LLM, ScriptedLLM, open_llm
+from .mrag import ORDERS, MarkerIndex, Mrag, MragSettings
+from .mrag import PRESETS as MRAG_PRESETS
 from .trace import Trace
 
 MILESTONES = {"terms", "collection", "count", "judge", "exploration", "answer", "done"}
@@ -52,6 +55,8 @@ class Config:
     max_upload_mb: int = 20
     concurrency: int = 1
     preset: str = "laptop"
+    cache_dir: str | None = None
+    """Where M-RAG marker stores live (None: $ELITE_CACHE or ~/.cache/elite-reader)."""
 
 
 class Model:
@@ -105,6 +110,7 @@ class Session:
         self.book: Book | None = None
         self.turns: list[dict] = []
         self.traces: list[Trace] = []
+        self.indexes: dict[str, MarkerIndex] = {}
         self.cancel = threading.Event()
 
     def __deepcopy__(self, memo):
@@ -135,6 +141,11 @@ CSS = """
 .warning {color: #9a3412;} .imp {margin-right: 8px;}
 .reader p {margin: 0 0 8px 0;} .reader .where {font-weight: bold; margin-bottom: 6px;}
 .iteration summary {font-weight: bold; cursor: pointer;}
+.budget-bar {display: flex; height: 14px; background: #f1f5f9; border: 1px solid #cbd5e1; margin: 4px 0;}
+.budget-bar .seg {height: 100%; border-right: 1px solid #fff;} .seg.model {background: #2563eb;}
+.seg.chunk {background: #64748b;} .seg.flagged {background: #f97316;}
+.audit {padding: 0 6px; border-radius: 8px; font-size: 0.85em;} .audit.supported {background: #dcfce7;}
+.audit.flagged {background: #ffedd5;} .audit.chunk {background: #e2e8f0;} tr.key.unplaced {opacity: 0.7;}
 """
 
 HEAD = """
@@ -161,6 +172,12 @@ def settings_from(values: list) -> Settings:
     return Settings(**base)
 
 
+def mrag_settings(preset: str, order: str, budget, few_shot, audit_llm, replace_flagged) -> MragSettings:
+    """M-RAG settings from its panel: the preset's extraction settings with the reader's choices."""
+    return with_overrides(MRAG_PRESETS[preset], order=order, budget_tokens=int(budget), few_shot=bool(few_shot),
+                          audit_llm=bool(audit_llm), replace_flagged=bool(replace_flagged))
+
+
 def export(session: Session, kind: str) -> str | None:
     """Write the last question's trace as Markdown or JSON; the file name comes from a hash, never user input."""
     if not session.traces or session.book is None:
@@ -177,7 +194,7 @@ def export(session: Session, kind: str) -> str | None:
 def build(config: Config, model: Model | None = None) -> gr.Blocks:
     """The page. ``model`` is loaded by the caller (app.py) so that start-up errors are reported there."""
     model = model or Model(config)
-    docs = settings_docs()
+    docs = settings_docs(Settings)
 
     with gr.Blocks(title="ELITE Reader") as demo:
         session = gr.State(Session())
@@ -199,8 +216,23 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
                                       interactive=not config.hosted)
                     load_model = gr.Button("Load model", interactive=not config.hosted)
                     model_status = gr.Markdown(model.status, elem_id="model-status")
-                gr.Dropdown(["ELITE"], value="ELITE", label="Strategy",
-                            info="more strategies arrive with M-RAG and the baselines")
+                strategy = gr.Radio(["ELITE", "M-RAG"], value="ELITE", label="Strategy", elem_id="strategy",
+                                    info="ELITE: term search, no index; M-RAG: LLM-written markers, built once "
+                                         "per book and model")
+                with gr.Accordion("M-RAG index and settings", open=False, elem_id="mrag-panel"):
+                    mdocs = settings_docs(MragSettings)
+                    mrag_controls = [
+                        gr.Dropdown(sorted(MRAG_PRESETS), value="laptop", label="Extraction preset",
+                                    info="paper: 4,096-token windows; laptop: about 20 s per window on a CPU"),
+                        gr.Radio(list(ORDERS), value="position", label="order", info=mdocs["order"]),
+                        gr.Slider(128, 8000, value=800, step=32, label="budget_tokens", info=mdocs["budget_tokens"]),
+                        gr.Checkbox(value=True, label="few_shot", info=mdocs["few_shot"]),
+                        gr.Checkbox(value=False, label="audit_llm", info=mdocs["audit_llm"]),
+                        gr.Checkbox(value=False, label="replace_flagged", info=mdocs["replace_flagged"]),
+                    ]
+                    build_button = gr.Button("Build M-RAG index", elem_id="build-index")
+                    index_status = gr.HTML("<div class='index-card'>No M-RAG index yet.</div>",
+                                           elem_id="index-status")
                 with gr.Accordion("Settings", open=False):
                     preset = gr.Dropdown(sorted(PRESETS), value=config.preset, label="Preset",
                                          info="paper: the paper's settings; laptop: about half a minute on a CPU")
@@ -264,8 +296,9 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
 
         preset.change(on_preset, preset, knobs)
 
-        def on_ask(question_value, state: Session, *values):
-            option_values, knob_values = values[:4], values[4:]
+        def on_ask(question_value, strategy_value, state: Session, *values):
+            option_values = values[:4]
+            knob_values, mrag_values = values[4 : 4 + len(knobs)], values[4 + len(knobs) :]
             book = state.book
             if book is None:
                 yield state, gr.skip(), gr.skip(), gr.skip(), gr.skip(), "Load a book first."
@@ -278,13 +311,20 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
             turn = {"question": question_value.strip(), "partial": ""}
             state.turns.append(turn)
             opts = {k: v for k, v in zip("ABCD", option_values) if v and v.strip()} or None
-            engine = Elite(model.llm, settings_from(list(knob_values)), embed=model.embed, cancel=state.cancel)
             trace = Trace(turn["question"])
             yield state, render.chat(book, state.turns), "", None, None, "Searching the book…"
             shown = {"trace": 0.0, "figures": 0.0}
             try:
+                if strategy_value == "M-RAG":
+                    engine = Mrag(model.llm, mrag_settings(*mrag_values), embed=model.embed, cancel=state.cancel,
+                                  cache_dir=config.cache_dir)
+                    steps = engine.ask(book, question_value, opts, index=session_index(state, engine))
+                else:
+                    engine = Elite(model.llm, settings_from(list(knob_values)), embed=model.embed,
+                                   cancel=state.cancel)
+                    steps = engine.ask(book, question_value, opts)
                 with model.lock:
-                    for event in engine.ask(book, question_value, opts):
+                    for event in steps:
                         trace.add(event)
                         if event.kind == "answer_delta":
                             turn["partial"] += event.data["text"]
@@ -311,7 +351,7 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
             state.traces.append(trace)
             yield state, gr.skip(), gr.skip(), gr.skip(), gr.skip(), "Done."
 
-        ask_inputs = [question, session, *options, *knobs]
+        ask_inputs = [question, strategy, session, *options, *knobs, *mrag_controls]
         ask_outputs = [session, conversation, trace_panel, importance_plot, map_plot, status]
         ask_event = ask_button.click(on_ask, ask_inputs, ask_outputs, concurrency_limit=config.concurrency,
                                      concurrency_id="model")
@@ -323,6 +363,50 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
             state.stop_unfinished()
             return render.chat(state.book, state.turns), "Stopped. Ask another question."
 
+        def session_index(state: Session, engine: Mrag) -> MarkerIndex:
+            """The session's index of its book for this model and these extraction settings, loaded once from the
+            marker store (built in this visit or an earlier one)."""
+            key = str(engine.folder(state.book))
+            if key not in state.indexes:
+                state.indexes[key] = engine.index(state.book)
+            return state.indexes[key]
+
+        def on_build(state: Session, *values):
+            if state.book is None:
+                yield state, gr.skip(), "Load a book first."
+                return
+            if model.llm is None:
+                yield state, gr.skip(), f"No model: {model.status}"
+                return
+            state.cancel = threading.Event()
+            engine = Mrag(model.llm, mrag_settings(*values), embed=model.embed, cancel=state.cancel,
+                          cache_dir=config.cache_dir)
+            steps, done = engine.build(state.book), {}
+            yield state, gr.skip(), "Building the M-RAG index…"
+            try:
+                while True:
+                    with model.lock:  # held for one window at a time: other visitors' questions go in between
+                        event = next((e for e in steps if e.kind == "index_progress"), None)
+                    if event is None:
+                        break
+                    done = event.data
+                    yield state, render.build_progress(done), gr.skip()
+                index = session_index(state, engine)
+            except Cancelled:
+                yield (state, render.build_progress(done), f"Stopped after {done.get('done', 0)} of "
+                       f"{done.get('total', '?')} windows; build again to resume where it stopped.")
+                return
+            except EliteError as exc:
+                yield state, gr.skip(), f"**Could not build the index:** {exc}"
+                return
+            kept = (f" ({done['resumed']} of {done['total']} windows kept from an earlier run)"
+                    if done.get("resumed") else "")
+            yield state, render.index_card(index.stats()), f"The M-RAG index is ready{kept}; choose M-RAG and ask."
+
+        build_button.click(on_build, [session, *mrag_controls], [session, index_status, status],
+                           concurrency_limit=config.concurrency, concurrency_id="model")
+
+        # a build is stopped through the session's cancel flag alone, so that it can say how far it got
         stop_button.click(on_stop, session, [conversation, status], cancels=[ask_event, submit_event],
                           concurrency_limit=None)
 
@@ -338,14 +422,13 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
     return demo
 
 
-def settings_docs() -> dict[str, str]:
-    """The one-line help of each setting: the docstring under its field in elite.py."""
+def settings_docs(kind: type) -> dict[str, str]:
+    """The one-line help of each setting: the docstring under its field in the settings class ``kind``."""
     import ast
     import inspect
+    import textwrap
 
-    from . import elite
-
-    tree = ast.parse(inspect.getsource(elite.Settings))
+    tree = ast.parse(textwrap.dedent(inspect.getsource(kind)))
     docs, last = {}, None
     for node in tree.body[0].body:
         if isinstance(node, ast.AnnAssign):
@@ -369,4 +452,5 @@ def config_from_env() -> Config:
         max_upload_mb=int(env("ELITE_MAX_UPLOAD_MB", "20")),
         concurrency=int(env("ELITE_CONCURRENCY", "1")),
         preset=env("ELITE_PRESET", "laptop"),
+        cache_dir=env("ELITE_CACHE"),
     )

@@ -20,6 +20,12 @@ def corpus(name: str) -> Path:
     return path
 
 
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path_factory, monkeypatch):
+    """M-RAG marker stores go to a temporary folder, never the user's ~/.cache."""
+    monkeypatch.setenv("ELITE_CACHE", str(tmp_path_factory.mktemp("cache")))
+
+
 @pytest.fixture(scope="session")
 def pride():
     return load_book(corpus("pride-and-prejudice.txt"))

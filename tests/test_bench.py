@@ -124,7 +124,7 @@ def test_a_run_resumes_after_an_interruption(tmp_path):
     assert rows[0]["prepare_seconds"] > 0 and rows[1]["prepare_seconds"] == 0.0, "prepared once per book"
 
 
-@pytest.mark.parametrize("strategy", ["elite", "vanilla", "embedding", "bm25"])
+@pytest.mark.parametrize("strategy", ["elite", "vanilla", "embedding", "bm25", "mrag"])
 def test_every_strategy_fills_the_budget_with_the_evidence(tmp_path, strategy):
     dataset, out = small_dataset(tmp_path, 1), tmp_path / strategy
     llm = ScriptedLLM({"terms": ["youngest son\ncat"], "judge": ["yes"], "importance": ["x"], "answer": ["B"]})
@@ -162,6 +162,11 @@ def test_settings_can_be_overridden_from_the_command_line():
 
     changed = bench.with_setting_overrides(PRESETS["laptop"], ["trim=false", "recall_index=25"])
     assert changed.trim is False and changed.recall_index == 25 and changed.neighbor_num == 1
+    mrag = bench.with_setting_overrides(bench.STRATEGIES["mrag"].defaults("laptop"), ["order=similarity",
+                                                                                     "few_shot=no"])
+    assert mrag.order == "similarity" and mrag.few_shot is False and mrag.window_tokens == 1024
+    with pytest.raises(EliteError, match="order must be one of"):
+        bench.with_setting_overrides(mrag, ["order=random"])
     with pytest.raises(EliteError, match="NAME=VALUE"):
         bench.with_setting_overrides(PRESETS["laptop"], ["nonsense=1"])
 

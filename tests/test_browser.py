@@ -10,6 +10,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -37,7 +38,8 @@ def free_port() -> int:
 
 def start_app(*args: str, timeout: float = 120) -> tuple[subprocess.Popen, str]:
     port = free_port()
-    env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONUNBUFFERED": "1",
+           "ELITE_CACHE": tempfile.mkdtemp(prefix="elite-cache-")}
     process = subprocess.Popen([sys.executable, str(ROOT / "app.py"), "--port", str(port), *args], cwd=ROOT, env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     url = f"http://127.0.0.1:{port}/"
@@ -243,3 +245,85 @@ def test_four_visitors_at_once_are_all_answered_in_order(browser, app):
         assert page.locator("#chat .msg.bot").inner_text().strip()
         assert page.locator("#trace .iteration").count() >= 1
         context.close()
+
+
+def lighthouse(tmp_path) -> Path:
+    """A small book of about a dozen extraction windows."""
+    path = tmp_path / "lighthouse.txt"
+    body = ("Old Mirek keeps the lighthouse on the cape and counts the ships every night. A storm broke the lamp "
+            "in March, and he mended it with copper wire while the sea rose against the rocks. ")
+    path.write_text("The Lighthouse\n\nby Nobody\n\n" + "".join(
+        f"CHAPTER {n}\n\n" + f"{body}\n\n" * 12 for n in range(1, 4)), encoding="utf-8")
+    return path
+
+
+def test_m_rag_build_stop_resume_and_ask_with_its_trace(page, tmp_path):
+    upload(page, lighthouse(tmp_path))
+    page.click("#strategy label:has-text('M-RAG')")
+    ask(page, "Who mended the lamp?")
+    page.wait_for_selector("#chat .msg.bot:has-text('build it first')", timeout=30000)
+    page.click("#mrag-panel button.label-wrap, #mrag-panel > button")
+    page.click("#build-index")
+    page.wait_for_function("/[1-9]\\d* of \\d+ windows done/.test(document.querySelector('#index-status').innerText)",
+                           timeout=30000)
+    page.click("#stop")
+    page.wait_for_selector("#status:has-text('Stopped after')", timeout=30000)
+    shot(page, "12-mrag-stopped")
+    page.click("#build-index")
+    page.wait_for_selector("#status:has-text('kept from an earlier run')", timeout=120000)
+    card = page.inner_text("#index-status")
+    assert "coverage" in card and "fallback" in card and "flagged" in card
+    ask(page, "Who mended the lamp?")
+    page.wait_for_selector("#status:has-text('Done')", timeout=60000)
+    assert page.locator("#trace table.keys tr.key").count() >= 5
+    assert page.locator("#trace .budget-bar .seg").count() >= 1
+    assert page.locator("#trace .audit").count() >= 5
+    assert "What <b>broke</b> in March?" in page.inner_text("#trace")
+    assert page.locator("#trace img, #trace table.keys b, #chat img").count() == 0
+    assert page.evaluate("window.__pwned") is None
+    assert page.locator("#importance-plot .bars path").count() >= 5
+    shot(page, "13-mrag-trace")
+    page.locator("#trace table.keys a.cite").last.click()
+    page.wait_for_selector("#reader mark#cited")
+    assert "Mirek" in page.inner_text("#reader")
+    shot(page, "14-mrag-paragraph")
+
+
+def test_hosted_mode_with_a_failing_model_server(browser, tmp_path):
+    """Hosted: the model panel is locked and big uploads are refused; a server that fails with HTTP 500 gives
+    one sentence in the conversation, and the conversation goes on when it recovers."""
+    import threading
+    from http.server import ThreadingHTTPServer
+
+    from .test_llm import OK, Stub
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Stub)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    server = f"http://127.0.0.1:{httpd.server_address[1]}"
+    Stub.replies = [(500, {"error": "overloaded"})]
+    os.environ["ELITE_ALLOWED_SERVERS"] = server
+    process, url = start_app("--hosted", "--server", server, "--model-name", "m", "--max-upload-mb", "1")
+    try:
+        context, page = open_page(browser, url)
+        page.click("text=Model")
+        for field in ("GGUF path", "Server URL (OpenAI-compatible)"):
+            assert not page.get_by_label(field).is_editable()
+        assert page.locator("button:has-text('Load model')").is_disabled()
+        page.set_input_files("#upload input[type=file]", str(corpus("les-miserables.txt")))
+        page.wait_for_selector("text=/maximum|limit|too large/i", timeout=30000)
+        shot(page, "15-hosted-upload-refused")
+        upload(page, ROOT / "assets" / "the-wind-in-the-willows.txt")
+        ask(page, "Where does Toad live?")
+        page.wait_for_selector("#chat .error:has-text('HTTP 500')", timeout=60000)
+        assert "Traceback" not in page.inner_text("#chat")
+        shot(page, "16-server-failed")
+        Stub.replies = [OK]
+        ask(page, "Where does Toad live?")
+        page.wait_for_selector("#status:has-text('Done')", timeout=60000)
+        assert page.locator("#chat .msg.user").count() == 2 and page.locator("#chat .error").count() == 1
+        shot(page, "17-server-recovered")
+        context.close()
+    finally:
+        os.environ.pop("ELITE_ALLOWED_SERVERS", None)
+        stop_app(process)
+        httpd.shutdown()

@@ -5,7 +5,8 @@ import threading
 
 import pytest
 
-from elite_ui.elite import Cancelled, Elite, Settings
+from elite_ui.elite import Elite, Settings
+from elite_ui.engine import Cancelled
 from elite_ui.errors import ModelError, QuestionError
 from elite_ui.llm import ScriptedLLM
 
@@ -197,3 +198,28 @@ def test_stopping_during_any_stage_ends_the_question_at_the_next_call(pride, sta
     with pytest.raises(Cancelled):
         list(elite.ask(pride, "Who is Jane?"))
     assert calls[-1] == stage, "no model call after the stop"
+
+
+MISBEHAVING = {
+    "empty": "",
+    "endless repetition": "Darcy Darcy Darcy " * 400,
+    "a looping sentence": "The answer is in the book. " * 150,
+    "broken JSON": '["Pemberley", "Darcy\'s let',
+    "junk": "\x00\ufffd<<<>>>{}{}[[[ ]]]" * 20,
+    "output past the length limit": "Elizabeth walked to Pemberley and " + "then she walked again and " * 300,
+}
+
+
+@pytest.mark.parametrize("kind", MISBEHAVING)
+def test_a_misbehaving_model_still_ends_in_an_answer(pride, kind):
+    """Every call gets the same bad reply: the loop degrades (fallback terms, default verdicts, every piece of
+    evidence kept, a placeholder or cut-off answer) and never raises or loops for ever."""
+    trace = engine(lambda request: MISBEHAVING[kind]).run(pride, "Where does Darcy live?")
+    kinds = [e.kind for e in trace.events]
+    assert kinds[-2:] == ["answer", "done"] and trace.answer.text
+    assert len(trace.of("llm_call")) <= 60 and len(trace.of("judge")) <= SMALL.iter_max
+    assert len(trace.answer.text) <= 2000 and trace.answer.evidence
+    if kind in ("empty", "junk"):
+        assert trace.of("warning"), "fallback terms are announced"
+    for verdict in (e.data for e in trace.of("judge")):
+        assert verdict.parsed or verdict.sufficient is SMALL.judge_default

@@ -38,6 +38,20 @@ class Stub(BaseHTTPRequestHandler):
         if status == "hang":
             time.sleep(payload)
             return
+        if status == "drip":  # a slow stream: one SSE chunk every ``delay`` seconds
+            delay, chunks = payload
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            try:
+                for chunk in chunks:
+                    time.sleep(delay)
+                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                    self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up waiting, as it should
+            return
         sse = status == "sse"
         data = "".join(f"data: {json.dumps(p)}\n\n" for p in payload).encode() if sse else json.dumps(payload).encode()
         self.send_response(200 if sse else status)
@@ -121,3 +135,14 @@ def test_an_unreachable_server_is_one_sentence():
 def test_the_embedded_model_ships_with_the_package():
     path = embedded_model_path()
     assert path.name == "SmolLM2-135M-Instruct.Q4_1.gguf" and path.stat().st_size > 90_000_000
+
+
+def test_a_slow_stream_is_read_to_the_end_and_a_stalled_one_is_reported(server):
+    deltas = [{"choices": [{"delta": {"content": f"w{n} "}}]} for n in range(6)]
+    Stub.replies = [("drip", (0.15, deltas))]
+    llm = OpenAICompatibleLLM(server, "m", timeout=0.5, retries=0)
+    pieces = list(llm.stream(ask()))
+    assert "".join(pieces) == "w0 w1 w2 w3 w4 w5 "
+    Stub.replies = [("drip", (1.2, deltas[:2]))]
+    with pytest.raises(ModelError, match="stopped answering mid-reply"):
+        list(llm.stream(ask()))

@@ -4,10 +4,12 @@ import json
 import math
 import subprocess
 import sys
+import threading
 
 import pytest
 
-from elite_ui.llm import LlamaCppLLM, Request
+from elite_ui.errors import Cancelled
+from elite_ui.llm import PREFILL_SLICE, LlamaCppLLM, Request
 
 from .conftest import corpus
 
@@ -48,3 +50,21 @@ def test_a_question_end_to_end_from_the_command_line(tmp_path):
     answer = next(e["data"] for e in trace["events"] if e["kind"] == "answer")
     assert answer["text"] and answer["citations"]
     assert trace["totals"]["llm_calls"] >= 5 and trace["totals"]["cached_tokens"] > 0
+
+
+def test_a_stop_lands_while_the_prompt_is_read_and_while_the_reply_is_written(smol):
+    cancel = threading.Event()
+    long_prompt = [{"role": "user", "content": "The river ran past Toad Hall. " * 120 + "Who lives there?"}]
+    cancel.set()
+    with pytest.raises(Cancelled):
+        smol.complete(Request("judge", long_prompt, 8, cancel=cancel))
+    assert smol.llama.n_tokens < PREFILL_SLICE, "stopped before reading the prompt"
+    cancel.clear()
+    stream = smol.stream(Request("answer", [{"role": "user", "content": "Count from one to fifty."}], 200,
+                                 cancel=cancel))
+    next(stream)
+    cancel.set()
+    with pytest.raises(Cancelled):
+        list(stream)
+    after = smol.complete(Request("answer", [{"role": "user", "content": "Say yes."}], 4))
+    assert after.text is not None, "the model is usable after a stop"

@@ -41,3 +41,11 @@ def test_sentence_ids_and_repetition_cut():
     assert parse_sentence_ids("See [S12], S40 and [S12].") == [12, 40]
     assert clean_answer("She left. She left. She left.") == "She left."
     assert clean_answer("A.\nB.\nA.") == "A. B."
+
+
+def test_answers_are_cut_where_the_model_starts_looping():
+    assert clean_answer("Elizabeth walked to Pemberley and " + "then she walked again and " * 300) == (
+        "Elizabeth walked to Pemberley and then she walked again")
+    assert clean_answer("Darcy " * 500) == "Darcy"
+    assert clean_answer("He said no, no. It was late. It was late.") == "He said no, no. It was late."
+    assert clean_answer("Darcy lives at Pemberley [S12].") == "Darcy lives at Pemberley [S12]."

@@ -80,3 +80,28 @@ def test_the_settings_panel_maps_to_settings():
     assert len(values) == len(TUNABLE) + len(TOGGLES)
     s = settings_from(values)
     assert (s.recall_index, s.iter_max, s.evidence_tokens, s.trim, s.question_words) == (25, 5, 2000, True, False)
+
+
+def test_the_m_rag_trace_shows_keys_budget_audit_and_paragraph_links(write_book, tmp_path):
+    import json
+
+    from elite_ui.mrag import Mrag, MragSettings
+
+    book = write_book("CHAPTER I\n\n" + "Mirek mended the lamp with copper wire. The sea rose. <i>Storm</i>.\n\n" * 12)
+    reply = json.dumps([{"key": "Who mended <b>the lamp</b>?", "value": "Mirek mended the lamp with copper wire.",
+                         "paragraphs": [1]}, {"key": "Who sank Rome?", "value": "Pirates sank Rome.",
+                                              "paragraphs": [2]}])
+    engine = Mrag(ScriptedLLM({"extract": [reply], "answer": ["Mirek [S3]."]}),
+                  MragSettings(paragraph_tokens=40, window_tokens=200, budget_tokens=120), embed=trigram_embed,
+                  cache_dir=tmp_path)
+    list(engine.build(book))
+    trace = engine.run(book, "Who mended the lamp?")
+    html = render.trace_html(book, trace.events)
+    assembly = trace.of("assembly")[0].data
+    assert html.count("class='seg ") == len(assembly["placed"]) > 0
+    assert "Who mended &lt;b&gt;the lamp&lt;/b&gt;?" in html and "<b>the lamp" not in html
+    assert "flagged" in html and "supported" in html and ">[P1]</a>" in html
+    assert "M-RAG index" in html and "coverage" in html
+    figure = render.importance_figure(trace.events)
+    assert len(figure.data[0].y) == len(assembly["matches"])
+    assert "M-RAG placed" in render.markdown_export(book, trace)

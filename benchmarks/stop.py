@@ -1,0 +1,78 @@
+"""How fast Stop takes effect in each stage, on the embedded model: ``python benchmarks/stop.py [--delay 0.5]``.
+
+For each stage (ELITE's terms, importance, judge, breadth, depth and answer calls on the `paper` preset, and
+M-RAG's extraction), a question is started and the cancel flag is set ``--delay`` seconds into that stage's first
+model call; printed: the seconds from the flag to the question ending (llama.cpp reads prompts in slices of
+PREFILL_SLICE tokens and checks the flag between slices and between generated tokens).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from elite_ui.documents import load_book  # noqa: E402
+from elite_ui.elite import PRESETS, Elite  # noqa: E402
+from elite_ui.errors import Cancelled  # noqa: E402
+from elite_ui.importance import MiniLMEmbedder  # noqa: E402
+from elite_ui.llm import PREFILL_SLICE, LlamaCppLLM, Request  # noqa: E402
+from elite_ui.mrag import PRESETS as MRAG_PRESETS  # noqa: E402
+from elite_ui.mrag import Mrag  # noqa: E402
+
+STAGES = ["terms", "importance", "judge", "breadth", "depth", "answer", "extract"]
+
+
+def stop_during(llm: LlamaCppLLM, stage: str, delay: float, run) -> float | None:
+    """Seconds from setting the cancel flag, ``delay`` s into the first ``stage`` call, to ``run`` ending."""
+    cancel = threading.Event()
+    marks: dict[str, float] = {}
+    generate = llm.generate
+
+    def armed(request, stream):
+        if request.purpose == stage and "armed" not in marks:
+            marks["armed"] = time.perf_counter()
+            threading.Timer(delay, lambda: (marks.setdefault("set", time.perf_counter()), cancel.set())).start()
+        return generate(request, stream)
+
+    llm.generate = armed
+    try:
+        run(cancel)
+    except Cancelled:
+        return time.perf_counter() - marks["set"]
+    finally:
+        llm.generate = generate
+    return None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--delay", type=float, default=0.5)
+    args = parser.parse_args()
+    book = load_book(ROOT / "assets" / "the-wind-in-the-willows.txt")
+    llm, embed = LlamaCppLLM(n_ctx=4096), MiniLMEmbedder()
+    cache = tempfile.mkdtemp(prefix="stop-")
+    llm.complete(Request("warm-up", [{"role": "user", "content": "Say yes."}], 4))  # first call maps the weights
+    embed(["warm up"])
+    print(f"prompt slices of {PREFILL_SLICE} tokens; cancel set {args.delay} s into the stage's first call")
+    for stage in STAGES:
+        if stage == "extract":
+            def run(cancel):
+                for _ in Mrag(llm, MRAG_PRESETS["laptop"], embed=embed, cancel=cancel, cache_dir=cache).build(book):
+                    pass
+        else:
+            def run(cancel):
+                Elite(llm, PRESETS["paper"], embed=embed, cancel=cancel).run(book, "Who is Badger's friend?")
+        seconds = stop_during(llm, stage, args.delay, run)
+        print(f"{stage:10s} " + (f"stopped {seconds:.2f} s after the flag" if seconds is not None
+                                 else "never reached (the question ended first)"), flush=True)
+
+
+if __name__ == "__main__":
+    main()

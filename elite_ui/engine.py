@@ -1,0 +1,99 @@
+"""What every answering method shares: model calls reported as trace events, stopping, and question checks.
+
+A method subclasses :class:`Engine` and implements :meth:`Engine.ask` as a generator of trace events; its settings
+need ``seed`` and ``max_question_chars`` fields.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+
+from .documents import Book
+from .errors import Cancelled, EliteError, ModelError, QuestionError
+from .importance import Embed, MiniLMEmbedder
+from .lexicon import words
+from .llm import LLM, Request
+from .parsing import parse_choice
+from .trace import Event, LLMCall, Trace
+
+
+class Engine:
+    """An answering method: a model, settings, an embedder and a cancel flag the UI may set at any time."""
+
+    def __init__(self, llm: LLM, settings, *, embed: Embed | None = None, cancel: threading.Event | None = None):
+        self.llm = llm
+        self.settings = settings
+        self.embed = embed or MiniLMEmbedder()
+        self.cancel = cancel or threading.Event()
+
+    def ask(self, book: Book, question: str, options: dict[str, str] | None = None, **kwargs) -> Iterator[Event]:
+        raise NotImplementedError
+
+    def run(self, book: Book, question: str, options: dict[str, str] | None = None,
+            on_event: Callable[[Event], None] | None = None, **kwargs) -> Trace:
+        """:meth:`ask` collected into a :class:`Trace`, each event also passed to ``on_event``."""
+        trace = Trace(question)
+        for event in self.ask(book, question, options, **kwargs):
+            trace.add(event)
+            if on_event:
+                on_event(event)
+        return trace
+
+    def check_question(self, question: str) -> None:
+        if not question or not words(question):
+            raise QuestionError("the question is empty; type a question about the book.")
+        if len(question) > self.settings.max_question_chars:
+            raise QuestionError(f"the question is {len(question)} characters long; the limit is "
+                                f"{self.settings.max_question_chars}.")
+        if self.llm.count_tokens(question) > self.llm.n_ctx // 4:
+            raise QuestionError("the question is too long for the model's context; shorten it.")
+
+    def fit(self, text: str, tokens: int) -> str:
+        """``text`` cut to about ``tokens`` tokens (a chunk of giant sentences must still fit the context)."""
+        cost = self.llm.count_tokens(text)
+        return text if cost <= tokens else text[: len(text) * tokens // cost]
+
+    def call(self, purpose: str, messages: list[dict[str, str]], iteration: int, *, max_tokens: int = 96,
+             temperature: float = 0.0, seed: int | None = None, stream: bool = False):
+        """One LLM call, yielded as an ``llm_call`` event; returns the reply text. With ``stream``, the reply is
+        also yielded piece by piece as ``answer_delta`` events while it is written."""
+        if self.cancel.is_set():
+            raise Cancelled("stopped.")
+        request = Request(purpose, messages, max_tokens=max_tokens, temperature=temperature,
+                          seed=self.settings.seed if seed is None else seed, cancel=self.cancel)
+        try:
+            if stream:
+                result = yield from self.relay(self.llm.stream(request), iteration)
+            else:
+                result = self.llm.complete(request)
+        except EliteError:
+            raise
+        except Exception as exc:  # a backend's own failure becomes one sentence for the user
+            raise ModelError(f"the model failed while {purpose.replace('_', ' ')}: {exc}") from exc
+        prompt = "\n\n".join(f"[{m['role']}]\n{m['content']}" for m in messages)
+        yield Event("llm_call", iteration, LLMCall(purpose, prompt, result.text, result.prompt_tokens,
+                                                    result.cached_tokens, result.completion_tokens,
+                                                    round(result.seconds, 4), result.finish_reason))
+        return result.text
+
+    def relay(self, pieces, iteration: int):
+        """Pass a backend's stream on as ``answer_delta`` events, stopping early if the user stops."""
+        while True:
+            try:
+                piece = next(pieces)
+            except StopIteration as finished:
+                return finished.value
+            if self.cancel.is_set():
+                pieces.close()
+                raise Cancelled("stopped.")
+            yield Event("answer_delta", iteration, {"text": piece})
+
+
+def choose(llm: LLM, messages: list[dict[str, str]], reply: str, options: dict[str, str]) -> str | None:
+    """The option a reply picks; failing that, the letter the model finds likeliest after ``messages``."""
+    choice = parse_choice(reply, options)
+    if choice is None:
+        logprobs = llm.choice_logprobs(messages, options)
+        choice = max(logprobs, key=logprobs.get) if logprobs else None
+    return choice
