@@ -32,7 +32,7 @@ def parse_args(argv: list[str] | None = None):
     parser.add_argument("--max-upload-mb", type=int, default=config.max_upload_mb)
     parser.add_argument("--concurrency", type=int, default=config.concurrency, help="questions answered at once")
     parser.add_argument("--cache-dir", default=config.cache_dir,
-                        help="where M-RAG marker stores live (default: ~/.cache/elite-reader)")
+                        help="where parsed books and M-RAG marker stores live (default: ~/.cache/elite-reader)")
     parser.add_argument("--host", default=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"))
     parser.add_argument("--port", type=int, default=int(os.environ.get("GRADIO_SERVER_PORT", "7860")))
     args = parser.parse_args(argv)

@@ -7,7 +7,7 @@ import re
 import sys
 from pathlib import Path
 
-from .documents import Book, load_book
+from .documents import Book, default_cache_dir, load_book
 from .elite import PRESETS, Elite, with_overrides
 from .errors import EliteError
 from .llm import DEFAULT_CONTEXT, open_llm
@@ -105,9 +105,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
         options = parse_options(args.option)
-        book = load_book(args.book)
+        book = load_book(args.book, cache_dir=default_cache_dir())
         print(f"{book.title} by {book.author or 'unknown'}: {len(book)} sentences, {len(book.chapters)} chapters, "
-              f"loaded in {book.load_seconds:.2f} s", file=sys.stderr)
+              f"{book.load_note()}", file=sys.stderr)
         llm = open_llm(args.model_name or args.model, server=args.server, n_ctx=args.n_ctx,
                        n_gpu_layers=args.n_gpu_layers, n_threads=args.threads)
         show = None if args.quiet else (lambda e: (line := summary_line(e)) and print(line, file=sys.stderr))

@@ -9,11 +9,13 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import itertools
+import json
+import os
 import re
 import time
 import zipfile
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import blingfire
@@ -152,6 +154,15 @@ class Book:
             return None
         return int(np.searchsorted(self.page_starts, offset, side="right"))
 
+    def load_note(self) -> str:
+        """How the book was opened: parsed (and cached for next time), or from the cache of an earlier visit."""
+        size = f"{self.stats.get('cache_bytes', 0) / 2**20:.1f} MB"
+        if self.stats.get("cached"):
+            return f"opened from the cache in {self.load_seconds:.2f} s (parsed structure {size})"
+        if "cached" in self.stats:
+            return f"loaded in {self.load_seconds:.2f} s; cached for next time ({size})"
+        return f"loaded in {self.load_seconds:.2f} s"
+
     def summary(self) -> dict:
         return {
             "title": self.title,
@@ -178,8 +189,15 @@ class Draft:
     page_starts: list[int] | None = None
 
 
-def load_book(path: str | Path, *, max_bytes: int = MAX_BYTES) -> Book:
-    """Read a txt, epub or pdf file into a :class:`Book`, or raise :class:`BookError` saying why not."""
+def default_cache_dir() -> Path:
+    """Where parsed books and M-RAG marker stores are kept: $ELITE_CACHE, else ~/.cache/elite-reader."""
+    return Path(os.environ.get("ELITE_CACHE") or Path.home() / ".cache" / "elite-reader")
+
+
+def load_book(path: str | Path, *, max_bytes: int = MAX_BYTES, cache_dir: Path | str | None = None) -> Book:
+    """Read a txt, epub or pdf file into a :class:`Book`, or raise :class:`BookError` saying why not. With
+    ``cache_dir``, a book seen before (same content) opens from its parsed structure, and a new one is saved
+    there; ``book.stats`` says which ("cached") and the cache file's size ("cache_bytes")."""
     started = time.perf_counter()
     path = Path(path)
     suffix = path.suffix.lower()
@@ -193,13 +211,64 @@ def load_book(path: str | Path, *, max_bytes: int = MAX_BYTES) -> Book:
     if size > max_bytes:
         raise BookError(f"{path.name} is {size / 2**20:.1f} MB; the limit is {max_bytes / 2**20:.0f} MB.")
     data = path.read_bytes()
-    reader = {".txt": read_txt, ".epub": read_epub, ".pdf": read_pdf}[suffix]
-    draft = reader(data, path.name)
-    if not WORD.search(draft.text):
-        raise BookError(f"{path.name} contains no readable text.")
-    book = assemble(draft, path=str(path), fmt=suffix[1:], digest=hashlib.sha256(data).hexdigest())
+    digest = hashlib.sha256(data).hexdigest()
+    stored = Path(cache_dir) / "books" / f"{digest[:32]}-v{PARSED_VERSION}.npz" if cache_dir else None
+    book = unpack(stored, path) if stored and stored.exists() else None
+    if book is None:
+        reader = {".txt": read_txt, ".epub": read_epub, ".pdf": read_pdf}[suffix]
+        draft = reader(data, path.name)
+        if not WORD.search(draft.text):
+            raise BookError(f"{path.name} contains no readable text.")
+        book = assemble(draft, path=str(path), fmt=suffix[1:], digest=digest)
+        if stored:
+            book.stats |= {"cached": False, "cache_bytes": pack(book, stored)}
     book.load_seconds = time.perf_counter() - started
     return book
+
+
+PARSED_VERSION = 1
+"""Bumped with any change to how books are parsed, so parsed books cached by an older loader are not reused."""
+
+
+def pack(book: Book, stored: Path) -> int:
+    """Save ``book``'s parsed structure (text as UTF-8, numpy arrays, metadata) to ``stored``; its size in bytes,
+    or 0 when it cannot be written (the cache is a convenience, never a reason to fail)."""
+    meta = {"title": book.title, "author": book.author, "format": book.format, "digest": book.digest,
+            "stats": book.stats, "chapters": [asdict(c) for c in book.chapters]}
+    arrays = {"text": np.frombuffer(book.text.encode("utf-8"), dtype=np.uint8), "bounds": book.bounds,
+              "paragraph_of": book.paragraph_of, "chapter_of": book.chapter_of, "indptr": book.index.indptr,
+              "sentence_ids": book.index.sentence_ids, "document_frequency": book.index.document_frequency,
+              "vocabulary": np.frombuffer("\n".join(book.index.vocabulary).encode("utf-8"), dtype=np.uint8),
+              "meta": np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)}
+    if book.page_starts is not None:
+        arrays["page_starts"] = book.page_starts
+    try:
+        stored.parent.mkdir(parents=True, exist_ok=True)
+        partial = stored.with_suffix(".partial.npz")
+        np.savez(partial, **arrays)
+        partial.replace(stored)
+        return stored.stat().st_size
+    except OSError:
+        return 0
+
+
+def unpack(stored: Path, path: Path) -> Book | None:
+    """The book saved by :func:`pack`, or None if the file is unreadable (it is then parsed again)."""
+    try:
+        with np.load(stored) as saved:
+            arrays = {name: saved[name] for name in saved.files}
+        meta = json.loads(arrays["meta"].tobytes().decode("utf-8"))
+        words_in_order = arrays["vocabulary"].tobytes().decode("utf-8").split("\n")
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, UnicodeDecodeError):
+        return None
+    index = WordIndex({w: i for i, w in enumerate(words_in_order) if w}, arrays["indptr"], arrays["sentence_ids"],
+                      arrays["document_frequency"])
+    return Book(title=meta["title"], author=meta["author"], path=str(path), format=meta["format"],
+                text=arrays["text"].tobytes().decode("utf-8"), bounds=arrays["bounds"],
+                paragraph_of=arrays["paragraph_of"], chapter_of=arrays["chapter_of"],
+                chapters=[Chapter(**c) for c in meta["chapters"]], page_starts=arrays.get("page_starts"),
+                index=index, digest=meta["digest"],
+                stats=meta["stats"] | {"cached": True, "cache_bytes": stored.stat().st_size})
 
 
 def decode(data: bytes, name: str) -> str:

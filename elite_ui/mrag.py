@@ -29,7 +29,7 @@ import json_repair
 import numpy as np
 
 from . import prompts
-from .documents import Book
+from .documents import Book, default_cache_dir
 from .elite import cite
 from .engine import Engine, choose
 from .errors import EliteError
@@ -197,11 +197,6 @@ class MarkerIndex:
             "store_bytes": stored,
             "storage_expansion": round(stored / max(self.book_bytes, 1), 2),
         }
-
-
-def default_cache_dir() -> Path:
-    """Where marker stores live: $ELITE_CACHE, else ~/.cache/elite-reader."""
-    return Path(os.environ.get("ELITE_CACHE") or Path.home() / ".cache" / "elite-reader")
 
 
 def paragraphs(book: Book, llm: LLM, tokens: int) -> np.ndarray:

@@ -32,7 +32,7 @@ def book_card(book: Book) -> str:
     return (f"<div class='book-card'><b>{esc(book.title)}</b>{author}<br>"
             f"{s['chapters']} chapters · {s['paragraphs']:,} paragraphs · {s['sentences']:,} sentences · "
             f"{s['words']:,} words (about {len(book.text) // 4:,} tokens) · {book.format} · "
-            f"loaded in {s['load_seconds']:.2f} s</div>")
+            f"{esc(book.load_note())}</div>")
 
 
 def cite_link(book: Book, sid: int, label: str | None = None) -> str:

@@ -18,7 +18,7 @@ from pathlib import Path
 import gradio as gr
 
 from . import render
-from .documents import Book, load_book
+from .documents import Book, default_cache_dir, load_book
 from .elite import PRESETS, Elite, Settings, with_overrides
 from .engine import Cancelled
 from .errors import EliteError, ModelError
@@ -56,7 +56,7 @@ class Config:
     concurrency: int = 1
     preset: str = "laptop"
     cache_dir: str | None = None
-    """Where M-RAG marker stores live (None: $ELITE_CACHE or ~/.cache/elite-reader)."""
+    """Where parsed books and M-RAG marker stores live (None: $ELITE_CACHE or ~/.cache/elite-reader)."""
 
 
 class Model:
@@ -272,7 +272,8 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
             progress(0.1, desc="Reading the book")
             try:
                 book = load_book(file if isinstance(file, str) else file.name,
-                                 max_bytes=config.max_upload_mb * 1024 * 1024)
+                                 max_bytes=config.max_upload_mb * 1024 * 1024,
+                                 cache_dir=config.cache_dir or default_cache_dir())
             except EliteError as exc:
                 kept = f" The book already loaded, *{state.book.title}*, stays." if state.book else ""
                 return state, gr.skip(), f"**Could not load the book:** {exc}{kept}", None

@@ -327,3 +327,16 @@ def test_hosted_mode_with_a_failing_model_server(browser, tmp_path):
         os.environ.pop("ELITE_ALLOWED_SERVERS", None)
         stop_app(process)
         httpd.shutdown()
+
+
+def test_a_book_seen_before_opens_at_once(page, tmp_path):
+    path = lighthouse(tmp_path)
+    path.write_text(path.read_text(encoding="utf-8") + "\n\nA page only this test has.", encoding="utf-8")
+    upload(page, path)
+    assert "cached for next time" in page.inner_text("#book-info")
+    page.reload()
+    page.wait_for_selector("#question textarea")
+    upload(page, path)
+    card = page.inner_text("#book-info")
+    assert "opened from the cache" in card and "parsed structure" in card
+    shot(page, "18-opened-from-the-cache")

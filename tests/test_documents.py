@@ -2,6 +2,7 @@
 
 import re
 
+import numpy as np
 import pymupdf
 import pytest
 from ebooklib import epub
@@ -179,3 +180,26 @@ def test_a_50_mb_file_is_refused_before_reading(tmp_path):
         f.truncate(50 * 1024 * 1024)
     with pytest.raises(BookError, match="50.0 MB; the limit is 20 MB"):
         load_book(path)
+
+
+def test_a_book_seen_before_opens_from_its_parsed_structure(tmp_path):
+    cache = tmp_path / "cache"
+    pdf = make_pdf(tmp_path / "voyage.pdf", [["The ship left port."], ["A storm rose at night."], ["They landed."]])
+    for path in (corpus("pride-and-prejudice.txt"), pdf):
+        first = load_book(path, cache_dir=cache)
+        again = load_book(path, cache_dir=cache)
+        assert first.stats["cached"] is False and again.stats["cached"] is True
+        assert again.stats["cache_bytes"] == first.stats["cache_bytes"] > 0
+        assert "opened from the cache" in again.load_note() and "cached for next time" in first.load_note()
+        assert again.text == first.text and again.chapters == first.chapters and again.digest == first.digest
+        assert (again.title, again.author, again.format) == (first.title, first.author, first.format)
+        for name in ("bounds", "paragraph_of", "chapter_of"):
+            assert np.array_equal(getattr(again, name), getattr(first, name))
+        assert again.index.vocabulary == first.index.vocabulary
+        assert np.array_equal(again.index.postings("darcy"), first.index.postings("darcy"))
+        assert again.sentence(len(again) - 1) == first.sentence(len(first) - 1)
+    assert load_book(pdf, cache_dir=cache).page_starts is not None
+    [stored] = [p for p in (cache / "books").iterdir() if p.stat().st_size < 10_000]
+    stored.write_bytes(b"PK garbage")
+    reparsed = load_book(pdf, cache_dir=cache)
+    assert reparsed.stats["cached"] is False and len(reparsed) == len(load_book(pdf))
