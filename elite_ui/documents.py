@@ -15,7 +15,7 @@ import re
 import time
 import zipfile
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import blingfire
@@ -154,6 +154,20 @@ class Book:
             return None
         return int(np.searchsorted(self.page_starts, offset, side="right"))
 
+    def up_to(self, last: int, label: str) -> Book:
+        """The book as read up to sentence ``last`` (inclusive), the spoiler ceiling: the same sentence IDs,
+        nothing after it (text, chapters, pages and the word index all end there)."""
+        last = min(max(last, 0), len(self) - 1)
+        end = int(self.bounds[last, 1])
+        chapters = [c for c in self.chapters if c.first_sentence <= last]
+        chapters[-1] = replace(chapters[-1], end=end)
+        index, n_words = build_index(self.text[:end], self.bounds[: last + 1])
+        pages = None if self.page_starts is None else self.page_starts[self.page_starts < end]
+        return replace(self, text=self.text[:end], bounds=self.bounds[: last + 1],
+                       paragraph_of=self.paragraph_of[: last + 1], chapter_of=self.chapter_of[: last + 1],
+                       chapters=chapters, page_starts=pages, index=index,
+                       stats=self.stats | {"words": n_words, "ceiling": {"sentence": last, "label": label}})
+
     def load_note(self) -> str:
         """How the book was opened: parsed (and cached for next time), or from the cache of an earlier visit."""
         size = f"{self.stats.get('cache_bytes', 0) / 2**20:.1f} MB"
@@ -187,6 +201,36 @@ class Draft:
     title: str = ""
     author: str = ""
     page_starts: list[int] | None = None
+
+
+CEILING = re.compile(r"^\s*(?:(chapter|ch\.?|page|p\.?)\s*(\d+)|(\d+(?:\.\d+)?)\s*%)\s*$", re.I)
+
+
+def reading_ceiling(book: Book, spec: str) -> tuple[int, str] | None:
+    """The last sentence a reader has read, from "chapter 12", "page 80" or "40%" (None when ``spec`` is empty),
+    and how to name it."""
+    if not spec.strip():
+        return None
+    found = CEILING.match(spec)
+    if not found:
+        raise BookError(f'"{spec.strip()}" is not a reading position; write "chapter 12", "page 80" or "40%".')
+    kind, number, percent = found.groups()
+    if percent is not None:
+        share = min(float(percent), 100.0) / 100
+        last = int(np.searchsorted(book.bounds[:, 1], int(len(book.text) * share), side="right")) - 1
+        return max(last, 0), f"{percent}% of the book"
+    n = int(number)
+    if kind.lower().startswith("c"):
+        if not 1 <= n <= len(book.chapters):
+            raise BookError(f"chapter {n} is not in this book, which has {len(book.chapters)} chapters.")
+        last = book.chapters[n].first_sentence - 1 if n < len(book.chapters) else len(book) - 1
+        return last, f"chapter {n} ({book.chapters[n - 1].title})"
+    if book.page_starts is None:
+        raise BookError("this book has no pages (it is not a PDF); give a chapter or a percentage.")
+    if not 1 <= n <= len(book.page_starts):
+        raise BookError(f"page {n} is not in this book, which has {len(book.page_starts)} pages.")
+    end = int(book.page_starts[n]) if n < len(book.page_starts) else len(book.text)
+    return max(int(np.searchsorted(book.bounds[:, 1], end, side="right")) - 1, 0), f"page {n}"
 
 
 def default_cache_dir() -> Path:

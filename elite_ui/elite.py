@@ -93,7 +93,8 @@ class Elite(Engine):
         started = time.perf_counter()
         s = self.settings
         yield Event("start", 0, {"question": question, "options": options, "settings": asdict(s),
-                                 "book": book.summary(), "model": self.llm.name, "strategy": "elite"})
+                                 "book": book.summary(), "model": self.llm.name, "strategy": "elite",
+                                 "ceiling": book.stats.get("ceiling")})
         if is_counting(question):
             answer = yield from self.counting(book, question, options)
         else:
@@ -162,6 +163,10 @@ class Elite(Engine):
             if not any(t.in_book for t in terms):
                 yield Event("warning", iteration, {"message": "no new search terms were found; stopping."})
                 break
+        ceiling = book.stats.get("ceiling")
+        if ceiling and generate and not options and not verdict.sufficient:
+            return Answer(f"Not found so far: the book up to {ceiling['label']} does not say.",
+                          evidence=sorted({sid for c in chunks.values() for sid in range(c.first, c.last + 1)}))
         answer = yield from self.organise(book, question, options, ranked(chunks.values()), iteration, generate)
         return answer
 

@@ -460,8 +460,11 @@ class Mrag(Engine):
         when asked); the placed ones then ordered by position or kept by similarity."""
         s = self.settings
         budget, matches = s.budget_tokens, []
+        read = index.paragraphs[:, 1] < len(book)  # a spoiler ceiling: the book passed in ends early
         for rank, n in enumerate(np.argsort(-similarities, kind="stable"), 1):
             marker = index.markers[int(n)]
+            if not all(read[p] for p in marker.paragraphs):
+                continue
             replaced = s.replace_flagged and marker.flagged
             text = self.source_text(book, index.paragraphs, marker) if replaced else marker.value
             cost = self.llm.count_tokens(text) + 6
@@ -493,7 +496,7 @@ class Mrag(Engine):
         index = index or self.index(book)
         yield Event("start", 0, {"question": question, "options": options, "settings": asdict(self.settings),
                                  "book": book.summary(), "model": self.llm.name, "strategy": "mrag",
-                                 "index": index.stats()})
+                                 "index": index.stats(), "ceiling": book.stats.get("ceiling")})
         matched = time.perf_counter()
         matches = self.assemble(book, index, self.match(index, question, options))
         chosen = self.placed(index, matches)

@@ -135,7 +135,7 @@ def trace_html(book: Book, events: list[Event]) -> str:
     if strategy(events) == "mrag":
         return mrag_html(book, events)
     by = grouped(events)
-    parts = ["<div class='trace'>"]
+    parts = ["<div class='trace'>", ceiling_note(events)]
     tried: set[str] = set()
     for iteration in sorted(i for i in by if i > 0):
         stage = by[iteration]
@@ -182,6 +182,16 @@ def trace_html(book: Book, events: list[Event]) -> str:
     parts.append(totals_line(events))
     parts.append("</div>")
     return "".join(parts)
+
+
+def ceiling_note(events: list[Event]) -> str:
+    """The spoiler ceiling a question was asked under, if any."""
+    for start in (e.data for e in events if e.kind == "start"):
+        if start.get("ceiling"):
+            c = start["ceiling"]
+            return (f"<div class='ceiling'><b>Spoiler ceiling</b> read up to {esc(c['label'])} (S{c['sentence']}): "
+                    "nothing after it is searched, counted or answered from.</div>")
+    return ""
 
 
 def totals_line(events: list[Event]) -> str:
@@ -235,7 +245,7 @@ def budget_bar(placed, budget: int) -> str:
 def mrag_html(book: Book, events: list[Event]) -> str:
     """M-RAG's trace: the index, every matched key with its similarity, audit and cited paragraphs (one click
     to the reader), the values placed in the context against the budget bar, model audits and costs."""
-    parts = ["<div class='trace mrag'>"]
+    parts = ["<div class='trace mrag'>", ceiling_note(events)]
     for start in (e.data for e in events if e.kind == "start"):
         parts.append(index_card(start["index"]))
     audits = {e.data["marker"]: e.data for e in events if e.kind == "audit"}
@@ -360,9 +370,10 @@ def book_map(book: Book, events: list[Event]) -> go.Figure:
     return fig
 
 
-def reader(book: Book, sid: int, around: int = 2) -> str:
-    """The cited sentence highlighted inside its paragraph and ``around`` paragraphs each side, with its chapter."""
-    if not 0 <= sid < len(book):
+def reader(book: Book, sid: int, around: int = 2, ceiling: int | None = None) -> str:
+    """The cited sentence highlighted inside its paragraph and ``around`` paragraphs each side, with its chapter;
+    nothing after sentence ``ceiling`` (the reader's spoiler ceiling)."""
+    if not 0 <= sid < len(book) or (ceiling is not None and sid > ceiling):
         return "<div class='reader'>No such sentence.</div>"
     target = book.sentence(sid)
     paragraph_of = book.paragraph_of
@@ -370,6 +381,7 @@ def reader(book: Book, sid: int, around: int = 2) -> str:
     last = int(paragraph_of[sid]) + around
     lo = int(paragraph_of.searchsorted(first, side="left"))
     hi = int(paragraph_of.searchsorted(last, side="right")) - 1
+    hi = hi if ceiling is None else min(hi, ceiling)
     paragraphs, current = [], None
     for i in range(lo, hi + 1):
         s = book.sentence(i)

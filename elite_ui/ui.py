@@ -18,7 +18,7 @@ from pathlib import Path
 import gradio as gr
 
 from . import render
-from .documents import Book, default_cache_dir, load_book
+from .documents import Book, default_cache_dir, load_book, reading_ceiling
 from .elite import PRESETS, Elite, Settings, with_overrides
 from .engine import Cancelled
 from .errors import EliteError, ModelError
@@ -111,6 +111,8 @@ class Session:
         self.turns: list[dict] = []
         self.traces: list[Trace] = []
         self.indexes: dict[str, MarkerIndex] = {}
+        self.ceiling: int | None = None
+        """The last sentence of the reader's spoiler ceiling at their latest question (the reader stops there)."""
         self.cancel = threading.Event()
 
     def __deepcopy__(self, memo):
@@ -140,7 +142,7 @@ CSS = """
 .verdict.yes {color: #166534;} .verdict.no {color: #9a3412;}
 .warning {color: #9a3412;} .imp {margin-right: 8px;}
 .reader p {margin: 0 0 8px 0;} .reader .where {font-weight: bold; margin-bottom: 6px;}
-.iteration summary {font-weight: bold; cursor: pointer;}
+.iteration summary {font-weight: bold; cursor: pointer;} .ceiling {background: #ede9fe; padding: 2px 6px;}
 .budget-bar {display: flex; height: 14px; background: #f1f5f9; border: 1px solid #cbd5e1; margin: 4px 0;}
 .budget-bar .seg {height: 100%; border-right: 1px solid #fff;} .seg.model {background: #2563eb;}
 .seg.chunk {background: #64748b;} .seg.flagged {background: #f97316;}
@@ -244,6 +246,8 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
                     options = [gr.Textbox(label=letter, elem_id=f"option-{letter}") for letter in "ABCD"]
             with gr.Column(scale=5):
                 conversation = gr.HTML(render.chat(None, []), elem_id="chat")
+                ceiling = gr.Textbox(label="I have read up to (spoiler ceiling)", elem_id="ceiling",
+                                     placeholder="chapter 12, page 80 or 40%; empty: the whole book")
                 with gr.Row():
                     question = gr.Textbox(label="Question", placeholder="Who does Elizabeth marry?", scale=5,
                                           elem_id="question")
@@ -297,7 +301,7 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
 
         preset.change(on_preset, preset, knobs)
 
-        def on_ask(question_value, strategy_value, state: Session, *values):
+        def on_ask(question_value, strategy_value, ceiling_value, state: Session, *values):
             option_values = values[:4]
             knob_values, mrag_values = values[4 : 4 + len(knobs)], values[4 + len(knobs) :]
             book = state.book
@@ -316,14 +320,17 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
             yield state, render.chat(book, state.turns), "", None, None, "Searching the book…"
             shown = {"trace": 0.0, "figures": 0.0}
             try:
+                read = reading_ceiling(book, ceiling_value or "")
+                asked = book.up_to(*read) if read else book
+                state.ceiling = read[0] if read else None
                 if strategy_value == "M-RAG":
                     engine = Mrag(model.llm, mrag_settings(*mrag_values), embed=model.embed, cancel=state.cancel,
                                   cache_dir=config.cache_dir)
-                    steps = engine.ask(book, question_value, opts, index=session_index(state, engine))
+                    steps = engine.ask(asked, question_value, opts, index=session_index(state, engine))
                 else:
                     engine = Elite(model.llm, settings_from(list(knob_values)), embed=model.embed,
                                    cancel=state.cancel)
-                    steps = engine.ask(book, question_value, opts)
+                    steps = engine.ask(asked, question_value, opts)
                 with model.lock:
                     for event in steps:
                         trace.add(event)
@@ -352,7 +359,7 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
             state.traces.append(trace)
             yield state, gr.skip(), gr.skip(), gr.skip(), gr.skip(), "Done."
 
-        ask_inputs = [question, strategy, session, *options, *knobs, *mrag_controls]
+        ask_inputs = [question, strategy, ceiling, session, *options, *knobs, *mrag_controls]
         ask_outputs = [session, conversation, trace_panel, importance_plot, map_plot, status]
         ask_event = ask_button.click(on_ask, ask_inputs, ask_outputs, concurrency_limit=config.concurrency,
                                      concurrency_id="model")
@@ -414,7 +421,7 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
         def on_cite(sid, state: Session):
             if state.book is None or not str(sid).strip().isdigit():
                 return gr.skip(), gr.skip()
-            return render.reader(state.book, int(sid)), gr.Tabs(selected="reader-tab")
+            return render.reader(state.book, int(sid), ceiling=state.ceiling), gr.Tabs(selected="reader-tab")
 
         reader_go.click(on_cite, [reader_target, session], [reader_view, tabs], concurrency_limit=None)
 

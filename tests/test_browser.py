@@ -340,3 +340,19 @@ def test_a_book_seen_before_opens_at_once(page, tmp_path):
     card = page.inner_text("#book-info")
     assert "opened from the cache" in card and "parsed structure" in card
     shot(page, "18-opened-from-the-cache")
+
+
+def test_a_spoiler_ceiling_is_shown_and_nothing_after_it_is_retrieved(page):
+    upload(page, corpus("pride-and-prejudice.txt"))
+    page.fill("#ceiling textarea, #ceiling input", "chapter 3")
+    ask(page, "What is Pemberley?")
+    page.wait_for_selector("#status:has-text('Done')", timeout=60000)
+    assert "Spoiler ceiling" in page.inner_text("#trace") and "chapter 3" in page.inner_text("#trace")
+    last = int(page.inner_text("#trace .ceiling").split("(S")[1].split(")")[0])
+    links = page.locator("#trace table.hits a.cite")
+    cited = [int(x) for x in links.evaluate_all("els => els.map(e => e.dataset.sid)")]
+    assert cited and max(cited) <= last
+    shot(page, "19-spoiler-ceiling")
+    page.fill("#ceiling textarea, #ceiling input", "chapter 900")
+    ask(page, "What is Pemberley?")
+    page.wait_for_selector("#chat .error:has-text('chapter 900 is not in this book')", timeout=30000)

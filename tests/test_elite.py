@@ -223,3 +223,21 @@ def test_a_misbehaving_model_still_ends_in_an_answer(pride, kind):
         assert trace.of("warning"), "fallback terms are announced"
     for verdict in (e.data for e in trace.of("judge")):
         assert verdict.parsed or verdict.sufficient is SMALL.judge_default
+
+
+def test_a_spoiler_ceiling_keeps_everything_after_it_out(pride):
+    from elite_ui.documents import reading_ceiling
+
+    read = pride.up_to(*reading_ceiling(pride, "chapter 10"))
+    last = read.stats["ceiling"]["sentence"]
+    replies = {"terms": ["Darcy\nmarry\nwedding"], "judge": ["No, the wedding is not there."],
+               "breadth": ["Pemberley"], "depth": ["Elizabeth"], "importance": ["x"],
+               "answer": ["Elizabeth marries Mr. Darcy."]}
+    trace = engine(replies).run(read, "Who does Elizabeth marry?")
+    assert trace.of("start")[0].data["ceiling"]["label"].startswith("chapter 10")
+    hits = [h.sentence_id for e in trace.of("collection") for h in e.data["hits"]]
+    assert hits and max(hits) <= last
+    assert trace.answer.text.startswith("Not found so far: the book up to chapter 10")
+    assert not any(e.data.purpose == "answer" for e in trace.of("llm_call")), "the spoiler is never written"
+    counted = engine({"count_phrase": ["laugh"]}).run(read, "How many times does Elizabeth laugh?").answer.count
+    assert 0 < counted.total < 41 and max(o.sentence_id for o in counted.occurrences) <= last

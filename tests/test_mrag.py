@@ -249,3 +249,16 @@ def test_a_book_of_one_giant_sentence_still_fits_each_extraction_call(write_book
     assert engine.index(book).stats()["chunk_markers"] >= 1
     with pytest.raises(EliteError, match="no room"):
         Mrag(ScriptedLLM({}, n_ctx=600), MragSettings(marker_tokens=512), cache_dir=tmp_path).plan(book)
+
+
+def test_under_a_spoiler_ceiling_no_marker_from_later_paragraphs_is_placed(lake, tmp_path):
+    from elite_ui.documents import reading_ceiling
+
+    engine = mrag(faithful, tmp_path, budget_tokens=2000)
+    build(engine, lake)
+    index = engine.index(lake)
+    read = lake.up_to(*reading_ceiling(lake, "chapter 2"))
+    _, chosen = placed(engine.run(read, "Who mended the lamp?", index=index))
+    assert chosen and all(index.paragraphs[p][1] < len(read) for m in chosen for p in m.paragraphs)
+    _, everything = placed(engine.run(lake, "Who mended the lamp?", index=index))
+    assert len(everything) > len(chosen)

@@ -28,6 +28,9 @@ def test_reader_view_highlights_the_sentence_in_its_chapter(pride):
     html = render.reader(pride, 1000)
     assert html.count("<mark id='cited'>") == 1 and f"chapter {pride.sentence(1000).chapter + 1}" in html
     assert render.reader(pride, -5) == "<div class='reader'>No such sentence.</div>"
+    capped = render.reader(pride, 1000, ceiling=1000)
+    assert capped.count("<mark id='cited'>") == 1 and pride.sentence(1001).text not in capped
+    assert render.reader(pride, 1001, ceiling=1000) == "<div class='reader'>No such sentence.</div>"
 
 
 def run(pride):
