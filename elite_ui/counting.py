@@ -18,8 +18,20 @@ GENERIC = {"times", "time", "novel", "book", "story", "chapter", "text", "word",
            "mention", "mentions", "appear", "appears", "appeared", "occur", "occurs", "name", "named", "used"}
 
 
+MENTION_QUESTION = re.compile(r"\b(first|last)\b(?:\s+\w+){0,3}?\s+(?:mention\w*|appear\w*|occur\w*|named|seen|"
+                              r"heard)\b|\b(first|last)\s+(?:mention|appearance)\b", re.I)
+"""ask for the first or last mention ("When is Wickham first mentioned?", "Where does Toad last appear?")."""
+
+
 def is_counting(question: str) -> bool:
-    return bool(COUNTING_QUESTION.search(question))
+    """Counting questions, and questions about a first or last mention (answered from the same occurrences)."""
+    return bool(COUNTING_QUESTION.search(question)) or mention_order(question) is not None
+
+
+def mention_order(question: str) -> str | None:
+    """"first" or "last" when the question asks where something is first or last mentioned."""
+    found = MENTION_QUESTION.search(question)
+    return (found.group(1) or found.group(2)).lower() if found else None
 
 
 def phrase_forms(phrase: str) -> list[str]:

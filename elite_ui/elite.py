@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 
 from . import prompts
-from .counting import QUOTED, count, fallback_phrase, is_counting
+from .counting import QUOTED, count, fallback_phrase, is_counting, mention_order
 from .documents import Book
 from .engine import Engine
 from .importance import Embed, kl_divergence, noise_levels, perturb, similarity_importance
@@ -108,6 +108,13 @@ class Elite(Engine):
         result = count(book, phrase, source)
         yield Event("count", 1, result)
         where = list(dict.fromkeys(o.sentence_id for o in result.occurrences))
+        order = mention_order(question)
+        if order and where:
+            sid = where[0] if order == "first" else where[-1]
+            place = book.sentence(sid)
+            text = (f'"{result.phrase}" is {order} mentioned in chapter {place.chapter + 1} ({place.chapter_title}), '
+                    f'[S{sid}]: "{" ".join(place.text.split())}" ({result.total} mentions in all).')
+            return Answer(text, [Citation(sid, place.citation, place.text)], count=result, evidence=[sid])
         shown = ", ".join(f"[S{sid}]" for sid in where[:20])
         more = f" and {len(where) - 20} more sentences" if len(where) > 20 else ""
         text = (f'"{result.phrase}" (counting the forms {", ".join(result.forms)}) occurs {result.total} times'

@@ -301,10 +301,15 @@ def hits_table(book: Book, hits, chunk_groups) -> str:
 
 
 def count_block(book: Book, count) -> str:
+    """The counted phrase, its total, the occurrences per chapter, and the first 40 as links."""
     where = " ".join(cite_link(book, sid) for sid in dict.fromkeys(o.sentence_id for o in count.occurrences[:40]))
     more = f" … and {len(count.occurrences) - 40} more" if len(count.occurrences) > 40 else ""
+    per_chapter: dict[int, int] = defaultdict(int)
+    for o in count.occurrences:
+        per_chapter[o.chapter] += 1
+    chapters = " · ".join(f"ch. {c + 1}: {n}" for c, n in sorted(per_chapter.items()))
     return (f"<div class='count'><b>Counting</b> “{esc(count.phrase)}” ({esc(', '.join(count.forms))}): "
-            f"<b>{count.total}</b><br>{where}{more}</div>")
+            f"<b>{count.total}</b><div class='per-chapter'>{chapters}</div>{where}{more}</div>")
 
 
 def importance_figure(events: list[Event]) -> go.Figure:

@@ -356,3 +356,14 @@ def test_a_spoiler_ceiling_is_shown_and_nothing_after_it_is_retrieved(page):
     page.fill("#ceiling textarea, #ceiling input", "chapter 900")
     ask(page, "What is Pemberley?")
     page.wait_for_selector("#chat .error:has-text('chapter 900 is not in this book')", timeout=30000)
+
+
+def test_first_mention_and_occurrences_by_chapter(page):
+    upload(page, corpus("pride-and-prejudice.txt"))
+    ask(page, "When is laughing first mentioned?")
+    page.wait_for_selector("#status:has-text('Done')", timeout=60000)
+    assert "is first mentioned in chapter" in page.inner_text("#chat")
+    per_chapter = page.inner_text("#trace .count .per-chapter")
+    assert per_chapter.startswith("ch. ") and sum(int(x.split(": ")[1]) for x in per_chapter.split(" · ")) == 41
+    assert page.locator("#book-map .js-plotly-plot .scatterlayer .trace").count() == 2, "chapters + occurrences"
+    shot(page, "20-first-mention")

@@ -241,3 +241,14 @@ def test_a_spoiler_ceiling_keeps_everything_after_it_out(pride):
     assert not any(e.data.purpose == "answer" for e in trace.of("llm_call")), "the spoiler is never written"
     counted = engine({"count_phrase": ["laugh"]}).run(read, "How many times does Elizabeth laugh?").answer.count
     assert 0 < counted.total < 41 and max(o.sentence_id for o in counted.occurrences) <= last
+
+
+@pytest.mark.parametrize("order", ["first", "last"])
+def test_first_and_last_mentions_come_from_the_occurrences(pride, order):
+    trace = engine({"count_phrase": ["Wickham"]}).run(pride, f"When is Wickham {order} mentioned?")
+    count = trace.answer.count
+    where = [o.sentence_id for o in count.occurrences]
+    expected = min(where) if order == "first" else max(where)
+    assert trace.answer.evidence == [expected] and trace.answer.citations[0].sentence_id == expected
+    assert f"is {order} mentioned in chapter {pride.sentence(expected).chapter + 1}" in trace.answer.text
+    assert f"[S{expected}]" in trace.answer.text and f"({count.total} mentions in all)" in trace.answer.text
