@@ -322,6 +322,7 @@ class Mrag(Engine):
                  cancel: threading.Event | None = None, cache_dir: Path | str | None = None):
         super().__init__(llm, settings or MragSettings(), embed=embed, cancel=cancel)
         self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
+        self.plans: dict[tuple, tuple[np.ndarray, list[tuple[int, int]]]] = {}
 
     def folder(self, book: Book) -> Path:
         """The store's folder: a hash of the book's content, the model, the prompt version and the extraction
@@ -342,10 +343,14 @@ class Mrag(Engine):
         return min(s.window_tokens, room)
 
     def plan(self, book: Book) -> tuple[np.ndarray, list[tuple[int, int]]]:
-        """The book's paragraphs and the extraction windows over them."""
-        paras = paragraphs(book, self.llm, self.settings.paragraph_tokens)
-        costs = [self.llm.count_tokens(self.paragraph_text(book, paras, p)) + 4 for p in range(len(paras))]
-        return paras, windows(costs, self.window_budget())
+        """The book's paragraphs and the extraction windows over them, worked out once per book and settings
+        (every sentence is tokenized: 4.5 s for Les Misérables, which building and then loading would pay twice)."""
+        key = (book.digest, len(book), self.settings.paragraph_tokens, self.window_budget())
+        if key not in self.plans:
+            paras = paragraphs(book, self.llm, self.settings.paragraph_tokens)
+            costs = [self.llm.count_tokens(self.paragraph_text(book, paras, p)) + 4 for p in range(len(paras))]
+            self.plans[key] = paras, windows(costs, self.window_budget())
+        return self.plans[key]
 
     @staticmethod
     def paragraph_text(book: Book, paras: np.ndarray, number: int) -> str:
