@@ -19,11 +19,11 @@ import numpy as np
 from . import prompts
 from .counting import QUOTED, count, fallback_phrase, is_counting, mention_order
 from .documents import Book
-from .engine import Engine
+from .engine import Engine, chosen_answer
 from .importance import Embed, kl_divergence, noise_levels, perturb, similarity_importance
 from .lexicon import NAME, content_words, forms, words
 from .llm import LLM
-from .parsing import clean_answer, parse_choice, parse_sentence_ids, parse_terms, parse_verdict
+from .parsing import parse_choice, parse_sentence_ids, parse_terms, parse_verdict
 from .retrieval import collect, widen
 from .trace import Answer, Chunk, Citation, Event, Hit, Sample, Term, Verdict
 
@@ -298,10 +298,7 @@ class Elite(Engine):
         messages = prompts.answer(question, options, evidence or "(nothing found)")
         if options:
             return (yield from self.vote(book, messages, options, kept, iteration))
-        reply = yield from self.call("answer", messages, iteration, max_tokens=self.settings.answer_tokens,
-                                     stream=True)
-        text = clean_answer(reply) or "I could not find the answer in the book."
-        return Answer(text, cite(book, text, kept), evidence=kept)
+        return (yield from self.written_answer(book, messages, kept, iteration))
 
     def vote(self, book: Book, messages, options: dict[str, str], kept: list[int], iteration: int):
         s = self.settings
@@ -320,9 +317,8 @@ class Elite(Engine):
         choice = (max(votes, key=lambda k: (votes[k], (logprobs or {}).get(k, 0.0), -order[k]))
                   if votes else None)
         shares = {k: round(votes.get(k, 0) / total, 3) if total else 0.0 for k in options}
-        text = f"({choice}) {options[choice]}" if choice else "The model gave no readable choice."
-        return Answer(text, cite(book, options.get(choice, ""), kept), choice=choice,
-                      votes={k: votes.get(k, 0) for k in options}, vote_shares=shares, evidence=kept)
+        return chosen_answer(book, options, choice, kept, votes={k: votes.get(k, 0) for k in options},
+                             vote_shares=shares)
 
 
 def ranked(chunks) -> list[Chunk]:
@@ -331,19 +327,6 @@ def ranked(chunks) -> list[Chunk]:
         importance = c.importance if c.importance is not None and not math.isnan(c.importance) else -1.0
         return (-importance, -c.score, c.first)
     return sorted(chunks, key=key)
-
-
-def cite(book: Book, text: str, evidence: list[int]) -> list[Citation]:
-    """The evidence sentences an answer cites as [S123]; failing that, those sharing most content words with it."""
-    allowed = set(evidence)
-    cited = [sid for sid in parse_sentence_ids(text) if sid in allowed]
-    automatic = not cited
-    if automatic and evidence:
-        wanted = set(content_words(text))
-        scored = sorted(((len(wanted & set(content_words(book.sentence(sid).text))), sid) for sid in evidence),
-                        key=lambda x: (-x[0], x[1]))
-        cited = [sid for overlap, sid in scored[:2] if overlap > 0] or [evidence[0]]
-    return [Citation(sid, book.sentence(sid).citation, book.sentence(sid).text, automatic) for sid in cited]
 
 
 def counting_phrase(question: str, proposed: list[str], book: Book) -> tuple[str, str]:

@@ -12,10 +12,10 @@ from collections.abc import Callable, Iterator
 from .documents import Book
 from .errors import Cancelled, EliteError, ModelError, QuestionError
 from .importance import Embed, MiniLMEmbedder
-from .lexicon import words
+from .lexicon import content_words, words
 from .llm import LLM, Request
-from .parsing import parse_choice
-from .trace import Event, LLMCall, Trace
+from .parsing import clean_answer, parse_choice, parse_sentence_ids
+from .trace import Answer, Citation, Event, LLMCall, Trace
 
 
 class Engine:
@@ -77,6 +77,13 @@ class Engine:
                                                     round(result.seconds, 4), result.finish_reason))
         return result.text
 
+    def written_answer(self, book: Book, messages: list[dict[str, str]], evidence: list[int], iteration: int):
+        """A free-form answer, streamed while it is written, cut where the model loops, with its citations."""
+        reply = yield from self.call("answer", messages, iteration, max_tokens=self.settings.answer_tokens,
+                                     stream=True)
+        text = clean_answer(reply) or "I could not find the answer in the book."
+        return Answer(text, cite(book, text, evidence), evidence=evidence)
+
     def relay(self, pieces, iteration: int):
         """Pass a backend's stream on as ``answer_delta`` events, stopping early if the user stops."""
         while True:
@@ -97,3 +104,22 @@ def choose(llm: LLM, messages: list[dict[str, str]], reply: str, options: dict[s
         logprobs = llm.choice_logprobs(messages, options)
         choice = max(logprobs, key=logprobs.get) if logprobs else None
     return choice
+
+
+def chosen_answer(book: Book, options: dict[str, str], choice: str | None, evidence: list[int], **extra) -> Answer:
+    """The answer naming the chosen option (or saying none was readable), cited by the option's words."""
+    text = f"({choice}) {options[choice]}" if choice else "The model gave no readable choice."
+    return Answer(text, cite(book, options.get(choice, ""), evidence), choice=choice, evidence=evidence, **extra)
+
+
+def cite(book: Book, text: str, evidence: list[int]) -> list[Citation]:
+    """The evidence sentences an answer cites as [S123]; failing that, those sharing most content words with it."""
+    allowed = set(evidence)
+    cited = [sid for sid in parse_sentence_ids(text) if sid in allowed]
+    automatic = not cited
+    if automatic and evidence:
+        wanted = set(content_words(text))
+        scored = sorted(((len(wanted & set(content_words(book.sentence(sid).text))), sid) for sid in evidence),
+                        key=lambda x: (-x[0], x[1]))
+        cited = [sid for overlap, sid in scored[:2] if overlap > 0] or [evidence[0]]
+    return [Citation(sid, book.sentence(sid).citation, book.sentence(sid).text, automatic) for sid in cited]

@@ -30,13 +30,12 @@ import numpy as np
 
 from . import prompts
 from .documents import Book, default_cache_dir
-from .elite import cite
-from .engine import Engine, choose
+from .engine import Engine, choose, chosen_answer
 from .errors import EliteError
 from .importance import Embed
 from .lexicon import NAME, NUMBER, content_words, forms, words
 from .llm import LLM
-from .parsing import clean_answer, parse_verdict
+from .parsing import parse_verdict
 from .trace import Answer, Event
 
 PROMPT_VERSION = 1
@@ -537,12 +536,8 @@ class Mrag(Engine):
         messages = prompts.answer(question, options, context or "(nothing found)")
         if options:
             reply = yield from self.call("answer", messages, 1, max_tokens=12)
-            choice = choose(self.llm, messages, reply, options)
-            text = f"({choice}) {options[choice]}" if choice else "The model gave no readable choice."
-            return Answer(text, cite(book, options.get(choice, ""), evidence), choice=choice, evidence=evidence)
-        reply = yield from self.call("answer", messages, 1, max_tokens=self.settings.answer_tokens, stream=True)
-        text = clean_answer(reply) or "I could not find the answer in the book."
-        return Answer(text, cite(book, text, evidence), evidence=evidence)
+            return chosen_answer(book, options, choose(self.llm, messages, reply, options), evidence)
+        return (yield from self.written_answer(book, messages, evidence, 1))
 
 
 def progress(done: int, total: int, resumed: int, seconds: float) -> dict:
