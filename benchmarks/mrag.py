@@ -32,7 +32,7 @@ from elite_ui.bench import with_setting_overrides  # noqa: E402
 from elite_ui.documents import load_book  # noqa: E402
 from elite_ui.importance import MiniLMEmbedder  # noqa: E402
 from elite_ui.llm import open_llm  # noqa: E402
-from elite_ui.mrag import PRESETS, KeyMatch, MarkerIndex, Mrag, MragSettings, Store, Window  # noqa: E402
+from elite_ui.mrag import PRESETS, MarkerIndex, Mrag, MragSettings, Store, Window  # noqa: E402
 from elite_ui.trace import Event  # noqa: E402
 
 QUESTIONS = ["Who is the main character?", "Where does the story begin?", "Who is the hero's closest friend?",
@@ -100,9 +100,7 @@ def statement_audit(engine: Mrag, book, index: MarkerIndex, count: int) -> dict:
     picked = random.Random(0).sample(model, min(count, len(model)))
     shares = []
     for marker in picked:
-        match = KeyMatch(0, marker.id, marker.key, 0.0, marker.paragraphs, marker.source, marker.support,
-                         marker.flagged)
-        events: list[Event] = list(engine.check_statements(book, index, match))
+        events: list[Event] = list(engine.check_statements(book, index, marker))
         shares += [s["supported"] for e in events if e.kind == "audit" for s in e.data["statements"]]
     return {"markers_judged": len(picked), "statements": len(shares),
             "statements_supported": round(sum(shares) / len(shares), 4) if shares else None}

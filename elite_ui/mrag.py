@@ -511,7 +511,7 @@ class Mrag(Engine):
         if self.settings.audit_llm:
             for match in chosen:
                 if match.source == "model" and not match.replaced:
-                    yield from self.check_statements(book, index, match)
+                    yield from self.check_statements(book, index, index.markers[match.marker])
         anchors = [m.anchors[0] for m in chosen]
         context = "\n".join(f"[S{sid}] {m.text}" for sid, m in zip(anchors, chosen))
         if generate:
@@ -521,9 +521,8 @@ class Mrag(Engine):
         yield Event("answer", 0, answer)
         yield Event("done", 0, {"seconds": round(time.perf_counter() - started, 3)})
 
-    def check_statements(self, book: Book, index: MarkerIndex, match: KeyMatch):
+    def check_statements(self, book: Book, index: MarkerIndex, marker: Marker):
         """The model's verdict on each of the value's first statements against the cited paragraphs."""
-        marker = index.markers[match.marker]
         source = self.source_text(book, index.paragraphs, marker)
         verdicts = []
         for statement in blingfire.text_to_sentences(marker.value).split("\n")[:AUDITED_STATEMENTS]:
