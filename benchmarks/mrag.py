@@ -60,10 +60,6 @@ def extraction(engine: Mrag, book, sample: int) -> tuple[list[Window], int, floa
 def describe(windows: list[Window], planned: int, book_bytes: int, folder: Path, paragraphs) -> dict:
     index = MarkerIndex(paragraphs, windows, folder, book_bytes)
     stats = index.stats()
-    stats["paragraphs"] = sum(w.last - w.first + 1 for w in windows)
-    covered = {p for m in index.markers if m.source == "model" for p in m.paragraphs}
-    stats["coverage"] = round(len(covered) / max(stats["paragraphs"], 1), 4)
-    stats["fallback_rate"] = round(sum(w.fallback for w in windows) / max(stats["paragraphs"], 1), 4)
     per_window = stats["extraction_seconds"] / max(len(windows), 1)
     stats["windows_measured"], stats["windows_in_book"] = len(windows), planned
     stats["seconds_per_window"] = round(per_window, 2)

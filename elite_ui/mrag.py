@@ -169,16 +169,18 @@ class MarkerIndex:
             marker.id = n
 
     def stats(self) -> dict:
-        """Coverage, fallback rate, audit figures, extraction cost and storage of the whole index."""
+        """Coverage, fallback rate, audit figures, extraction cost and storage of the index, over the paragraphs
+        of its windows (all of the book's, or a measured sample of them)."""
         model = [m for m in self.markers if m.source == "model"]
-        paragraphs = max(len(self.paragraphs), 1)
+        extracted = sum(w.last - w.first + 1 for w in self.windows)
+        paragraphs = max(extracted, 1)
         cited = {p for m in model for p in m.paragraphs}
         fallback = sum(w.fallback for w in self.windows)
         names = [m.name_support for m in model if m.name_support is not None]
         numbers = [m.number_support for m in model if m.number_support is not None]
         stored = sum(p.stat().st_size for p in self.folder.glob("*") if p.is_file())
         return {
-            "paragraphs": len(self.paragraphs), "windows": len(self.windows), "markers": len(self.markers),
+            "paragraphs": extracted, "windows": len(self.windows), "markers": len(self.markers),
             "model_markers": len(model), "chunk_markers": len(self.markers) - len(model),
             "cited_by_overlap": sum(m.cited_by == "overlap" for m in model),
             "dropped": sum(w.dropped for w in self.windows),
