@@ -8,10 +8,10 @@ import re
 import numpy as np
 
 from .documents import Book
-from .lexicon import STOPWORDS, content_words, forms, words
 from .trace import Count, Occurrence
 
-COUNTING_QUESTION = re.compile(r"\bhow\s+(?:many\s+times|often)\b|\bnumber\s+of\s+times\b|\bcount\s+(?:of|the)\b", re.I)
+COUNTING_QUESTION = re.compile(r"\bhow\s+(?:many\s+times|often)\b|\bnumber\s+of\s+times\b|\bcount\s+(?:of|the)\b|"
+                               r"\bcombien\s+de\s+fois\b|\bwie\s+oft\b|\bcu[aá]ntas\s+veces\b|多少次|几次", re.I)
 QUOTED = re.compile(r"[\"“'‘]([^\"”'’]{2,60})[\"”'’]")
 MAX_FORMS = 64
 GENERIC = {"times", "time", "novel", "book", "story", "chapter", "text", "word", "words", "phrase", "mentioned",
@@ -34,10 +34,11 @@ def mention_order(question: str) -> str | None:
     return (found.group(1) or found.group(2)).lower() if found else None
 
 
-def phrase_forms(phrase: str) -> list[str]:
+def phrase_forms(book: Book, phrase: str) -> list[str]:
     """Every combination of the inflected forms of the phrase's words (at most 64), the phrase itself first."""
-    tokens = words(phrase)
-    choices = [forms(t) if t not in STOPWORDS else (t,) for t in tokens]
+    lex = book.lexicon
+    tokens = lex.words(phrase)
+    choices = [book.forms(t) if t not in lex.stopwords else (t,) for t in tokens]
     combos = itertools.islice(itertools.product(*choices), MAX_FORMS)
     return list(dict.fromkeys([" ".join(tokens), *(" ".join(c) for c in combos)]))
 
@@ -47,20 +48,23 @@ def fallback_phrase(question: str, book: Book) -> str:
     quoted = QUOTED.search(question)
     if quoted:
         return quoted.group(1)
-    candidates = [w for w in content_words(COUNTING_QUESTION.sub(" ", question)) if w not in GENERIC]
-    in_book = [w for w in candidates if any(f in book.index.vocabulary for f in forms(w))]
+    candidates = [w for w in book.lexicon.content_words(COUNTING_QUESTION.sub(" ", question)) if w not in GENERIC]
+    in_book = [w for w in candidates if any(f in book.index.vocabulary for f in book.forms(w))]
     return (in_book or candidates or [""])[-1]
 
 
 def count(book: Book, phrase: str, source: str = "model") -> Count:
-    """Whole-word, case-insensitive occurrences of ``phrase`` in any inflected form, with where each lies.
+    """Whole-word, case-insensitive occurrences of ``phrase`` in any inflected form, with where each lies
+    (in Chinese, written without spaces, every occurrence of its characters).
 
     The words of a phrase may be separated by any punctuation and spacing ("Mr. Darcy", "Mr.\\nDarcy")."""
-    variants = phrase_forms(phrase)
+    variants = phrase_forms(book, phrase)
     if not variants or not variants[0]:
         return Count(phrase, [], 0, [], source)
-    alternatives = sorted((r"[\W_]+".join(map(re.escape, v.split())) for v in variants), key=len, reverse=True)
-    pattern = re.compile(r"(?<![^\W_])(?:" + "|".join(alternatives) + r")(?![^\W_])", re.I)
+    alternatives = sorted((r"[\W_]*".join(map(re.escape, v.split())) if book.lexicon.segmented
+                           else r"[\W_]+".join(map(re.escape, v.split())) for v in variants), key=len, reverse=True)
+    edge = ("", "") if book.lexicon.segmented else (r"(?<![^\W_])", r"(?![^\W_])")
+    pattern = re.compile(edge[0] + "(?:" + "|".join(alternatives) + ")" + edge[1], re.I)
     matches = list(pattern.finditer(book.text))
     starts = np.array([m.start() for m in matches], dtype=np.int64)
     sentence_of = np.searchsorted(book.bounds[:, 0], starts, side="right") - 1

@@ -16,13 +16,14 @@ import time
 import zipfile
 from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 
 import blingfire
 import numpy as np
 
 from .errors import BookError
-from .lexicon import WORD
+from .lexicon import ENGLISH, STEMMERS, WORD, Lexicon, detect_language, forms, lexicon
 
 MAX_BYTES = 20 * 1024 * 1024
 MAX_UNPACKED = 256 * 1024 * 1024
@@ -30,16 +31,20 @@ MAX_UNPACKED = 256 * 1024 * 1024
 FORMATS = (".txt", ".epub", ".pdf")
 
 CHAPTER_HEADING = re.compile(
-    r"^(?=(?-i:[A-Z]))(?:chapter|book|part|volume|letter|stave|canto|section|prologue|epilogue|preface|introduction)"
+    r"^(?=(?-i:[A-Z]))(?:chapter|book|part|volume|letter|stave|canto|section|prologue|epilogue|preface|introduction|"
+    r"chapitre|livre|partie|kapitel|buch|teil|cap[ií]tulo|libro|parte)"
     r"(?:[\s.:\-—–]+(?:[0-9]+|[ivxlcdm]+\b|the\s+\w+|one|two|three|four|five|six|seven|eight|nine|ten|"
     r"eleven|twelve|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth)\b.*|\.?)$",
     re.IGNORECASE,
 )
 CAPS_HEADING = re.compile(r"^(?=.*[A-Z]{2})[^a-z!?]{2,60}$")
 ROMAN_HEADING = re.compile(r"^[IVXLC]+\.(?:\s+[^a-z]+)?$")
+CJK_HEADING = re.compile(r"^第[0-9一二三四五六七八九十百千零〇两]+[章回节卷部篇](?:\s.*)?$")
 TITLE_ABBREVIATION = re.compile(r"[A-Z](?<![^\W_].)(?:r|rs|s|t|me|lle|essrs|ev|ol|apt|en)?\.(?=\s)")
 """A capital alone (an initial) or a title such as Mr, Mrs, Dr, St, Mme, Rev, Capt, followed by a full stop."""
-TITLE_AFTER_STOP = re.compile(r"[.!?](?<=[a-z].)[\"”’]?\s+(?=(?:Mr|Mrs|Ms|Dr)\.\s+[A-Z])")
+ORDINAL = re.compile(r"(?<![\d.])\d{1,3}\.(?=\s)")
+"""A German ordinal ("am 3. Mai", "der 2. Teil"), never the end of a sentence."""
+TITLE_AFTER_STOP = re.compile(r"[.!?](?<=[a-z].)[\"”’]?\s+(?=(?:Mr|Mrs|Ms|Dr|M|Mme|Mlle|Sr|Sra|Srta)\.\s+[A-Z])")
 SPACES = np.array([ord(c) for c in " \t\n\r\f\v\u00a0\u2000\u2001\u2002\u2003\u2009\u200b\u3000\ufeff"],
                   dtype=np.uint32)
 MOJIBAKE_HINT = re.compile(
@@ -125,6 +130,30 @@ class Book:
     digest: str
     load_seconds: float = 0.0
     stats: dict = field(default_factory=dict)
+    language: str = "en"
+    """ISO 639-1 code of the book's language (detected at load), which picks its :attr:`lexicon`."""
+
+    @property
+    def lexicon(self) -> Lexicon:
+        return lexicon(self.language)
+
+    def forms(self, word: str) -> tuple[str, ...]:
+        """``word`` and its inflected forms: lemminflect's in English; elsewhere the book's words with the same
+        Snowball stem."""
+        if self.language == "en":
+            return forms(word)
+        word = word.lower()
+        return tuple(dict.fromkeys([word, *self.stem_groups.get(self.lexicon.stem(word), ())]))
+
+    @cached_property
+    def stem_groups(self) -> dict[str, list[str]]:
+        """The book's words grouped by Snowball stem (empty for languages without a stemmer)."""
+        groups: dict[str, list[str]] = {}
+        if self.language not in STEMMERS:
+            return groups
+        for word in self.index.vocabulary:
+            groups.setdefault(self.lexicon.stem(word), []).append(word)
+        return groups
 
     def __len__(self) -> int:
         return len(self.bounds)
@@ -154,6 +183,11 @@ class Book:
             return None
         return int(np.searchsorted(self.page_starts, offset, side="right"))
 
+    def read_as(self, language: str) -> Book:
+        """The book with the words of another language (its word index rebuilt; sentences are kept)."""
+        index, n_words = build_index(self.text, self.bounds, lexicon(language))
+        return replace(self, index=index, language=language, stats=self.stats | {"words": n_words})
+
     def up_to(self, last: int, label: str) -> Book:
         """The book as read up to sentence ``last`` (inclusive), the spoiler ceiling: the same sentence IDs,
         nothing after it (text, chapters, pages and the word index all end there)."""
@@ -161,7 +195,7 @@ class Book:
         end = int(self.bounds[last, 1])
         chapters = [c for c in self.chapters if c.first_sentence <= last]
         chapters[-1] = replace(chapters[-1], end=end)
-        index, n_words = build_index(self.text[:end], self.bounds[: last + 1])
+        index, n_words = build_index(self.text[:end], self.bounds[: last + 1], self.lexicon)
         pages = None if self.page_starts is None else self.page_starts[self.page_starts < end]
         return replace(self, text=self.text[:end], bounds=self.bounds[: last + 1],
                        paragraph_of=self.paragraph_of[: last + 1], chapter_of=self.chapter_of[: last + 1],
@@ -188,6 +222,7 @@ class Book:
             "sentences": len(self),
             "words": int(self.stats.get("words", 0)),
             "load_seconds": round(self.load_seconds, 3),
+            "language": self.language,
         }
 
 
@@ -270,7 +305,7 @@ def load_book(path: str | Path, *, max_bytes: int = MAX_BYTES, cache_dir: Path |
     return book
 
 
-PARSED_VERSION = 1
+PARSED_VERSION = 2
 """Bumped with any change to how books are parsed, so parsed books cached by an older loader are not reused."""
 
 
@@ -278,7 +313,7 @@ def pack(book: Book, stored: Path) -> int:
     """Save ``book``'s parsed structure (text as UTF-8, numpy arrays, metadata) to ``stored``; its size in bytes,
     or 0 when it cannot be written (the cache is a convenience, never a reason to fail)."""
     meta = {"title": book.title, "author": book.author, "format": book.format, "digest": book.digest,
-            "stats": book.stats, "chapters": [asdict(c) for c in book.chapters]}
+            "stats": book.stats, "language": book.language, "chapters": [asdict(c) for c in book.chapters]}
     arrays = {"text": np.frombuffer(book.text.encode("utf-8"), dtype=np.uint8), "bounds": book.bounds,
               "paragraph_of": book.paragraph_of, "chapter_of": book.chapter_of, "indptr": book.index.indptr,
               "sentence_ids": book.index.sentence_ids, "document_frequency": book.index.document_frequency,
@@ -311,7 +346,7 @@ def unpack(stored: Path, path: Path) -> Book | None:
                 text=arrays["text"].tobytes().decode("utf-8"), bounds=arrays["bounds"],
                 paragraph_of=arrays["paragraph_of"], chapter_of=arrays["chapter_of"],
                 chapters=[Chapter(**c) for c in meta["chapters"]], page_starts=arrays.get("page_starts"),
-                index=index, digest=meta["digest"],
+                index=index, digest=meta["digest"], language=meta["language"],
                 stats=meta["stats"] | {"cached": True, "cache_bytes": stored.stat().st_size})
 
 
@@ -409,7 +444,8 @@ def headings(text: str, paragraphs: list[tuple[int, int]]) -> list[tuple[str, in
     Books with fewer than three such headings (story collections) fall back to short all-capitals lines.
     """
     short = [(" ".join(text[a:b].split()), a) for a, b in paragraphs if b - a <= 120]
-    found = [(line, a) for line, a in short if CHAPTER_HEADING.match(line) or ROMAN_HEADING.match(line)]
+    found = [(line, a) for line, a in short
+             if CHAPTER_HEADING.match(line) or ROMAN_HEADING.match(line) or CJK_HEADING.match(line)]
     if len(found) < 3:
         capitals = [(line, a) for line, a in short[3:] if CAPS_HEADING.match(line)]
         found = capitals if len(capitals) > len(found) else found
@@ -425,7 +461,7 @@ def title_and_author(text: str, paragraphs: list[tuple[int, int]], meta: dict[st
         title = lines[0][:120]
     if not author:
         for line in lines[:8]:
-            found = re.match(r"^by\s+(.+?)[,.]?$", line, re.IGNORECASE)
+            found = re.match(r"^(?:(?:by|par|von|por)\s+|作者[:：]?\s*)(.+?)[,.]?$", line, re.IGNORECASE)
             if found:
                 author = found.group(1)
                 break
@@ -585,9 +621,11 @@ def drop_running_lines(pages: list[str]) -> list[str]:
     return out if any(WORD.search(page) for page in out) else pages
 
 
-def sentence_bounds(text: str, paragraphs: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
-    """Sentence spans (blingfire), never crossing a paragraph, with blingfire's two habitual errors fixed:
-    a split after "Mr." and the like is undone, and a missed split before "Mr." after a full stop is made."""
+def sentence_bounds(text: str, paragraphs: list[tuple[int, int]],
+                    language: str = "en") -> tuple[np.ndarray, np.ndarray]:
+    """Sentence spans (blingfire), never crossing a paragraph, with blingfire's habitual errors fixed:
+    a split after "Mr." and the like (and after a German ordinal, "am 3. Mai") is undone, and a missed split
+    before "Mr." after a full stop is made."""
     para = np.asarray(paragraphs, dtype=np.int64).reshape(-1, 2)
     title_starts = [m.end() for m in TITLE_AFTER_STOP.finditer(text)]
     cuts = np.union1d(np.union1d(blingfire_starts(text), para[:, 0]), np.asarray(title_starts, dtype=np.int64))
@@ -609,6 +647,8 @@ def sentence_bounds(text: str, paragraphs: list[tuple[int, int]]) -> tuple[np.nd
     starts, ends, owner = starts[keep], ends[keep], owner[keep]
     abbreviated = np.zeros(len(last_solid) + 1, dtype=bool)
     abbreviated[[m.end() for m in TITLE_ABBREVIATION.finditer(text)]] = True
+    if language == "de":
+        abbreviated[[m.end() for m in ORDINAL.finditer(text)]] = True
     joins = np.zeros(len(starts), dtype=bool)
     joins[1:] = abbreviated[ends[:-1]] & (owner[1:] == owner[:-1])
     first = np.flatnonzero(~joins)
@@ -636,11 +676,15 @@ def blingfire_starts(text: str) -> np.ndarray:
     return char_of_byte[byte_starts]
 
 
-def build_index(text: str, bounds: np.ndarray) -> tuple[WordIndex, int]:
-    """Inverted index over lower-cased words: one regex pass per sentence, then numpy (sorting word/sentence pairs)."""
+def build_index(text: str, bounds: np.ndarray, lex: Lexicon = ENGLISH) -> tuple[WordIndex, int]:
+    """Inverted index over lower-cased words: one pass per sentence (a regex, or jieba for Chinese), then numpy
+    (sorting word/sentence pairs)."""
     lower = text.lower()
-    findall = WORD.findall
-    per_sentence = [findall(lower, a, b) for a, b in bounds.tolist()]
+    if lex.segmented:
+        per_sentence = [lex.words(lower[a:b]) for a, b in bounds.tolist()]
+    else:
+        findall = WORD.findall
+        per_sentence = [findall(lower, a, b) for a, b in bounds.tolist()]
     every_word = list(itertools.chain.from_iterable(per_sentence))
     vocabulary = {w: i for i, w in enumerate(dict.fromkeys(every_word))}
     word_ids = np.fromiter(map(vocabulary.__getitem__, every_word), dtype=np.int64, count=len(every_word))
@@ -660,7 +704,8 @@ def assemble(draft: Draft, *, path: str, fmt: str, digest: str) -> Book:
     if not WORD.search(text):
         raise BookError("the book contains no readable text.")
     paragraphs = [p for p in draft.paragraphs if p[0] < p[1]] or [trim_span(text, 0, len(text))]
-    bounds, paragraph_of = sentence_bounds(text, paragraphs)
+    language = detect_language(text)
+    bounds, paragraph_of = sentence_bounds(text, paragraphs, language)
     if not len(bounds):
         raise BookError("the book contains no sentences.")
     chapter_starts = sorted({start: title for title, start in draft.chapters}.items())
@@ -673,7 +718,7 @@ def assemble(draft: Draft, *, path: str, fmt: str, digest: str) -> Book:
     for i, (start, title) in enumerate(chapter_starts):
         end = int(chapter_starts[i + 1][0]) if i + 1 < len(chapter_starts) else len(text)
         chapters.append(Chapter(title=title, start=int(start), end=end, first_sentence=int(first_of[i])))
-    index, n_words = build_index(text, bounds)
+    index, n_words = build_index(text, bounds, lexicon(language))
     page_starts = np.asarray(draft.page_starts, dtype=np.int64) if draft.page_starts is not None else None
     return Book(
         title=draft.title or Path(path).stem,
@@ -689,4 +734,5 @@ def assemble(draft: Draft, *, path: str, fmt: str, digest: str) -> Book:
         index=index,
         digest=digest,
         stats={"words": n_words},
+        language=language,
     )

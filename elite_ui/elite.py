@@ -21,7 +21,7 @@ from .counting import QUOTED, count, fallback_phrase, is_counting, mention_order
 from .documents import Book
 from .engine import Engine, chosen_answer
 from .importance import Embed, kl_divergence, noise_levels, perturb, similarity_importance
-from .lexicon import NAME, content_words, forms, words
+from .lexicon import NAME
 from .llm import LLM
 from .parsing import parse_choice, parse_sentence_ids, parse_terms, parse_verdict
 from .retrieval import collect, widen
@@ -130,11 +130,11 @@ class Elite(Engine):
         terms = self.new_terms(book, parse_terms(reply, s.max_terms), "question", set())
         tried = {t.text.casefold() for t in terms} | {w for t in terms for w in t.words}
         if not any(t.in_book for t in terms):
-            terms += self.new_terms(book, content_words(question), "fallback", tried, by="lexical")
+            terms += self.new_terms(book, book.lexicon.content_words(question), "fallback", tried, by="lexical")
             yield Event("warning", 1, {"message": "the model gave no usable search terms; "
                                                   "searching for the question's own words instead."})
         elif s.question_words:
-            terms += self.new_terms(book, content_words(question), "question", tried, by="lexical")
+            terms += self.new_terms(book, book.lexicon.content_words(question), "question", tried, by="lexical")
         all_terms: list[Term] = []
         chunks: dict[tuple[int, int], Chunk] = {}
         retrieved: set[int] = set()
@@ -183,8 +183,8 @@ class Elite(Engine):
             if text.casefold() in tried:
                 continue
             tried.add(text.casefold())
-            ws = content_words(text)
-            in_book = any(f in book.index.vocabulary for w in ws for f in forms(w))
+            ws = book.lexicon.content_words(text)
+            in_book = any(f in book.index.vocabulary for w in ws for f in book.forms(w))
             out.append(Term(text, origin, ws, True, in_book, by))
         return out
 
@@ -240,8 +240,8 @@ class Elite(Engine):
             return []
         passages = self.fit("\n\n".join(c.text for c in top), s.evidence_tokens)
         reply = yield from self.call("depth", prompts.depth(question, passages, s.deep_search_num), iteration)
-        present = set(words(passages))
-        picked = [t for t in parse_terms(reply, s.deep_search_num) if set(content_words(t)) <= present]
+        present = set(book.lexicon.words(passages))
+        picked = [t for t in parse_terms(reply, s.deep_search_num) if set(book.lexicon.content_words(t)) <= present]
         terms = self.new_terms(book, picked, "depth", set(tried))
         if not terms:
             known = {w for t in known for w in t.words}
@@ -334,8 +334,9 @@ def counting_phrase(question: str, proposed: list[str], book: Book) -> tuple[str
     question; else the question's last content word found in the book."""
     if QUOTED.search(question):
         return fallback_phrase(question, book), "question"
-    asked = {f for w in words(question) for f in forms(w)}
-    if proposed and len(words(proposed[0])) <= 4 and set(words(proposed[0])) <= asked:
+    said = book.lexicon.words
+    asked = {f for w in said(question) for f in book.forms(w)}
+    if proposed and len(said(proposed[0])) <= 4 and set(said(proposed[0])) <= asked:
         return proposed[0], "model"
     return fallback_phrase(question, book), "question"
 
@@ -345,7 +346,7 @@ def salient_words(book: Book, text: str, known: set[str]) -> list[str]:
     keeping only words that occur in at least two sentences of the book."""
     vocabulary, frequency = book.index.vocabulary, book.index.document_frequency
     names = {w.lower() for w in NAME.findall(text)}
-    candidates = [w for w in content_words(text) if w not in known and w in vocabulary
+    candidates = [w for w in book.lexicon.content_words(text) if w not in known and w in vocabulary
                   and frequency[vocabulary[w]] >= 2]
     return sorted(candidates, key=lambda w: (w not in names, frequency[vocabulary[w]]))
 

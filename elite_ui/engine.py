@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from .documents import Book
 from .errors import Cancelled, EliteError, ModelError, QuestionError
 from .importance import Embed, MiniLMEmbedder
-from .lexicon import content_words, words
+from .lexicon import words
 from .llm import LLM, Request
 from .parsing import clean_answer, parse_choice, parse_sentence_ids
 from .trace import Answer, Citation, Event, LLMCall, Trace
@@ -118,8 +118,9 @@ def cite(book: Book, text: str, evidence: list[int]) -> list[Citation]:
     cited = [sid for sid in parse_sentence_ids(text) if sid in allowed]
     automatic = not cited
     if automatic and evidence:
-        wanted = set(content_words(text))
-        scored = sorted(((len(wanted & set(content_words(book.sentence(sid).text))), sid) for sid in evidence),
+        wanted = set(book.lexicon.content_words(text))
+        scored = sorted(((len(wanted & set(book.lexicon.content_words(book.sentence(sid).text))), sid)
+                         for sid in evidence),
                         key=lambda x: (-x[0], x[1]))
         cited = [sid for overlap, sid in scored[:2] if overlap > 0] or [evidence[0]]
     return [Citation(sid, book.sentence(sid).citation, book.sentence(sid).text, automatic) for sid in cited]

@@ -1,8 +1,15 @@
-"""Words: how text is cut into normalised words, which words carry no content, and inflected forms."""
+"""Words: how text is cut into normalised words, which words carry no content, and inflected forms, per language.
+
+English (the default) uses scikit-learn's stopwords and lemminflect's inflections; other languages use the
+``stop-words`` lists and PyStemmer's Snowball stemmers (a word's forms are the book's words with its stem);
+Chinese is cut into words with jieba. :func:`detect_language` (py3langid) picks the lexicon of a book.
+"""
 
 from __future__ import annotations
 
+import logging
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
 from lemminflect import getAllInflections, getAllLemmas
@@ -19,15 +26,71 @@ NUMBER = re.compile(r"\b(?:\d[\d,.]*\d|\d|one|two|three|four|five|six|seven|eigh
 
 STOPWORDS = frozenset(ENGLISH_STOP_WORDS) | {"did", "does", "doing", "s", "t", "d", "ll", "ve", "re", "m"}
 
+STEMMERS = {"fr": "french", "de": "german", "es": "spanish", "it": "italian", "pt": "portuguese", "nl": "dutch",
+            "sv": "swedish", "da": "danish", "nb": "norwegian", "fi": "finnish", "ru": "russian", "pl": "polish",
+            "ro": "romanian", "hu": "hungarian", "tr": "turkish", "ca": "catalan", "el": "greek"}
+"""ISO 639-1 code -> PyStemmer's Snowball algorithm."""
+SEGMENTED = {"zh"}
+"""Languages written without spaces between words: cut into words by jieba."""
+NAMES = {"en": "English", "fr": "French", "de": "German", "es": "Spanish", "zh": "Chinese", "it": "Italian",
+         "pt": "Portuguese", "nl": "Dutch", "ru": "Russian"}
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """How one language's text becomes words: ``words``, ``content_words`` and ``stem``."""
+
+    language: str
+    stopwords: frozenset[str]
+
+    @property
+    def name(self) -> str:
+        return NAMES.get(self.language, self.language)
+
+    @property
+    def segmented(self) -> bool:
+        return self.language in SEGMENTED
+
+    def words(self, text: str) -> list[str]:
+        """Lower-cased words of ``text`` in order."""
+        if self.segmented:
+            return [w for w in jieba().lcut(text.lower()) if WORD.fullmatch(w)]
+        return WORD.findall(text.lower())
+
+    def content_words(self, text: str) -> list[str]:
+        """Distinct words of ``text`` that are neither stopwords nor single letters (a Chinese word may be one
+        character), in order."""
+        short = 0 if self.segmented else 1
+        return list(dict.fromkeys(w for w in self.words(text) if len(w) > short and w not in self.stopwords))
+
+    def stem(self, word: str) -> str | None:
+        """The Snowball stem of ``word``, or None for languages without a stemmer (English uses lemminflect)."""
+        algorithm = STEMMERS.get(self.language)
+        return stemmer(algorithm).stemWord(word) if algorithm else None
+
+
+@lru_cache(maxsize=None)
+def lexicon(language: str = "en") -> Lexicon:
+    """The lexicon of an ISO 639-1 language code; a language without a stopword list gets none."""
+    if language == "en":
+        return Lexicon("en", STOPWORDS)
+    from stop_words import LANGUAGE_MAPPING, get_stop_words
+
+    listed = frozenset(w.lower() for w in get_stop_words(language)) if language in LANGUAGE_MAPPING else frozenset()
+    return Lexicon(language, listed)
+
+
+ENGLISH = lexicon("en")
+
 
 def words(text: str) -> list[str]:
-    """Lower-cased words of ``text`` in order."""
-    return WORD.findall(text.lower())
+    """Lower-cased English words of ``text`` in order."""
+    return ENGLISH.words(text)
 
 
 def content_words(text: str) -> list[str]:
-    """Distinct words of ``text`` that are neither stopwords nor single characters, in order."""
-    return list(dict.fromkeys(w for w in words(text) if len(w) > 1 and w not in STOPWORDS))
+    """Distinct English content words of ``text`` in order."""
+    return ENGLISH.content_words(text)
 
 
 @lru_cache(maxsize=4096)
@@ -43,3 +106,28 @@ def forms(word: str) -> tuple[str, ...]:
         for inflected in getAllInflections(lemma).values():
             out.update(dict.fromkeys(f.lower() for f in inflected))
     return tuple(out)
+
+
+def detect_language(text: str, samples: int = 20, size: int = 1000) -> str:
+    """The ISO 639-1 code of the language ``text`` is written in, read from ``samples`` slices spread over it
+    (English when there are too few letters to tell)."""
+    import py3langid
+
+    step = max(len(text) // samples, size)
+    sample = "\n".join(text[i : i + size] for i in range(0, len(text), step))
+    return py3langid.classify(sample)[0] if sum(map(str.isalpha, sample)) >= 80 else "en"
+
+
+@lru_cache(maxsize=None)
+def stemmer(algorithm: str):
+    import Stemmer
+
+    return Stemmer.Stemmer(algorithm)
+
+
+@lru_cache(maxsize=1)
+def jieba():
+    import jieba as segmenter
+
+    segmenter.setLogLevel(logging.WARNING)
+    return segmenter

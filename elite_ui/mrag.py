@@ -33,7 +33,7 @@ from .documents import Book, default_cache_dir
 from .engine import Engine, choose, chosen_answer
 from .errors import EliteError
 from .importance import Embed
-from .lexicon import NAME, NUMBER, content_words, forms, words
+from .lexicon import NAME, NUMBER, content_words
 from .llm import LLM
 from .parsing import parse_verdict
 from .trace import Answer, Event
@@ -258,15 +258,15 @@ def parse_markers(text: str, size: int) -> tuple[list[tuple[str, str, list[int]]
     return out, dropped
 
 
-def audit(marker: Marker, source: str, threshold: float) -> Marker:
+def audit(book: Book, marker: Marker, source: str, threshold: float) -> Marker:
     """Fill in the marker's support: the share of its value's content words (names and numbers included, and
     also reported apart) that occur in ``source``, its cited paragraphs, in some inflected form."""
-    present = set(words(source))
+    present = set(book.lexicon.words(source))
 
     def found(word: str) -> bool:
-        return any(f in present for f in forms(word))
+        return any(f in present for f in book.forms(word))
 
-    wanted = content_words(marker.value)
+    wanted = book.lexicon.content_words(marker.value)
     missing = [w for w in wanted if not found(w)]
     marker.support = round(1 - len(missing) / len(wanted), 4) if wanted else 0.0
     marker.missing = missing
@@ -426,8 +426,8 @@ class Mrag(Engine):
         that holds most of its words, if that paragraph would pass the audit; otherwise it is dropped."""
         threshold = self.settings.audit_threshold
         if marker.paragraphs:
-            return audit(marker, self.source_text(book, paras, marker), threshold)
-        best = max((audit(Marker(marker.key, marker.value, [p]), self.paragraph_text(book, paras, p), threshold)
+            return audit(book, marker, self.source_text(book, paras, marker), threshold)
+        best = max((audit(book, Marker(marker.key, marker.value, [p]), self.paragraph_text(book, paras, p), threshold)
                     for p in todo), key=lambda m: m.support)
         if best.flagged:
             return None

@@ -13,7 +13,6 @@ from collections import defaultdict
 import plotly.graph_objects as go
 
 from .documents import Book
-from .lexicon import forms
 from .parsing import SENTENCE_LABEL
 from .trace import Answer, Event, Trace
 
@@ -31,7 +30,7 @@ def book_card(book: Book) -> str:
     author = f" by {esc(book.author)}" if book.author else ""
     return (f"<div class='book-card'><b>{esc(book.title)}</b>{author}<br>"
             f"{s['chapters']} chapters · {s['paragraphs']:,} paragraphs · {s['sentences']:,} sentences · "
-            f"{s['words']:,} words (about {len(book.text) // 4:,} tokens) · {book.format} · "
+            f"{s['words']:,} words (about {len(book.text) // 4:,} tokens) · {esc(book.lexicon.name)} · {book.format} · "
             f"{esc(book.load_note())}</div>")
 
 
@@ -55,14 +54,17 @@ def linked(text: str, book: Book) -> str:
     return "".join(out) + esc(text[last:])
 
 
-def highlight(text: str, words: list[str]) -> str:
+def highlight(book: Book, text: str, words: list[str]) -> str:
     """Escaped ``text`` with every word matching a target word (in any inflected form) wrapped in <mark>."""
-    wanted = {f for w in words for f in forms(w)}
+    wanted = {f for w in words for f in book.forms(w)}
+    if book.lexicon.segmented:
+        spans = re.finditer("|".join(map(re.escape, sorted(wanted, key=len, reverse=True))) or "(?!)", text, re.I)
+    else:
+        spans = (m for m in WORD_SPAN.finditer(text) if m.group().lower() in wanted)
     out, last = [], 0
-    for m in WORD_SPAN.finditer(text):
-        if m.group().lower() in wanted:
-            out += [esc(text[last : m.start()]), f"<mark>{esc(m.group())}</mark>"]
-            last = m.end()
+    for m in spans:
+        out += [esc(text[last : m.start()]), f"<mark>{esc(m.group())}</mark>"]
+        last = m.end()
     return "".join(out) + esc(text[last:])
 
 
@@ -292,7 +294,8 @@ def hits_table(book: Book, hits, chunk_groups) -> str:
                 chunk_of[sid] = f"S{chunk.first}–S{chunk.last}"
     rows = "".join(
         f"<tr class='hit'><td>{h.rank}</td><td>{cite_link(book, h.sentence_id)}</td><td>{h.score}</td>"
-        f"<td class='sentence'>{highlight(h.text, h.matched)}</td><td>{esc(chunk_of.get(h.sentence_id, ''))}</td></tr>"
+        f"<td class='sentence'>{highlight(book, h.text, h.matched)}</td>"
+        f"<td>{esc(chunk_of.get(h.sentence_id, ''))}</td></tr>"
         for h in hits)
     if not rows:
         return "<div class='hits none'>No sentence holds these terms.</div>"

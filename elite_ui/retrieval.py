@@ -14,7 +14,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from .documents import Book
-from .lexicon import content_words, forms
 from .trace import Chunk, Hit
 
 
@@ -30,10 +29,10 @@ def targets(book: Book, terms: list[str]) -> list[Target]:
     out: dict[str, Target] = {}
     n = max(len(book), 1)
     for term in terms:
-        for word in content_words(term):
+        for word in book.lexicon.content_words(term):
             if word in out:
                 continue
-            postings = [book.index.postings(f) for f in forms(word)]
+            postings = [book.index.postings(f) for f in book.forms(word)]
             sentences = np.unique(np.concatenate(postings)) if postings else np.zeros(0, dtype=np.int32)
             out[word] = Target(word, sentences, math.log((n + 1) / (len(sentences) + 1)) + 1.0)
     return list(out.values())
@@ -62,7 +61,7 @@ def collect(
         weight[target.sentences] += target.idf
     eligible = overlap > 0
     if required is not None:
-        required_words = {w for term in required for w in content_words(term)}
+        required_words = {w for term in required for w in book.lexicon.content_words(term)}
         mask = np.zeros(len(book), dtype=bool)
         for target in found:
             if target.word in required_words:

@@ -121,13 +121,13 @@ def test_replies_are_read_defensively():
     assert parse_markers(wrapped, 3)[0] == [("Who keeps the light?", "Mirek.", [3])]
 
 
-def test_the_audit_tells_a_faithful_value_from_an_invented_one():
+def test_the_audit_tells_a_faithful_value_from_an_invented_one(lake):
     source = "Old Mirek, the lighthouse keeper, wrote forty names in his ledger. A storm broke the lamp in March."
-    kept = audit(Marker("Who keeps the ledger?", "The keeper Mirek writes names in a ledger; storms broke lamps.",
+    kept = audit(lake, Marker("Who keeps the ledger?", "The keeper Mirek writes names in a ledger; storms broke lamps.",
                         [0]), source, 0.6)
     assert kept.support == 1.0 and not kept.flagged and kept.name_support == 1.0
-    invented = audit(Marker("Who sails?", "Captain Haddock sailed 300 miles to Marseille with twelve sailors.", [0]),
-                     source, 0.6)
+    invented = audit(lake, Marker("Who sails?", "Captain Haddock sailed 300 miles to Marseille with twelve sailors.",
+                                  [0]), source, 0.6)
     assert invented.flagged and invented.support < 0.2 and invented.name_support == 0.0
     assert invented.number_support == 0.0 and {"haddock", "marseille", "300"} <= set(invented.missing)
 

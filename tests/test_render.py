@@ -11,9 +11,9 @@ from elite_ui.ui import Config, Model, Session, export
 from .conftest import trigram_embed
 
 
-def test_highlight_marks_inflected_forms_and_escapes_everything():
+def test_highlight_marks_inflected_forms_and_escapes_everything(pride):
     text = 'He <b>laughed</b> & laughs; "laughter" <script>x</script>'
-    html = render.highlight(text, ["laugh"])
+    html = render.highlight(pride, text, ["laugh"])
     assert html.count("<mark>") == 2 and "<mark>laughed</mark>" in html and "<mark>laughs</mark>" in html
     assert "<b>" not in html and "&lt;script&gt;" in html and "&amp;" in html
 
