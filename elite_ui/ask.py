@@ -13,6 +13,7 @@ from .errors import EliteError
 from .llm import DEFAULT_CONTEXT, open_llm
 from .mrag import PRESETS as MRAG_PRESETS
 from .mrag import Mrag
+from .names import names_for
 from .parsing import SENTENCE_LABEL
 from .trace import Event, Trace
 
@@ -121,7 +122,8 @@ def main(argv: list[str] | None = None) -> int:
             settings = with_overrides(PRESETS[args.preset], **{k: getattr(args, k) for k in (
                 "recall_index", "neighbor_num", "deep_search_index", "deep_search_num", "voter_num", "iter_max",
                 "importance_samples")})
-            trace = Elite(llm, settings).run(book, args.question, options, on_event=show)
+            names = names_for(book, default_cache_dir())
+            trace = Elite(llm, settings, names=names).run(book, args.question, options, on_event=show)
     except EliteError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -13,21 +13,24 @@ Each reports its preparation time and the bytes it would persist (measured by sa
 from __future__ import annotations
 
 import tempfile
+import threading
 import time
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from . import prompts
 from .documents import Book
-from .elite import PRESETS, Elite, with_overrides
-from .engine import choose
+from .elite import PRESETS, Elite, Settings, with_overrides
+from .engine import Engine, choose, chosen_answer
 from .importance import Embed, MiniLMEmbedder
 from .llm import LLM, Request
 from .mrag import PRESETS as MRAG_PRESETS
 from .mrag import Mrag, MragSettings
 from .parsing import clean_answer
+from .trace import Event
 
 CHUNK_WORDS = 100
 
@@ -146,12 +149,18 @@ class Embedding(Strategy):
             size = directory_bytes(Path(folder))
         return Prepared(seconds, size, (spans, vectors))
 
-    def retrieve(self, book, prepared, question, options, budget):
-        started = time.perf_counter()
+    def rank(self, prepared: Prepared, question: str, options) -> list[tuple[int, float]]:
+        """Chunks by cosine similarity to the question, best first (at most 200), with their scores."""
         spans, vectors = prepared.state
         query = np.asarray(self.embed([question]), dtype=np.float32)[0]
-        order = np.argsort(-(vectors @ query))
-        context = fill(self.llm, [(int(i), book.span_text(*spans[i])) for i in order[:200]], budget)
+        scores = vectors @ query
+        return [(int(i), float(scores[i])) for i in np.argsort(-scores)[:200]]
+
+    def retrieve(self, book, prepared, question, options, budget):
+        started = time.perf_counter()
+        spans = prepared.state[0]
+        ranking = self.rank(prepared, question, options)
+        context = fill(self.llm, [(i, book.span_text(*spans[i])) for i, _ in ranking], budget)
         return Retrieved(context, time.perf_counter() - started)
 
 
@@ -172,16 +181,21 @@ class BM25(Strategy):
             size = directory_bytes(Path(folder))
         return Prepared(seconds, size, (spans, retriever))
 
-    def retrieve(self, book, prepared, question, options, budget):
+    def rank(self, prepared: Prepared, question: str, options) -> list[tuple[int, float]]:
+        """Chunks by BM25 score for the question and its options, best first (at most 200)."""
         import bm25s
 
-        started = time.perf_counter()
         spans, retriever = prepared.state
         query = bm25s.tokenize([question + " " + " ".join((options or {}).values())], stopwords="en",
                                show_progress=False)
-        k = min(len(spans), 200)
-        ids, _scores = retriever.retrieve(query, k=k, show_progress=False)
-        context = fill(self.llm, [(int(i), book.span_text(*spans[int(i)])) for i in ids[0]], budget)
+        ids, scores = retriever.retrieve(query, k=min(len(spans), 200), show_progress=False)
+        return [(int(i), float(score)) for i, score in zip(ids[0], scores[0])]
+
+    def retrieve(self, book, prepared, question, options, budget):
+        started = time.perf_counter()
+        spans = prepared.state[0]
+        ranking = self.rank(prepared, question, options)
+        context = fill(self.llm, [(i, book.span_text(*spans[i])) for i, _ in ranking], budget)
         return Retrieved(context, time.perf_counter() - started)
 
 
@@ -214,6 +228,48 @@ class MragStrategy(Strategy):
 
 
 STRATEGIES = {s.name: s for s in (EliteStrategy, Vanilla, Embedding, BM25, MragStrategy)}
+
+
+class ChunkRag(Engine):
+    """Plain chunk RAG as an answering method for the app's side-by-side view: fixed-size chunks ranked by
+    ``strategy`` (MiniLM cosine or BM25), placed best first up to the evidence budget, then the same answer
+    step as ELITE's. Events: start, retrieval (the chunks placed, with scores), answer, done."""
+
+    def __init__(self, llm: LLM, settings: Settings, strategy: Embedding | BM25, prepared: Prepared, *,
+                 cancel: threading.Event | None = None):
+        super().__init__(llm, settings, embed=strategy.embed, cancel=cancel)
+        self.strategy, self.prepared = strategy, prepared
+
+    def ask(self, book: Book, question: str, options: dict[str, str] | None = None, **kwargs) -> Iterator[Event]:
+        question = " ".join(question.split())
+        options = {k.strip().upper(): v.strip() for k, v in (options or {}).items() if v and v.strip()} or None
+        self.check_question(question)
+        started = time.perf_counter()
+        yield Event("start", 0, {"question": question, "options": options, "settings": asdict(self.settings),
+                                 "book": book.summary(), "model": self.llm.name, "strategy": self.strategy.name,
+                                 "ceiling": book.stats.get("ceiling")})
+        spans = self.prepared.state[0]
+        placed, budget = [], self.settings.evidence_tokens
+        for index, score in self.strategy.rank(self.prepared, question, options):
+            first, last = spans[index]
+            if last >= len(book):
+                continue
+            cost = self.llm.count_tokens(book.span_text(first, last))
+            if cost <= budget:
+                placed.append({"first": first, "last": last, "score": round(score, 4)})
+                budget -= cost
+        yield Event("retrieval", 1, {"chunks": placed, "method": self.strategy.name,
+                                     "seconds": round(time.perf_counter() - started, 4)})
+        evidence = sorted(sid for c in placed for sid in range(c["first"], c["last"] + 1))
+        listing = "\n".join(f"[S{sid}] {' '.join(book.sentence(sid).text.split())}" for sid in evidence)
+        messages = prompts.answer(question, options, listing or "(nothing found)")
+        if options:
+            reply = yield from self.call("answer", messages, 1, max_tokens=12)
+            answer = chosen_answer(book, options, choose(self.llm, messages, reply, options), evidence)
+        else:
+            answer = yield from self.written_answer(book, messages, evidence, 1)
+        yield Event("answer", 0, answer)
+        yield Event("done", 0, {"seconds": round(time.perf_counter() - started, 3)})
 
 
 @dataclass

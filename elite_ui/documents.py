@@ -291,7 +291,7 @@ def load_book(path: str | Path, *, max_bytes: int = MAX_BYTES, cache_dir: Path |
         raise BookError(f"{path.name} is {size / 2**20:.1f} MB; the limit is {max_bytes / 2**20:.0f} MB.")
     data = path.read_bytes()
     digest = hashlib.sha256(data).hexdigest()
-    stored = Path(cache_dir) / "books" / f"{digest[:32]}-v{PARSED_VERSION}.npz" if cache_dir else None
+    stored = cached_path(cache_dir, digest) if cache_dir else None
     book = unpack(stored, path) if stored and stored.exists() else None
     if book is None:
         reader = {".txt": read_txt, ".epub": read_epub, ".pdf": read_pdf}[suffix]
@@ -303,6 +303,23 @@ def load_book(path: str | Path, *, max_bytes: int = MAX_BYTES, cache_dir: Path |
             book.stats |= {"cached": False, "cache_bytes": pack(book, stored)}
     book.load_seconds = time.perf_counter() - started
     return book
+
+
+def load_cached(digest: str, cache_dir: Path | str) -> Book | None:
+    """The book with this content hash if it was parsed before into ``cache_dir`` (the page reopens a reader's
+    book after a reload this way), else None."""
+    if not re.fullmatch(r"[0-9a-f]{64}", str(digest)):
+        return None
+    stored = cached_path(cache_dir, digest)
+    started = time.perf_counter()
+    book = unpack(stored, stored) if stored.exists() else None
+    if book is not None:
+        book.load_seconds = time.perf_counter() - started
+    return book
+
+
+def cached_path(cache_dir: Path | str, digest: str) -> Path:
+    return Path(cache_dir) / "books" / f"{digest[:32]}-v{PARSED_VERSION}.npz"
 
 
 PARSED_VERSION = 2

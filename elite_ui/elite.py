@@ -12,7 +12,8 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, replace
+from copy import deepcopy
+from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
@@ -23,6 +24,7 @@ from .engine import Engine, chosen_answer
 from .importance import Embed, kl_divergence, noise_levels, perturb, similarity_importance
 from .lexicon import NAME
 from .llm import LLM
+from .names import NameIndex
 from .parsing import parse_choice, parse_sentence_ids, parse_terms, parse_verdict
 from .retrieval import collect, widen
 from .trace import Answer, Chunk, Citation, Event, Hit, Sample, Term, Verdict
@@ -54,6 +56,8 @@ class Settings:
     """Score only this many new chunks per iteration, best overlap first (0: all)."""
     judge_default: bool = False
     """Verdict taken when the judge's reply says neither yes nor no (False: keep searching)."""
+    name_variants: bool = True
+    """Add the other variants of a character's name (the book's name index) when a term names the character."""
     trim: bool = True
     """Let the model drop evidence it finds irrelevant before answering (the paper's organising step)."""
     evidence_tokens: int = 2000
@@ -63,6 +67,24 @@ class Settings:
     max_question_chars: int = 2000
     seed: int = 0
 
+
+@dataclass
+class Edit:
+    """A reader's change to an earlier run of the same question: search again from ``iteration`` with ``terms``
+    as that iteration's terms (the earlier iterations' terms and evidence are kept), with the sentences
+    ``pinned`` as evidence that is ranked first and never trimmed."""
+
+    events: list[Event]
+    """The earlier run's events."""
+    iteration: int
+    terms: list[str]
+    pinned: list[int] = field(default_factory=list)
+    run: int = 1
+    """Which run of the question it edits (for the trace)."""
+
+
+KEPT = {"terms", "collection", "chunks", "importance", "judge", "exploration", "warning"}
+"""The kinds of an earlier run's events an edited run starts from (its calls and answer are not carried over)."""
 
 PRESETS = {
     "paper": Settings(),
@@ -80,13 +102,15 @@ class Elite(Engine):
     """Answers questions about a book with the ELITE method, reporting every stage as an event."""
 
     def __init__(self, llm: LLM, settings: Settings | None = None, *, embed: Embed | None = None,
-                 cancel: threading.Event | None = None):
+                 cancel: threading.Event | None = None, names: NameIndex | None = None):
         super().__init__(llm, settings or Settings(), embed=embed, cancel=cancel)
+        self.names = names
 
     def ask(self, book: Book, question: str, options: dict[str, str] | None = None, *,
-            generate: bool = True) -> Iterator[Event]:
+            generate: bool = True, edit: Edit | None = None) -> Iterator[Event]:
         """Every stage as events. ``generate=False`` stops after trimming: the answer event then holds only the
-        evidence (the benchmark gives every strategy's context to one shared generator)."""
+        evidence (the benchmark gives every strategy's context to one shared generator). ``edit``: search again
+        from an iteration of an earlier run, as the reader changed it."""
         question = " ".join(question.split())
         options = {k.strip().upper(): v.strip() for k, v in (options or {}).items() if v and v.strip()} or None
         self.check_question(question)
@@ -95,10 +119,10 @@ class Elite(Engine):
         yield Event("start", 0, {"question": question, "options": options, "settings": asdict(s),
                                  "book": book.summary(), "model": self.llm.name, "strategy": "elite",
                                  "ceiling": book.stats.get("ceiling")})
-        if is_counting(question):
+        if is_counting(question) and not edit:
             answer = yield from self.counting(book, question, options)
         else:
-            answer = yield from self.explore(book, question, options, generate)
+            answer = yield from self.explore(book, question, options, generate, edit)
         yield Event("answer", 0, answer)
         yield Event("done", 0, {"seconds": round(time.perf_counter() - started, 3)})
 
@@ -123,22 +147,19 @@ class Elite(Engine):
         citations = [Citation(sid, book.sentence(sid).citation, book.sentence(sid).text) for sid in where[:20]]
         return Answer(text, citations, choice=choice, count=result, evidence=where)
 
-    def explore(self, book: Book, question: str, options: dict[str, str] | None, generate: bool = True):
+    def explore(self, book: Book, question: str, options: dict[str, str] | None, generate: bool = True,
+                edit: Edit | None = None):
         s = self.settings
         rng = np.random.default_rng(s.seed)
-        reply = yield from self.call("terms", prompts.terms(question, options, s.max_terms), 1)
-        terms = self.new_terms(book, parse_terms(reply, s.max_terms), "question", set())
-        tried = {t.text.casefold() for t in terms} | {w for t in terms for w in t.words}
-        if not any(t.in_book for t in terms):
-            terms += self.new_terms(book, book.lexicon.content_words(question), "fallback", tried, by="lexical")
-            yield Event("warning", 1, {"message": "the model gave no usable search terms; "
-                                                  "searching for the question's own words instead."})
-        elif s.question_words:
-            terms += self.new_terms(book, book.lexicon.content_words(question), "question", tried, by="lexical")
-        all_terms: list[Term] = []
-        chunks: dict[tuple[int, int], Chunk] = {}
-        retrieved: set[int] = set()
-        for iteration in range(1, s.iter_max + 1):
+        if edit:
+            start, terms, all_terms, chunks, retrieved = yield from self.resume(book, edit)
+        else:
+            terms = yield from self.first_terms(book, question, options)
+            start, all_terms, chunks, retrieved = 1, [], {}, set()
+        last = max(s.iter_max, start)
+        for iteration in range(start, last + 1):
+            if not (edit and iteration == start):
+                terms += self.name_variants(book, terms, {t.text.casefold() for t in all_terms + terms})
             all_terms += terms
             yield Event("terms", iteration, {"new": terms, "all": list(all_terms)})
             hits = collect(book, [t.text for t in all_terms if t.in_book], s.recall_index,
@@ -146,6 +167,10 @@ class Elite(Engine):
             retrieved.update(h.sentence_id for h in hits)
             yield Event("collection", iteration, {"hits": hits})
             found = [c for c in widen(book, hits, s.neighbor_num, iteration) if c.key not in chunks]
+            if edit and iteration == start:
+                pinned = self.pinned(book, edit.pinned, iteration)
+                found = pinned + [c for c in found if not any(p.first <= c.first and c.last <= p.last
+                                                                 for p in pinned)]
             chunks.update((c.key, c) for c in found)
             yield Event("chunks", iteration, {"chunks": found})
             yield from self.weigh(found, question, options, iteration, rng)
@@ -159,7 +184,7 @@ class Elite(Engine):
             else:
                 verdict = Verdict(False, "nothing was found for these terms", True)
             yield Event("judge", iteration, verdict)
-            if verdict.sufficient or iteration == s.iter_max:
+            if verdict.sufficient or iteration == last:
                 break
             tried = {t.text.casefold() for t in all_terms}
             breadth = yield from self.breadth(book, question, all_terms, hits, tried, iteration)
@@ -177,6 +202,55 @@ class Elite(Engine):
         answer = yield from self.organise(book, question, options, ranked(chunks.values()), iteration, generate)
         return answer
 
+    def first_terms(self, book: Book, question: str, options: dict[str, str] | None):
+        """The model's search terms for the question, with the question's own words (or only them, announced,
+        when the model gave nothing usable)."""
+        s = self.settings
+        reply = yield from self.call("terms", prompts.terms(question, options, s.max_terms), 1)
+        terms = self.new_terms(book, parse_terms(reply, s.max_terms), "question", set())
+        tried = {t.text.casefold() for t in terms} | {w for t in terms for w in t.words}
+        if not any(t.in_book for t in terms):
+            terms += self.new_terms(book, book.lexicon.content_words(question), "fallback", tried, by="lexical")
+            yield Event("warning", 1, {"message": "the model gave no usable search terms; "
+                                                  "searching for the question's own words instead."})
+        elif s.question_words:
+            terms += self.new_terms(book, book.lexicon.content_words(question), "question", tried, by="lexical")
+        return terms
+
+    def resume(self, book: Book, edit: Edit):
+        """An edited run's starting point: the earlier run's iterations before ``edit.iteration`` (yielded again,
+        so this run's trace is whole), then the reader's terms for that iteration and what changed."""
+        kept = deepcopy([e for e in edit.events if 0 < e.iteration < edit.iteration and e.kind in KEPT])
+        yield from kept
+        all_terms = [t for e in kept if e.kind == "terms" for t in e.data["new"]]
+        chunks = {c.key: c for e in kept if e.kind == "chunks" for c in e.data["chunks"]}
+        retrieved = {h.sentence_id for e in kept if e.kind == "collection" for h in e.data["hits"]}
+        before = {t.text.casefold(): t for e in edit.events if e.kind == "terms" and e.iteration == edit.iteration
+                  for t in e.data["new"]}
+        wanted = list(dict.fromkeys(t.strip() for t in edit.terms if t.strip()))
+        tried = {t.text.casefold() for t in all_terms}
+        terms = [replace(before[t.casefold()], new=True) for t in wanted if t.casefold() in before]
+        tried |= {t.text.casefold() for t in terms}
+        added = self.new_terms(book, [t for t in wanted if t.casefold() not in before], "reader", tried, by="reader")
+        terms += added + self.name_variants(book, added, tried)
+        chosen = {t.casefold() for t in wanted}
+        yield Event("edit", edit.iteration, {
+            "run": edit.run, "iteration": edit.iteration, "added": [t.text for t in added],
+            "removed": [t.text for key, t in before.items() if key not in chosen],
+            "pinned": sorted(sid for sid in set(edit.pinned) if 0 <= sid < len(book))})
+        return edit.iteration, terms, all_terms, chunks, retrieved
+
+    def pinned(self, book: Book, sentence_ids: list[int], iteration: int) -> list[Chunk]:
+        """The reader's pinned sentences widened by their neighbours into chunks that are ranked first."""
+        hits = []
+        for sid in sorted(sid for sid in set(sentence_ids) if 0 <= sid < len(book)):
+            s = book.sentence(sid)
+            hits.append(Hit(sid, s.start, s.end, s.chapter, s.chapter_title, s.page, 0, [], s.text))
+        chunks = widen(book, hits, self.settings.neighbor_num, iteration)
+        for chunk in chunks:
+            chunk.pinned = True
+        return chunks
+
     def new_terms(self, book: Book, texts: list[str], origin: str, tried: set[str], by: str = "model") -> list[Term]:
         out = []
         for text in texts:
@@ -186,6 +260,18 @@ class Elite(Engine):
             ws = book.lexicon.content_words(text)
             in_book = any(f in book.index.vocabulary for w in ws for f in book.forms(w))
             out.append(Term(text, origin, ws, True, in_book, by))
+        return out
+
+    def name_variants(self, book: Book, terms: list[Term], tried: set[str]) -> list[Term]:
+        """The other names of each character a term names (Lizzy, Eliza for Elizabeth), from the name index."""
+        if not (self.names and self.settings.name_variants):
+            return []
+        out = []
+        for term in terms:
+            character = self.names.find(term.text)
+            if character:
+                out += self.new_terms(book, self.names.search_words(character), "names", tried,
+                                      by=f"names: {character.name}")
         return out
 
     def weigh(self, found: list[Chunk], question: str, options, iteration: int, rng: np.random.Generator):
@@ -287,7 +373,8 @@ class Elite(Engine):
         if candidates and self.settings.trim:
             reply = yield from self.call("trim", prompts.trim(question, options, listing), iteration, max_tokens=64)
             picked = [sid for sid in parse_sentence_ids(reply) if sid in set(candidates)]
-            kept = picked or candidates
+            pinned = {sid for c in chunks if c.pinned for sid in range(c.first, c.last + 1)} & set(candidates)
+            kept = sorted(set(picked) | pinned) if picked else candidates
         if candidates:
             yield Event("trim", iteration, {"kept": sorted(kept), "dropped": sorted(set(candidates) - set(kept)),
                                             "by_model": bool(picked), "enabled": self.settings.trim})
@@ -322,10 +409,11 @@ class Elite(Engine):
 
 
 def ranked(chunks) -> list[Chunk]:
-    """Most important first (unscored chunks after scored ones), then by overlap, then book order."""
+    """Pinned chunks first, then the most important (unscored chunks after scored ones), then by overlap, then
+    book order."""
     def key(c: Chunk):
         importance = c.importance if c.importance is not None and not math.isnan(c.importance) else -1.0
-        return (-importance, -c.score, c.first)
+        return (not c.pinned, -importance, -c.score, c.first)
     return sorted(chunks, key=key)
 
 

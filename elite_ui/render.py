@@ -17,8 +17,11 @@ from .parsing import SENTENCE_LABEL
 from .trace import Answer, Event, Trace
 
 ORIGINS = {"question": "from the question", "breadth": "breadth-wise", "depth": "depth-wise",
-           "fallback": "question words (fallback)"}
+           "fallback": "question words (fallback)", "names": "another name of a character",
+           "reader": "added by the reader"}
 WORD_SPAN = re.compile(r"[^\W_]+")
+CHUNK_STRATEGIES = {"embedding": "Chunk embedding (MiniLM)", "bm25": "BM25 chunks"}
+STRATEGY_NAMES = {"elite": "ELITE", "mrag": "M-RAG", **CHUNK_STRATEGIES}
 
 
 def esc(text: object) -> str:
@@ -105,6 +108,8 @@ def chips(terms, tried: set[str]) -> str:
         note = f"{ORIGINS.get(term.origin, term.origin)}, {state}" + ("" if term.in_book else ", not in the book")
         if term.by == "lexical":
             note += ", taken from the text"
+        elif term.by.startswith("names: "):
+            note += f", a name of {term.by.removeprefix('names: ')}"
         out.append(f"<span class='chip {esc(term.origin)} {state}{missing}' title='{esc(note)}'>"
                    f"{esc(term.text)}</span>")
     return " ".join(out)
@@ -136,13 +141,20 @@ def trace_html(book: Book, events: list[Event]) -> str:
     (for M-RAG: the index, the matched keys and the values placed against the budget)."""
     if strategy(events) == "mrag":
         return mrag_html(book, events)
+    if strategy(events) in CHUNK_STRATEGIES:
+        return chunk_rag_html(book, events)
     by = grouped(events)
-    parts = ["<div class='trace'>", ceiling_note(events)]
+    edits = [e.data for e in events if e.kind == "edit"]
+    parts = ["<div class='trace'>", ceiling_note(events), edit_note(book, edits[0]) if edits else ""]
     tried: set[str] = set()
     for iteration in sorted(i for i in by if i > 0):
         stage = by[iteration]
         verdict = stage["judge"][0] if stage["judge"] else None
         title = f"Iteration {iteration}"
+        if edits and iteration < edits[0]["iteration"]:
+            title += f" (kept from run {edits[0]['run']})"
+        elif edits and iteration == edits[0]["iteration"]:
+            title += " (edited)"
         if verdict is not None:
             title += " · " + ("sufficient" if verdict.sufficient else "not sufficient")
         parts.append(f"<details open class='iteration' data-iteration='{iteration}'><summary>{title}</summary>")
@@ -182,6 +194,75 @@ def trace_html(book: Book, events: list[Event]) -> str:
             parts.append("<div class='votes'><b>Votes</b> " + " ".join(
                 f"<span class='vote'>{esc(k)}: {v:.0%}</span>" for k, v in answer.vote_shares.items()) + "</div>")
     parts.append(totals_line(events))
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def edit_note(book: Book, edit: dict) -> str:
+    """What the reader changed for this run: the iteration it searched again from, terms removed and added,
+    passages pinned."""
+    pinned = " ".join(cite_link(book, sid) for sid in edit["pinned"] if sid < len(book)) or "none"
+    removed, added = (esc(", ".join(edit[k]) or "nothing") for k in ("removed", "added"))
+    return (f"<div class='edit-note'><b>Edited search</b> from iteration {edit['iteration']} of run {edit['run']}: "
+            f"removed {removed}; added {added}; pinned {pinned}.</div>")
+
+
+def chunk_rag_html(book: Book, events: list[Event]) -> str:
+    """The trace of plain chunk RAG: the chunks placed in the context, with their scores."""
+    parts = ["<div class='trace'>", ceiling_note(events)]
+    for retrieval in (e.data for e in events if e.kind == "retrieval"):
+        label = CHUNK_STRATEGIES[retrieval["method"]]
+        rows = "".join(
+            f"<tr><td>{n}</td><td>{cite_link(book, c['first'])}–{cite_link(book, c['last'])}</td>"
+            f"<td>{c['score']:.3f}</td>"
+            f"<td>{esc(' '.join(book.span_text(c['first'], c['last']).split())[:240])}…</td></tr>"
+            for n, c in enumerate(retrieval["chunks"], 1) if c["last"] < len(book))
+        parts.append(f"<div class='retrieval'><b>{esc(label)}</b>: {len(retrieval['chunks'])} chunks placed "
+                     f"({retrieval['seconds'] * 1000:.0f} ms)<table><tr><th>#</th><th>sentences</th><th>score</th>"
+                     f"<th>text</th></tr>{rows}</table></div>")
+    parts.append(totals_line(events))
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def side_by_side(book: Book, traces: list[Trace]) -> str:
+    """One question answered by two strategies, in two columns: answer, evidence, cost and time."""
+    columns = []
+    for trace in traces:
+        name = STRATEGY_NAMES.get(strategy(trace.events), strategy(trace.events))
+        answer = trace.answer
+        t = trace.totals()
+        evidence = answer.evidence if answer else []
+        shown = "".join(f"<li>{cite_link(book, sid)} {esc(' '.join(book.sentence(sid).text.split())[:200])}</li>"
+                        for sid in evidence[:8] if sid < len(book))
+        more = f"<li>…and {len(evidence) - 8} more sentences</li>" if len(evidence) > 8 else ""
+        body = linked(answer.text, book) if answer else "<i>no answer</i>"
+        columns.append(
+            f"<div class='column' data-strategy='{esc(strategy(trace.events))}'><h4>{esc(name)}</h4>"
+            f"<div class='answer'>{body}</div><div class='cost'>{t['llm_calls']} LLM calls · "
+            f"{t['prompt_tokens']:,} prompt tokens · {t['completion_tokens']:,} generated · "
+            f"{t.get('seconds', 0):.1f} s</div><b>Evidence</b> ({len(evidence)} sentences)<ul>{shown}{more}</ul></div>")
+    return f"<div class='side-by-side'>{''.join(columns)}</div>"
+
+
+def notebook_html(book: Book | None, entries: list[dict]) -> str:
+    """The reading notebook: each question with its answer and quotes, and each saved passage."""
+    if not entries:
+        return "<div class='notebook empty'>Questions, answers and passages you save appear here.</div>"
+    parts = ["<div class='notebook'>"]
+    for entry in entries:
+        quotes = entry.get("quotes", []) if entry["kind"] == "answer" else [entry]
+        here = book is not None and entry.get("book") == book.digest
+        cited = "".join(
+            f"<blockquote>{esc(q['text'])}<br>— "
+            f"{cite_link(book, q['sentence'], q['label']) if here else esc('[' + q['label'] + ']')}"
+            f" {esc(q['where'])}, <i>{esc(entry.get('title', ''))}</i></blockquote>" for q in quotes)
+        if entry["kind"] == "answer":
+            parts.append(f"<div class='entry answer'><b>Q: {esc(entry['question'])}</b><div>{esc(entry['answer'])}"
+                         f"</div>{cited}<small>{esc(entry['run'])} · {esc(entry['when'])}</small></div>")
+        else:
+            parts.append(f"<div class='entry quote'><b>Passage</b>{cited}<small>saved {esc(entry['when'])}</small>"
+                         "</div>")
     parts.append("</div>")
     return "".join(parts)
 
@@ -293,7 +374,8 @@ def hits_table(book: Book, hits, chunk_groups) -> str:
             for sid in chunk.hits:
                 chunk_of[sid] = f"S{chunk.first}–S{chunk.last}"
     rows = "".join(
-        f"<tr class='hit'><td>{h.rank}</td><td>{cite_link(book, h.sentence_id)}</td><td>{h.score}</td>"
+        f"<tr class='hit'><td>{h.rank}</td><td>{cite_link(book, h.sentence_id)} <a href='#pin' class='pin' "
+        f"data-sid='{h.sentence_id}' title='pin as evidence for an edited search'>pin</a></td><td>{h.score}</td>"
         f"<td class='sentence'>{highlight(book, h.text, h.matched)}</td>"
         f"<td>{esc(chunk_of.get(h.sentence_id, ''))}</td></tr>"
         for h in hits)

@@ -21,7 +21,8 @@ class LLMCall:
 
 @dataclass
 class Term:
-    """A search term. ``origin``: question, breadth, depth or fallback (question words when the model gave none)."""
+    """A search term. ``origin``: question, breadth, depth, fallback (question words when the model gave none),
+    names (another name of a character a term names) or reader (added by the reader in an edited rerun)."""
 
     text: str
     origin: str
@@ -29,7 +30,8 @@ class Term:
     new: bool = True
     in_book: bool = True
     by: str = "model"
-    """model: the LLM wrote it; lexical: picked from the text when the model gave nothing usable."""
+    """model: the LLM wrote it; lexical: picked from the text when the model gave nothing usable; names: NAME:
+    from the name index, for the character NAME; reader: typed by the reader."""
 
 
 @dataclass
@@ -79,6 +81,8 @@ class Chunk:
     base_answer: str = ""
     samples: list[Sample] = field(default_factory=list)
     seconds: float = 0.0
+    pinned: bool = False
+    """Pinned as evidence by the reader: ranked first and never trimmed."""
 
     @property
     def key(self) -> tuple[int, int]:
@@ -130,8 +134,9 @@ class Answer:
 @dataclass
 class Event:
     """One step of the trace. ``kind``: start, terms, collection, chunks, importance, judge, exploration, trim,
-    count, llm_call, answer_delta (a piece of a reply as it is written), warning, answer, done; M-RAG adds
-    assembly and audit to a question, and window and index_progress to building its index."""
+    count, llm_call, answer_delta (a piece of a reply as it is written), warning, answer, done, and edit (what
+    the reader changed, in an edited run); M-RAG adds assembly and audit to a question, and window and
+    index_progress to building its index; plain chunk RAG reports retrieval."""
 
     kind: str
     iteration: int

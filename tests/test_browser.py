@@ -118,7 +118,7 @@ def test_ask_and_watch_the_trace_then_read_a_citation(page):
     assert page.locator("#trace .exploration .chip.breadth").count() == 2
     marks = page.locator("#trace table.hits mark").all_inner_texts()
     assert marks and {m.lower() for m in marks} <= {"darcy", "pemberley", "letter", "letters", "derbyshire",
-                                                    "housekeeper", "elizabeth"}
+                                                    "housekeeper", "elizabeth", "lizzy", "eliza"}
     assert page.locator("#importance-plot .js-plotly-plot").count() == 1
     assert page.locator("#importance-plot .bars path").count() >= 2
     assert page.locator("#book-map .js-plotly-plot .scatterlayer .trace").count() == 3, "chapters + 2 iterations"
@@ -367,3 +367,111 @@ def test_first_mention_and_occurrences_by_chapter(page):
     assert per_chapter.startswith("ch. ") and sum(int(x.split(": ")[1]) for x in per_chapter.split(" · ")) == 41
     assert page.locator("#book-map .js-plotly-plot .scatterlayer .trace").count() == 2, "chapters + occurrences"
     shot(page, "20-first-mention")
+
+
+def test_edit_the_search_pin_a_passage_and_run_again(page):
+    upload(page, corpus("pride-and-prejudice.txt"))
+    ask(page, "What is Pemberley?")
+    page.wait_for_selector("#status:has-text('Done')", timeout=60000)
+    page.click("#edit-panel button.label-wrap, #edit-panel > button")
+    page.wait_for_function("(document.querySelector('#edit-terms textarea')?.value || '').includes('Derbyshire')")
+    terms = page.input_value("#edit-terms textarea").splitlines()
+    assert terms[:2] == ["Derbyshire", "housekeeper"]
+    page.fill("#edit-terms textarea", "\n".join(terms[1:] + ["Lambton"]))
+    pin = page.locator("#trace table.hits a.pin").first
+    pinned = int(pin.get_attribute("data-sid"))
+    pin.click()
+    assert page.input_value("#pins textarea, #pins input") == f"S{pinned}"
+    page.click("#rerun")
+    page.wait_for_selector("#status:has-text('Run 1 stays')", timeout=60000)
+    note = page.inner_text("#trace .edit-note")
+    assert "removed Derbyshire" in note and "added Lambton" in note and f"S{pinned}" in note
+    summaries = page.locator("#trace .iteration summary").all_inner_texts()
+    assert "kept from run 1" in summaries[0] and "edited" in summaries[1]
+    assert page.locator("#trace .chip.reader").all_inner_texts() == ["Lambton"]
+    assert "search edited from run 1" in page.inner_text("#chat")
+    shot(page, "21-edited-search")
+    page.click("#run-select input")
+    page.click("li[role=option]:has-text('1. What is Pemberley?')")
+    page.wait_for_function("!document.querySelector('#trace .edit-note')")
+    assert page.locator("#trace .iteration").count() == 2
+
+
+def test_one_question_side_by_side_with_bm25(page):
+    upload(page, corpus("pride-and-prejudice.txt"))
+    page.click("#compare input")
+    page.click("li[role=option]:has-text('BM25 chunks')")
+    ask(page, "What is Pemberley?")
+    page.wait_for_selector("#status:has-text('Side by side tab')", timeout=90000)
+    page.click("#side-tab-button, button[role=tab]:has-text('Side by side')")
+    columns = page.locator("#side-by-side .column")
+    assert columns.count() == 2
+    assert columns.evaluate_all("els => els.map(e => e.dataset.strategy)") == ["elite", "bm25"]
+    for n in range(2):
+        column = columns.nth(n)
+        assert "LLM calls" in column.locator(".cost").inner_text()
+        assert column.locator("li a.cite").count() >= 1
+    assert columns.nth(1).locator(".cost").inner_text().startswith("1 LLM calls")
+    shot(page, "22-side-by-side")
+
+
+def test_character_names_are_listed_edited_and_searched(page):
+    upload(page, corpus("pride-and-prejudice.txt"))
+    page.click("#names-panel button.label-wrap, #names-panel > button")
+    names = page.input_value("#names textarea")
+    assert names.splitlines()[0].startswith("Elizabeth Bennet: Elizabeth Bennet, Elizabeth, Lizzy, Eliza")
+    page.fill("#names textarea", "Fitzwilliam Darcy: Mr. Darcy, Darcy, Fitzwilliam\nElizabeth: Lizzy, Eliza")
+    page.click("#apply-names")
+    page.wait_for_selector("#status:has-text('2 characters; a term naming one')")
+    ask(page, "What is Pemberley?")
+    page.wait_for_selector("#status:has-text('Done')", timeout=60000)
+    added = page.locator("#trace .iteration").first.locator(".chip.names")
+    assert added.all_inner_texts() == ["fitzwilliam"]
+    assert "a name of Fitzwilliam Darcy" in added.first.get_attribute("title")
+    shot(page, "23-character-names")
+
+
+def test_the_notebook_keeps_questions_and_passages_through_a_page_reload(page, tmp_path):
+    path = lighthouse(tmp_path)
+    path.write_text(path.read_text(encoding="utf-8") + "\n\nThe notebook test's own page.", encoding="utf-8")
+    upload(page, path)
+    ask(page, "Who mended the lamp?")
+    page.wait_for_selector("#status:has-text('Done')", timeout=60000)
+    page.locator("#trace table.hits a.cite").first.click()
+    page.wait_for_selector("#reader mark#cited")
+    page.click("#save-quote")
+    page.wait_for_selector("#status:has-text('to the notebook')")
+    page.click("button[role=tab]:has-text('Notebook')")
+    assert page.locator("#notebook .entry").count() == 2
+    assert "Q: Who mended the lamp?" in page.inner_text("#notebook .entry.answer")
+    page.click("#export-notebook")
+    link = page.wait_for_selector("#download a[download$='.md']", timeout=10000)
+    exported = page.request.get(link.get_attribute("href")).text()
+    assert "# Reading notebook" in exported and "## Q: Who mended the lamp?" in exported and "## Passage" in exported
+    page.reload()
+    page.wait_for_selector("#status:has-text('Session restored')", timeout=30000)
+    assert "The Lighthouse" in page.inner_text("#book-info")
+    assert page.locator("#chat .msg.user").all_inner_texts() == ["Who mended the lamp?"]
+    page.click("button[role=tab]:has-text('Notebook')")
+    assert page.locator("#notebook .entry").count() == 2
+    shot(page, "24-notebook-after-reload")
+    ask(page, "Who mended the lamp?")
+    page.wait_for_selector("#status:has-text('Done')", timeout=60000)
+    assert page.locator("#chat .msg.user").count() == 2
+
+
+def test_a_french_book_is_searched_with_french_words(page, tmp_path):
+    from .languages import sample_text
+
+    text, sample = sample_text("fr")
+    path = tmp_path / "moulin.txt"
+    path.write_text(text, encoding="utf-8")
+    upload(page, path)
+    assert "French" in page.inner_text("#book-info")
+    fact, question, _ = sample.facts[0]
+    ask(page, question)
+    page.wait_for_selector("#status:has-text('Done')", timeout=60000)
+    first = page.locator("#trace table.hits tr.hit").first
+    assert fact in first.inner_text()
+    assert {m.lower() for m in first.locator("mark").all_inner_texts()} >= {"meunier", "clé"}
+    shot(page, "25-french-book")

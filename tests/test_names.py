@@ -1,0 +1,85 @@
+"""The character-name index: variants of each character's name found in the book, offered to the search and
+edited by the reader as text."""
+
+import pytest
+
+from elite_ui.documents import load_book
+from elite_ui.elite import Elite, Settings
+from elite_ui.llm import ScriptedLLM
+from elite_ui.names import NameIndex, NamesError, build_names, names_for, save_names
+
+from .conftest import corpus, trigram_embed
+from .languages import sample_text
+
+
+@pytest.fixture(scope="module")
+def pride_names(pride):
+    return build_names(pride)
+
+
+def named(index: NameIndex, name: str):
+    return next(c for c in index.characters if c.name == name)
+
+
+def test_nicknames_and_full_names_join_their_character(pride_names):
+    elizabeth = named(pride_names, "Elizabeth Bennet")
+    assert {"Elizabeth", "Lizzy", "Eliza", "Miss Elizabeth Bennet"} <= set(elizabeth.variants)
+    assert pride_names.characters[0] is elizabeth and elizabeth.mentions > 700
+
+
+def test_titled_surnames_shared_by_a_family_stay_apart(pride_names):
+    names = {c.name for c in pride_names.characters}
+    assert {"Mr. Darcy", "Miss Darcy", "Mr. Bennet", "Mrs. Bennet", "Lydia Bennet"} <= names
+    assert "Mrs. Bennet" not in named(pride_names, "Mr. Bennet").variants
+
+
+def test_places_are_not_characters(pride_names):
+    names = {v for c in pride_names.characters for v in c.variants}
+    assert not {"Longbourn", "Netherfield", "Pemberley", "Meryton"} & names
+
+
+def test_diminutives_join_their_stem():
+    wind = build_names(load_book(corpus("the-wind-in-the-willows.txt")))
+    assert {"Ratty", "Mr. Rat"} <= set(named(wind, "Rat").variants)
+    assert "Toady" in named(wind, "Toad").variants
+
+
+def test_a_term_finds_the_character_it_names(pride_names):
+    assert pride_names.find("Lizzy").name == "Elizabeth Bennet"
+    assert pride_names.find("Eliza's letter").name == "Elizabeth Bennet"
+    assert pride_names.find("the weather") is None
+
+
+def test_the_reader_edits_the_index_as_text(pride_names, pride, tmp_path):
+    text = pride_names.as_text()
+    assert text.splitlines()[0].startswith("Elizabeth Bennet: Elizabeth Bennet, Elizabeth, Lizzy")
+    edited = NameIndex.from_text("Jane Bennet: Jane, Miss Bennet\nCharlotte\n")
+    assert edited.edited and [c.variants for c in edited.characters] == [["Jane Bennet", "Jane", "Miss Bennet"],
+                                                                        ["Charlotte"]]
+    save_names(pride, edited, tmp_path)
+    assert names_for(pride, tmp_path).as_text() == edited.as_text()
+    assert names_for(pride, None).characters[0].name == "Elizabeth Bennet"
+    with pytest.raises(NamesError, match="line 2"):
+        NameIndex.from_text("Jane: Jane\n: nobody")
+
+
+def test_the_search_adds_the_other_names_of_a_character(pride, pride_names):
+    llm = ScriptedLLM({"terms": ["Lizzy"], "judge": ["yes"], "answer": ["She walks."]})
+    trace = Elite(llm, Settings(importance_samples=0, iter_max=1, question_words=False), embed=trigram_embed,
+                  names=pride_names).run(pride, "Where does Lizzy walk?")
+    added = [t for t in trace.of("terms")[0].data["new"] if t.origin == "names"]
+    assert {"elizabeth", "eliza"} <= {t.text for t in added}
+    assert all(t.by == "names: Elizabeth Bennet" for t in added)
+    hits = trace.of("collection")[0].data["hits"]
+    assert any("elizabeth" in h.matched for h in hits)
+    plain = Elite(llm, Settings(importance_samples=0, iter_max=1, question_words=False, name_variants=False),
+                  embed=trigram_embed, names=pride_names).run(pride, "Where does Lizzy walk?")
+    assert not [t for t in plain.of("terms")[0].data["new"] if t.origin == "names"]
+
+
+@pytest.mark.parametrize("language", ["de", "zh"])
+def test_languages_without_name_capitals_get_no_index(language, tmp_path):
+    text, _ = sample_text(language)
+    path = tmp_path / "book.txt"
+    path.write_text(text, encoding="utf-8")
+    assert build_names(load_book(path)).characters == []
