@@ -509,7 +509,10 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
             if compare_value in (None, "none", strategy_value):
                 yield out(state, note="Done.")
                 return
-            yield out(state, note=f"Answering again with {compare_value} for the side-by-side view…")
+            first = STRATEGIES[compare_value] in {"embedding", "bm25"} and (book.digest, STRATEGIES[compare_value]) \
+                not in state.prepared
+            yield out(state, note=f"Answering again with {compare_value} for the side-by-side view"
+                                  + (" (building its chunk index first, once per book)…" if first else "…"))
             other = Trace(turn["question"])
             try:
                 engine, extra = engine_for(compare_value, state, knob_values, mrag_values)
