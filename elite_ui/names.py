@@ -29,7 +29,7 @@ FORM = re.compile(r"\b(?:(" + "|".join(TITLES) + r")\.?\s+)?([A-Z][a-z]{1,})(?:[
 ABBREVIATED = {"Mr", "Mrs", "Ms", "Dr", "Mme", "Mlle"}
 SURNAME_TITLES = {"Mr", "Mrs", "Monsieur", "Madame", "Herr", "Frau", "Señor", "Señora"}
 """Titles put before a surname rather than a given name."""
-PLACE = re.compile(r"\b(?:in|at|to|from|near|towards|into|through|of|à|en|de|en|a|hacia)\s+([A-Z][a-z]+)\b")
+PLACE = re.compile(r"\b(?:in|at|to|from|near|towards|into|through|of|à|en|de|a|hacia)\s+([A-Z][a-z]+)\b")
 """A capitalised word after a preposition of place: names mostly written so are places, not characters."""
 LATIN_CAPITALS = {"en", "fr", "es", "it", "pt", "nl"}
 """Languages where a capital inside a sentence marks a name (German capitalises every noun; Chinese has none)."""
@@ -45,7 +45,7 @@ class Character:
 
     @property
     def tokens(self) -> list[str]:
-        """The variants' distinctive words (no titles), lower-cased: what a search adds."""
+        """The words of its variants, titles left out, lower-cased."""
         out = []
         for variant in self.variants:
             out += [w.lower() for w in variant.replace(".", " ").split() if w not in TITLES]
@@ -54,8 +54,9 @@ class Character:
 
 @dataclass
 class NameIndex:
+    """A book's characters, most mentioned first (a reader's edited list keeps the reader's order)."""
+
     characters: list[Character] = field(default_factory=list)
-    edited: bool = False
 
     def find(self, text: str) -> Character | None:
         """The character ``text`` names: a variant of it, or a word of the term that is one of its words."""
@@ -73,11 +74,11 @@ class NameIndex:
         return [w for w in character.tokens if w not in shared]
 
     def as_text(self) -> str:
-        """One line per character: ``Name: variant, variant (mentions)``; what the reader edits."""
+        """One line per character, ``Name: variant, variant``: what the reader edits."""
         return "\n".join(f"{c.name}: {', '.join(c.variants)}" for c in self.characters)
 
     @classmethod
-    def from_text(cls, text: str, mentions: dict[str, int] | None = None) -> NameIndex:
+    def from_text(cls, text: str) -> NameIndex:
         """The index a reader wrote: one character per line, ``Name: variant, variant``; a line without a colon
         is a character with no other variant. Raises :class:`NamesError` on a line it cannot read."""
         characters = []
@@ -91,8 +92,8 @@ class NameIndex:
             if not name or any(len(v) > 60 for v in variants):
                 raise NamesError(f"line {number} of the character names needs a name before its colon and "
                                  "variants of at most 60 characters.")
-            characters.append(Character(name, variants, (mentions or {}).get(name, 0)))
-        return cls(characters, edited=True)
+            characters.append(Character(name, variants))
+        return cls(characters)
 
 
 def names_for(book: Book, cache_dir: Path | str | None) -> NameIndex:
@@ -133,22 +134,9 @@ def build_names(book: Book, min_mentions: int = 3) -> NameIndex:
     text = book.text
     capitalised = Counter(NAME.findall(text))
     lower = Counter(re.findall(r"\b[a-z]{2,}\b", text))
-    after_place_word = Counter(PLACE.findall(text))
     names = {w for w, n in capitalised.items() if n >= min_mentions and lower[w.lower()] * 10 <= n
              and w.lower() not in STOPWORDS and w not in TITLES}
-    written: Counter[tuple[str, str, str]] = Counter()
-    for title, first, last in FORM.findall(text):
-        if first in names:
-            written[(title, first, last if last in names else "")] += 1
-    author = book.author.split()
-    pairs = Counter()
-    for (title, first, last), n in written.items():
-        if last and [first, last] != author[-2:]:
-            pairs[(first, last)] += n
-    for (title, first, last), n in list(written.items()):
-        if last and pairs[(first, last)] < 2:
-            del written[(title, first, last)]
-            written[(title, first, "")] += n
+    written, pairs = written_forms(text, names, book.author)
     given, surname = Counter(), Counter()
     for (first, last), n in pairs.items():
         given[first] += n
@@ -184,7 +172,7 @@ def build_names(book: Book, min_mentions: int = 3) -> NameIndex:
             key = next(iter(holders)) if sole else " ".join(filter(None, [with_stop(title), first]))
         variants.setdefault(key, Counter())[form] += n
     for bare in [k for k in variants if " " not in k and k not in firsts]:
-        titled = [k for k in variants if k.endswith(f" {bare}") and k != bare]
+        titled = [k for k in variants if k.endswith(f" {bare}") and k.split()[0].rstrip(".") in TITLES]
         if titled:
             variants[max(titled, key=lambda k: sum(variants[k].values()))].update(variants.pop(bare))
     totals = {k: sum(c.values()) for k, c in variants.items()}
@@ -193,17 +181,36 @@ def build_names(book: Book, min_mentions: int = 3) -> NameIndex:
             is_nickname(word, token) for token in k.split())]
         if parents:
             variants[max(parents, key=totals.get)].update(variants.pop(word))
-    characters = []
-    for key, counter in variants.items():
-        total = sum(counter.values())
-        if total < min_mentions or (" " not in key and after_place_word[key] * 5 > 2 * total):
-            continue
-        forms = [v for v, _ in counter.most_common()]
-        full = [v for v in forms if len(v.split()) == 2 and v.split()[0].rstrip(".") not in TITLES]
-        name = max(full, key=counter.get) if full else forms[0]
-        characters.append(Character(name, list(dict.fromkeys([name, *forms])), total))
-    characters.sort(key=lambda c: -c.mentions)
-    return NameIndex(characters)
+    places = Counter(PLACE.findall(text))
+    found = [character(key, counter) for key, counter in variants.items()]
+    return NameIndex(sorted((c for c in found if c.mentions >= min_mentions
+                             and (" " in c.name or places[c.name] * 5 <= 2 * c.mentions)), key=lambda c: -c.mentions))
+
+
+def written_forms(text: str, names: set[str], author: str) -> tuple[Counter, Counter]:
+    """How often each (title, name, surname) is written, and each full name (given name, surname) written twice
+    or more (a pair seen once, "London Lydia", counts as its first name alone; the author's name is no pair)."""
+    written: Counter[tuple[str, str, str]] = Counter()
+    for title, first, last in FORM.findall(text):
+        if first in names:
+            written[(title, first, last if last in names else "")] += 1
+    pairs = Counter()
+    for (title, first, last), n in written.items():
+        if last and [first, last] != author.split()[-2:]:
+            pairs[(first, last)] += n
+    for (title, first, last), n in list(written.items()):
+        if last and pairs[(first, last)] < 2:
+            del written[(title, first, last)]
+            written[(title, first, "")] += n
+    return written, +pairs
+
+
+def character(key: str, counter: Counter) -> Character:
+    """A character from its written forms: listed under its most written full name, else its commonest form."""
+    forms = [v for v, _ in counter.most_common()]
+    full = [v for v in forms if len(v.split()) == 2 and v.split()[0].rstrip(".") not in TITLES]
+    name = max(full, key=counter.get) if full else forms[0]
+    return Character(name, list(dict.fromkeys([name, *forms])), sum(counter.values()))
 
 
 def with_stop(title: str) -> str:

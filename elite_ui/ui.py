@@ -37,7 +37,7 @@ MILESTONES = {"terms", "collection", "count", "judge", "exploration", "answer", 
 REFRESH_SECONDS (the trace) and FIGURE_SECONDS (the charts), so a long question stays smooth."""
 REFRESH_SECONDS = 0.3
 FIGURE_SECONDS = 1.0
-TOGGLES = ["trim", "question_words"]
+TOGGLES = ["trim", "question_words", "name_variants"]
 TUNABLE = ["recall_index", "neighbor_num", "deep_search_index", "deep_search_num", "voter_num", "iter_max",
            "importance_samples", "importance_chunks", "evidence_tokens"]
 STRATEGIES = {"ELITE": "elite", "M-RAG": "mrag", "Chunk embedding (MiniLM)": "embedding", "BM25 chunks": "bm25"}

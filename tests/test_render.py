@@ -79,10 +79,11 @@ def test_hosted_mode_refuses_paths_and_unapproved_servers():
 def test_the_settings_panel_maps_to_settings():
     from elite_ui.ui import TOGGLES, TUNABLE, settings_from
 
-    values = [25, 2, 5, 10, 10, 5, 3, 0, 2000] + [True, False]
+    values = [25, 2, 5, 10, 10, 5, 3, 0, 2000] + [True, False, False]
     assert len(values) == len(TUNABLE) + len(TOGGLES)
     s = settings_from(values)
-    assert (s.recall_index, s.iter_max, s.evidence_tokens, s.trim, s.question_words) == (25, 5, 2000, True, False)
+    assert (s.recall_index, s.iter_max, s.evidence_tokens, s.trim, s.question_words, s.name_variants) == \
+        (25, 5, 2000, True, False, False)
 
 
 def test_the_m_rag_trace_shows_keys_budget_audit_and_paragraph_links(write_book, tmp_path):
