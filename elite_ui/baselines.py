@@ -8,6 +8,7 @@
   MiniLM, values placed up to the budget.
 
 Each reports its preparation time and the bytes it would persist (measured by saving its index to disk).
+:class:`ChunkRag` answers with the embedding or BM25 ranking as a method of its own (the app's side-by-side view).
 """
 
 from __future__ import annotations

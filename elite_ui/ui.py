@@ -406,9 +406,11 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
                 state.names = NameIndex.from_text(text)
             except EliteError as exc:
                 return state, f"**Names not changed:** {exc}"
-            save_names(state.book, state.names, cache_dir)
+            if not config.hosted:
+                save_names(state.book, state.names, cache_dir)
+            kept = "for this visit" if config.hosted else "for this book"
             return state, (f"{len(state.names.characters)} characters; a term naming one also searches its other "
-                           "names. Kept for this book.")
+                           f"names. Kept {kept}.")
 
         apply_names.click(on_apply_names, [names_box, session], [session, status], concurrency_limit=None)
 
