@@ -263,15 +263,16 @@ class Elite(Engine):
         return out
 
     def name_variants(self, book: Book, terms: list[Term], tried: set[str]) -> list[Term]:
-        """The other names of each character a term names (Lizzy, Eliza for Elizabeth), from the name index."""
+        """The other names of each character a term names (Lizzy, Eliza for Elizabeth), from the name index; only
+        names found in ``book`` (so none from beyond a spoiler ceiling shows in the trace)."""
         if not (self.names and self.settings.name_variants):
             return []
         out = []
         for term in terms:
             character = self.names.find(term.text)
             if character:
-                out += self.new_terms(book, self.names.search_words(character), "names", tried,
-                                      by=f"names: {character.name}")
+                out += [t for t in self.new_terms(book, self.names.search_words(character), "names", tried,
+                                                  by=f"names: {character.name}") if t.in_book]
         return out
 
     def weigh(self, found: list[Chunk], question: str, options, iteration: int, rng: np.random.Generator):

@@ -1,6 +1,8 @@
 """The character-name index: variants of each character's name found in the book, offered to the search and
 edited by the reader as text."""
 
+import re
+
 import pytest
 
 from elite_ui.documents import load_book
@@ -84,3 +86,13 @@ def test_languages_without_name_capitals_get_no_index(language, tmp_path):
     path = tmp_path / "book.txt"
     path.write_text(text, encoding="utf-8")
     assert build_names(load_book(path)).characters == []
+
+
+def test_no_name_from_beyond_a_spoiler_ceiling_is_offered(pride, pride_names):
+    first_eliza = next(i for i in range(len(pride)) if re.search(r"\bEliza\b", pride.sentence(i).text))
+    cut = pride.up_to(first_eliza - 1, "before Eliza")
+    llm = ScriptedLLM({"terms": ["Lizzy"], "judge": ["yes"], "answer": ["She walks."]})
+    trace = Elite(llm, Settings(importance_samples=0, iter_max=1, question_words=False), embed=trigram_embed,
+                  names=pride_names).run(cut, "Where does Lizzy walk?")
+    added = {t.text for t in trace.of("terms")[0].data["new"] if t.origin == "names"}
+    assert "elizabeth" in added and "eliza" not in added
