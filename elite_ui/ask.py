@@ -7,9 +7,11 @@ import re
 import sys
 from pathlib import Path
 
-from .documents import Book, default_cache_dir, load_book
+from .baselines import STRATEGIES, ChunkRag
+from .documents import Book, default_cache_dir, load_book, reading_ceiling
 from .elite import PRESETS, Elite, with_overrides
 from .errors import EliteError
+from .lexicon import STEMMERS
 from .llm import DEFAULT_CONTEXT, open_llm
 from .mrag import PRESETS as MRAG_PRESETS
 from .mrag import Mrag
@@ -28,8 +30,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                                         "server's model name")
     parser.add_argument("--server", help="base URL of an OpenAI-compatible server (llama-server, Ollama, vLLM...)")
     parser.add_argument("--model-name", help="model name on the server (same as --model with --server)")
-    parser.add_argument("--strategy", choices=["elite", "mrag"], default="elite",
-                        help="mrag builds the book's marker index first (resumable; stored in ~/.cache/elite-reader)")
+    parser.add_argument("--strategy", choices=["elite", "mrag", "embedding", "bm25"], default="elite",
+                        help="mrag builds the book's marker index first (resumable; stored in ~/.cache/elite-reader); "
+                             "embedding and bm25 are plain chunk RAG")
+    parser.add_argument("--up-to", metavar="WHERE", default="",
+                        help='spoiler ceiling: "chapter 12", "page 80" or "40%%"; nothing after it is used')
+    parser.add_argument("--language", help="read the book as this language (ISO code: en, fr, de, es, zh...) "
+                                           "instead of the detected one")
     parser.add_argument("--preset", choices=sorted(PRESETS), default="laptop")
     parser.add_argument("--n-ctx", type=int, default=DEFAULT_CONTEXT, help="model context in tokens")
     parser.add_argument("--n-gpu-layers", type=int, default=-1, help="layers offloaded to a GPU (-1: all)")
@@ -40,6 +47,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                  "importance_samples"):
         parser.add_argument("--" + name.replace("_", "-"), type=int, default=None)
     return parser.parse_args(argv)
+
+
+def language_code(code: str) -> str:
+    """A language the app can read a book as, or a one-line error."""
+    code = code.strip().lower()
+    if code not in {"en", "zh", *STEMMERS}:
+        raise EliteError(f"unknown language {code!r}; use one of {', '.join(sorted({'en', 'zh', *STEMMERS}))}.")
+    return code
 
 
 def parse_options(items: list[str]) -> dict[str, str] | None:
@@ -78,6 +93,9 @@ def summary_line(event: Event) -> str | None:
     if event.kind == "index_progress":
         eta = f", about {data['eta_seconds'] / 60:.1f} min left" if data["eta_seconds"] is not None else ""
         return f"  M-RAG index: {data['done']} of {data['total']} windows{eta}"
+    if event.kind == "retrieval":
+        return (f"  {data['method']}: {len(data['chunks'])} chunks placed: "
+                + ", ".join(f"S{c['first']}-S{c['last']} ({c['score']:.2f})" for c in data["chunks"][:6]))
     if event.kind == "assembly":
         by = {m.marker: m for m in data["matches"]}
         return (f"  M-RAG placed {len(data['placed'])} values ({data['spent']} of {data['budget']} tokens): "
@@ -107,23 +125,31 @@ def main(argv: list[str] | None = None) -> int:
     try:
         options = parse_options(args.option)
         book = load_book(args.book, cache_dir=default_cache_dir())
+        if args.language:
+            book = book.read_as(language_code(args.language))
         print(f"{book.title} by {book.author or 'unknown'}: {len(book)} sentences, {len(book.chapters)} chapters, "
-              f"{book.load_note()}", file=sys.stderr)
+              f"{book.lexicon.name}, {book.load_note()}", file=sys.stderr)
+        read = reading_ceiling(book, args.up_to)
+        asked = book.up_to(*read) if read else book
         llm = open_llm(args.model_name or args.model, server=args.server, n_ctx=args.n_ctx,
                        n_gpu_layers=args.n_gpu_layers, n_threads=args.threads)
         show = None if args.quiet else (lambda e: (line := summary_line(e)) and print(line, file=sys.stderr))
+        settings = with_overrides(PRESETS[args.preset], **{k: getattr(args, k) for k in (
+            "recall_index", "neighbor_num", "deep_search_index", "deep_search_num", "voter_num", "iter_max",
+            "importance_samples")})
         if args.strategy == "mrag":
             engine = Mrag(llm, MRAG_PRESETS[args.preset])
             for event in engine.build(book):
                 if show:
                     show(event)
-            trace = engine.run(book, args.question, options, on_event=show)
+            trace = engine.run(asked, args.question, options, index=engine.index(book), on_event=show)
+        elif args.strategy in ("embedding", "bm25"):
+            method = STRATEGIES[args.strategy](llm)
+            trace = ChunkRag(llm, settings, method, method.prepare(book)).run(asked, args.question, options,
+                                                                              on_event=show)
         else:
-            settings = with_overrides(PRESETS[args.preset], **{k: getattr(args, k) for k in (
-                "recall_index", "neighbor_num", "deep_search_index", "deep_search_num", "voter_num", "iter_max",
-                "importance_samples")})
             names = names_for(book, default_cache_dir())
-            trace = Elite(llm, settings, names=names).run(book, args.question, options, on_event=show)
+            trace = Elite(llm, settings, names=names).run(asked, args.question, options, on_event=show)
     except EliteError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

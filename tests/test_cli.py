@@ -22,6 +22,15 @@ def test_user_errors_print_one_line_and_exit_2(args, message, capsys):
     assert capsys.readouterr().err.strip().splitlines()[-1] == message
 
 
+def test_a_bad_ceiling_or_language_is_one_line_before_any_model_loads(tmp_path, capsys):
+    book = tmp_path / "book.txt"
+    book.write_text("CHAPTER I\n\nToad lived at Toad Hall. He loved motor-cars.\n", encoding="utf-8")
+    assert main([str(book), "Who?", "--up-to", "chapter 900"]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1].startswith("error: chapter 900 is not in this book")
+    assert main([str(book), "Who?", "--language", "klingon"]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1].startswith("error: unknown language 'klingon'")
+
+
 def test_bad_option_syntax_is_explained():
     with pytest.raises(EliteError, match='must look like A="text"'):
         parse_options(["Darcy"])
