@@ -42,6 +42,8 @@ TUNABLE = ["recall_index", "neighbor_num", "deep_search_index", "deep_search_num
            "importance_samples", "importance_chunks", "evidence_tokens"]
 STRATEGIES = {"ELITE": "elite", "M-RAG": "mrag", "Chunk embedding (MiniLM)": "embedding", "BM25 chunks": "bm25"}
 """What the reader may compare, by label; ELITE and M-RAG may also be the main strategy."""
+LANGUAGES = ["en", "fr", "de", "es", "zh", "it", "pt", "nl", "ru"]
+"""Languages the reader may read a book as (any Snowball language works; these are offered)."""
 KEPT_TURNS, KEPT_NOTES = 50, 200
 """How much of a session the browser keeps for a page reload."""
 LIMITS = {"recall_index": (1, 100), "neighbor_num": (0, 10), "deep_search_index": (1, 20), "deep_search_num": (1, 30),
@@ -291,6 +293,9 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
                 upload = gr.File(label="Book (.txt, .epub, .pdf)", file_types=[".txt", ".epub", ".pdf"],
                                  elem_id="upload")
                 book_info = gr.HTML("<div class='book-card'>No book loaded.</div>", elem_id="book-info")
+                language = gr.Dropdown(["detected", *LANGUAGES], value="detected", label="Book language",
+                                       elem_id="language", info="how the book is cut into words and matched; "
+                                       "change it if the detected language is wrong")
                 with gr.Accordion("Model", open=False):
                     kinds = ["embedded", "GGUF file", "server"] + (["scripted"] if config.scripted else [])
                     kind = gr.Radio(kinds, value="scripted" if config.scripted else "server" if config.server
@@ -397,7 +402,22 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
                     state.names.as_text())
 
         upload.upload(on_upload, [upload, session], [session, book_info, status, upload, names_box],
-                      concurrency_limit=None).then(lambda s: s.saved(), session, stored)
+                      concurrency_limit=None).then(lambda s: (s.saved(), "detected"), session, [stored, language])
+
+        def on_language(code, state: Session):
+            book = state.book
+            if book is None:
+                return state, gr.skip(), gr.skip(), gr.skip()
+            wanted = book.stats.get("detected", book.language) if code == "detected" else code
+            if wanted != book.language:
+                state.book = book.read_as(wanted)
+                state.book.stats["detected"] = book.stats.get("detected", book.language)
+                state.names = names_for(state.book, cache_dir)
+            return (state, render.book_card(state.book), state.names.as_text(),
+                    f"*{state.book.title}* is read as {state.book.lexicon.name}.")
+
+        language.input(on_language, [language, session], [session, book_info, names_box, status],
+                       concurrency_limit=None)
 
         def on_apply_names(text, state: Session):
             if state.book is None:

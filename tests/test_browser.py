@@ -477,3 +477,7 @@ def test_a_french_book_is_searched_with_french_words(page, tmp_path):
     assert fact in first.inner_text()
     assert {m.lower() for m in first.locator("mark").all_inner_texts()} >= {"meunier", "clé"}
     shot(page, "25-french-book")
+    page.click("#language input")
+    page.get_by_role("option", name="en", exact=True).click()
+    page.wait_for_selector("#status:has-text('is read as English')")
+    assert "English" in page.inner_text("#book-info")
