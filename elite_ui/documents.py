@@ -23,7 +23,7 @@ import blingfire
 import numpy as np
 
 from .errors import BookError
-from .lexicon import ENGLISH, STEMMERS, WORD, Lexicon, detect_language, forms, lexicon
+from .lexicon import ENGLISH, WORD, Lexicon, detect_language, forms, lexicon
 
 MAX_BYTES = 20 * 1024 * 1024
 MAX_UNPACKED = 256 * 1024 * 1024
@@ -143,16 +143,16 @@ class Book:
         if self.language == "en":
             return forms(word)
         word = word.lower()
-        return tuple(dict.fromkeys([word, *self.stem_groups.get(self.lexicon.stem(word), ())]))
+        stem = self.lexicon.stems([word])
+        return tuple(dict.fromkeys([word, *self.stem_groups.get(stem[0], ())])) if stem else (word,)
 
     @cached_property
     def stem_groups(self) -> dict[str, list[str]]:
         """The book's words grouped by Snowball stem (empty for languages without a stemmer)."""
+        vocabulary = list(self.index.vocabulary)
         groups: dict[str, list[str]] = {}
-        if self.language not in STEMMERS:
-            return groups
-        for word in self.index.vocabulary:
-            groups.setdefault(self.lexicon.stem(word), []).append(word)
+        for word, stem in zip(vocabulary, self.lexicon.stems(vocabulary) or []):
+            groups.setdefault(stem, []).append(word)
         return groups
 
     def __len__(self) -> int:

@@ -38,7 +38,7 @@ NAMES = {"en": "English", "fr": "French", "de": "German", "es": "Spanish", "zh":
 
 @dataclass(frozen=True)
 class Lexicon:
-    """How one language's text becomes words: ``words``, ``content_words`` and ``stem``."""
+    """How one language's text becomes words: ``words``, ``content_words`` and ``stems``."""
 
     language: str
     stopwords: frozenset[str]
@@ -63,10 +63,15 @@ class Lexicon:
         short = 0 if self.segmented else 1
         return list(dict.fromkeys(w for w in self.words(text) if len(w) > short and w not in self.stopwords))
 
-    def stem(self, word: str) -> str | None:
-        """The Snowball stem of ``word``, or None for languages without a stemmer (English uses lemminflect)."""
+    def stems(self, words: list[str]) -> list[str] | None:
+        """The Snowball stems of ``words``, or None for languages without a stemmer (English uses lemminflect).
+        Each call makes its own stemmer (0.3 µs): PyStemmer's are not safe to share between threads."""
         algorithm = STEMMERS.get(self.language)
-        return stemmer(algorithm).stemWord(word) if algorithm else None
+        if not algorithm:
+            return None
+        import Stemmer
+
+        return Stemmer.Stemmer(algorithm).stemWords(words)
 
 
 @lru_cache(maxsize=None)
@@ -116,13 +121,6 @@ def detect_language(text: str, samples: int = 20, size: int = 1000) -> str:
     step = max(len(text) // samples, size)
     sample = "\n".join(text[i : i + size] for i in range(0, len(text), step))
     return py3langid.classify(sample)[0] if sum(map(str.isalpha, sample)) >= 80 else "en"
-
-
-@lru_cache(maxsize=None)
-def stemmer(algorithm: str):
-    import Stemmer
-
-    return Stemmer.Stemmer(algorithm)
 
 
 @lru_cache(maxsize=1)

@@ -46,6 +46,24 @@ def markdown(entries: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def entries_from(saved: object) -> list[dict]:
+    """The notebook entries a browser sent back, each checked field by field (anything malformed is dropped)."""
+    def quote_ok(q) -> bool:
+        return isinstance(q, dict) and isinstance(q.get("sentence"), int) and all(
+            isinstance(q.get(k), str) for k in ("label", "where", "text"))
+
+    entries = []
+    for entry in saved if isinstance(saved, list) else []:
+        if not isinstance(entry, dict) or not all(isinstance(entry.get(k), str) for k in ("book", "title", "when")):
+            continue
+        if entry.get("kind") == "answer" and all(isinstance(entry.get(k), str) for k in ("question", "answer", "run")) \
+                and isinstance(entry.get("quotes"), list) and all(map(quote_ok, entry["quotes"])):
+            entries.append(entry)
+        elif entry.get("kind") == "quote" and quote_ok(entry):
+            entries.append(entry)
+    return entries
+
+
 def turn_record(turn: dict) -> dict:
     """A conversation turn as JSON (to survive a page reload): the question, and its answer or error."""
     answer: Answer | None = turn.get("answer")

@@ -712,9 +712,9 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
                 return state, gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip()
             try:
                 state.turns = [notebook.turn_from(r) for r in saved.get("turns", []) if isinstance(r, dict)]
-                state.notebook = [e for e in saved.get("notebook", []) if isinstance(e, dict) and "kind" in e]
             except (TypeError, ValueError, KeyError, IndexError):
-                state.turns, state.notebook = [], []
+                state.turns = []
+            state.notebook = notebook.entries_from(saved.get("notebook"))
             book = load_cached(saved.get("book") or "", cache_dir)
             if book is not None:
                 state.book, state.names = book, names_for(book, cache_dir)

@@ -41,6 +41,16 @@ def test_the_conversation_survives_as_json(pride):
     assert notebook.turn_from({"question": "Lost?"})["error"] == "stopped."
 
 
+def test_entries_sent_back_by_a_browser_are_checked_field_by_field(pride):
+    trace = answered(pride)
+    good = [notebook.answer_entry(pride, trace, "1. run"), notebook.quote_entry(pride, 10)]
+    forged = [{"kind": "quote", "sentence": "1' onclick='x", "label": "S1", "where": "ch. 1", "text": "t",
+               "book": pride.digest, "title": "P", "when": "now"},
+              {"kind": "answer", "question": "Q?", "answer": 3}, "text", None]
+    assert notebook.entries_from(good + forged) == good
+    assert notebook.entries_from({"not": "a list"}) == []
+
+
 def test_a_session_saves_its_book_hash_and_exports_its_notebook(pride):
     session = Session()
     session.book = pride
