@@ -397,12 +397,11 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
                 kept = f" The book already loaded, *{state.book.title}*, stays." if state.book else ""
                 return state, gr.skip(), f"**Could not load the book:** {exc}{kept}", None, gr.skip()
             progress(0.8, desc="Finding the characters' names")
+            if state.book is None or state.book.digest != book.digest:
+                state.traces, state.shown = [], -1  # runs point into their book's sentences
             state.book, state.names = book, names_for(book, cache_dir)
             return (state, render.book_card(book), f"Loaded *{book.title}*. Ask a question.", gr.skip(),
                     state.names.as_text())
-
-        upload.upload(on_upload, [upload, session], [session, book_info, status, upload, names_box],
-                      concurrency_limit=None).then(lambda s: (s.saved(), "detected"), session, [stored, language])
 
         def on_language(code, state: Session):
             book = state.book
@@ -614,6 +613,9 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
                                   concurrency_limit=config.concurrency, concurrency_id="model")
         for event in (ask_event, submit_event, rerun_event):
             event.then(after_run, session, after_outputs, concurrency_limit=None)
+        upload.upload(on_upload, [upload, session], [session, book_info, status, upload, names_box],
+                      concurrency_limit=None).then(after_run, session, after_outputs, concurrency_limit=None).then(
+            lambda: "detected", None, language, concurrency_limit=None)
 
         def on_iteration(iteration, state: Session):
             return edit_choices(state, iteration)[1]
