@@ -45,8 +45,8 @@ TITLE_ABBREVIATION = re.compile(r"[A-Z](?<![^\W_].)(?:r|rs|s|t|me|lle|essrs|ev|o
 ORDINAL = re.compile(r"(?<![\d.])\d{1,3}\.(?=\s)")
 """A German ordinal ("am 3. Mai", "der 2. Teil"), never the end of a sentence."""
 TITLE_AFTER_STOP = re.compile(r"[.!?](?<=[a-z].)[\"”’]?\s+(?=(?:Mr|Mrs|Ms|Dr|M|Mme|Mlle|Sr|Sra|Srta)\.\s+[A-Z])")
-SPACES = np.array([ord(c) for c in " \t\n\r\f\v\u00a0\u2000\u2001\u2002\u2003\u2009\u200b\u3000\ufeff"],
-                  dtype=np.uint32)
+SPACES = np.array([c for c in range(0x3001) if chr(c).isspace()] + [0x200B, 0xFEFF], dtype=np.uint32)
+"""Every character Python calls whitespace (line and paragraph separators included), zero-width space and BOM."""
 MOJIBAKE_HINT = re.compile(
     "[\u00c2-\u00f4][\u0080-\u00bf\u0152\u0153\u0160\u0161\u0178\u017d\u017e\u0192\u02c6\u02dc"
     "\u2013-\u2022\u2026\u2030\u2039\u203a\u20ac\u2122]"

@@ -1,7 +1,7 @@
 """Property-based tests: any bytes end in a Book or our BookError, and any model output parses without raising."""
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from elite_ui.documents import assemble, load_book, paragraph_spans, read_txt
@@ -29,6 +29,7 @@ def test_any_bytes_end_in_a_book_or_a_clear_error(tmp_path, data, suffix):
 
 @FAST
 @given(text=st.one_of(TEXT, SENTENCEY))
+@example(text="0\u20280")
 def test_sentences_tile_the_text_in_order(text):
     try:
         draft = read_txt(text.encode("utf-8"), "fuzz.txt")
