@@ -422,9 +422,13 @@ def test_character_names_are_listed_edited_and_searched(page):
     page.click("#names-panel button.label-wrap, #names-panel > button")
     names = page.input_value("#names textarea")
     assert names.splitlines()[0].startswith("Elizabeth Bennet: Elizabeth Bennet, Elizabeth, Lizzy, Eliza")
-    page.fill("#names textarea", "Fitzwilliam Darcy: Mr. Darcy, Darcy, Fitzwilliam\nElizabeth: Lizzy, Eliza")
+    edited = "Fitzwilliam Darcy: Mr. Darcy, Darcy, Fitzwilliam\nElizabeth: Lizzy, Eliza"
+    page.fill("#names textarea", edited)
+    page.locator("#names textarea").blur()
+    assert page.input_value("#names textarea") == edited
     page.click("#apply-names")
-    page.wait_for_selector("#status:has-text('2 characters; a term naming one')")
+    page.wait_for_selector("#status:has-text('characters; a term naming one')", timeout=60000)
+    assert page.inner_text("#status").startswith("2 characters")
     ask(page, "What is Pemberley?")
     page.wait_for_selector("#status:has-text('Done')", timeout=60000)
     added = page.locator("#trace .iteration").first.locator(".chip.names")
