@@ -724,8 +724,8 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
                      "the book is no longer in the cache; load it again" if saved.get("book") else "no book")
             return (state, render.book_card(book) if book else gr.skip(), render.chat(book, state.turns),
                     render.notebook_html(book, state.notebook), state.names.as_text() if book else gr.skip(),
-                    f"Session restored: {found}; {len(state.turns)} questions, {len(state.notebook)} notebook "
-                    "entries.")
+                    f"Session restored: {found}; questions: {len(state.turns)}, notebook entries: "
+                    f"{len(state.notebook)}.")
 
         demo.load(on_page_load, [stored, session], [session, book_info, conversation, notebook_view, names_box,
                                                     status])
