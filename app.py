@@ -16,6 +16,7 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from elite_ui.errors import EliteError  # noqa: E402
+from elite_ui.lexicon import detect_language  # noqa: E402
 from elite_ui.ui import CSS, HEAD, Model, build, config_from_env  # noqa: E402
 
 
@@ -47,6 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         model.start()
         model.embed(["warm up"])
+        detect_language("the language identifier loads its model now, not at the first upload; " * 3)
     except EliteError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

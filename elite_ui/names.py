@@ -176,9 +176,13 @@ def build_names(book: Book, min_mentions: int = 3) -> NameIndex:
         if titled:
             variants[max(titled, key=lambda k: sum(variants[k].values()))].update(variants.pop(bare))
     totals = {k: sum(c.values()) for k, c in variants.items()}
+    keys_of: dict[str, list[str]] = {}
+    for key in variants:
+        for token in key.split():
+            keys_of.setdefault(token.lower(), []).append(key)
     for word in sorted((k for k in variants if " " not in k), key=totals.get):
-        parents = [k for k in variants if k != word and totals[k] > totals[word] and any(
-            is_nickname(word, token) for token in k.split())]
+        parents = [k for target in nickname_targets(word) for k in keys_of.get(target, [])
+                   if k != word and k in variants and totals[k] > totals[word]]
         if parents:
             variants[max(parents, key=totals.get)].update(variants.pop(word))
     places = Counter(PLACE.findall(text))
@@ -220,17 +224,22 @@ def with_stop(title: str) -> str:
 
 def nickname_parent(word: str, firsts: set[str], counts: Counter) -> str | None:
     """The more mentioned given name ``word`` is a nickname or a diminutive of, if any."""
-    parents = [w for w in firsts if w != word and counts[w] > counts[word] and is_nickname(word, w)]
+    targets = nickname_targets(word)
+    parents = [w for w in firsts if w.lower() in targets and w != word and counts[w] > counts[word]]
     return max(parents, key=lambda w: counts[w]) if parents else None
 
 
-def is_nickname(word: str, name: str) -> bool:
-    """Whether ``word`` is a nickname of ``name`` (Lizzy of Elizabeth) or a diminutive of it (Ratty of Rat,
-    Toady of Toad, Moly of Mole)."""
-    word, name = word.lower(), name.lower()
-    base = name[:-1] if name.endswith("e") else name
-    return name in canonical_names(word) or any(
-        word == f"{b}{end}" for b in {base, base + base[-1:]} for end in ("y", "ie", "ey", "kins"))
+def nickname_targets(word: str) -> set[str]:
+    """The names (lower-cased) ``word`` may be a nickname of (Lizzy: elizabeth, from the ``nicknames`` table) or a
+    diminutive of (Ratty: rat, Toady: toad, Moly: mole)."""
+    word = word.lower()
+    out = set(canonical_names(word))
+    for end in ("y", "ie", "ey", "kins"):
+        stem = word.removesuffix(end)
+        if stem != word and len(stem) >= 2:
+            stems = {stem, stem[:-1]} if stem[-1] == stem[-2] else {stem}
+            out |= stems | {f"{s}e" for s in stems}
+    return out
 
 
 @lru_cache(maxsize=4096)
