@@ -25,7 +25,7 @@ import numpy as np
 from . import prompts
 from .documents import Book
 from .elite import PRESETS, Elite, Settings, with_overrides
-from .engine import Engine, choose, chosen_answer
+from .engine import Engine, choose
 from .importance import Embed, MiniLMEmbedder
 from .llm import LLM, Request
 from .mrag import PRESETS as MRAG_PRESETS
@@ -242,9 +242,7 @@ class ChunkRag(Engine):
         self.strategy, self.prepared = strategy, prepared
 
     def ask(self, book: Book, question: str, options: dict[str, str] | None = None, **kwargs) -> Iterator[Event]:
-        question = " ".join(question.split())
-        options = {k.strip().upper(): v.strip() for k, v in (options or {}).items() if v and v.strip()} or None
-        self.check_question(question)
+        question, options = self.normalised(question, options)
         started = time.perf_counter()
         yield Event("start", 0, {"question": question, "options": options, "settings": asdict(self.settings),
                                  "book": book.summary(), "model": self.llm.name, "strategy": self.strategy.name,
@@ -263,12 +261,7 @@ class ChunkRag(Engine):
                                      "seconds": round(time.perf_counter() - started, 4)})
         evidence = sorted(sid for c in placed for sid in range(c["first"], c["last"] + 1))
         listing = "\n".join(f"[S{sid}] {' '.join(book.sentence(sid).text.split())}" for sid in evidence)
-        messages = prompts.answer(question, options, listing or "(nothing found)")
-        if options:
-            reply = yield from self.call("answer", messages, 1, max_tokens=12)
-            answer = chosen_answer(book, options, choose(self.llm, messages, reply, options), evidence)
-        else:
-            answer = yield from self.written_answer(book, messages, evidence, 1)
+        answer = yield from self.answer_from(book, question, options, listing, evidence)
         yield Event("answer", 0, answer)
         yield Event("done", 0, {"seconds": round(time.perf_counter() - started, 3)})
 

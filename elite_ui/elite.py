@@ -111,9 +111,7 @@ class Elite(Engine):
         """Every stage as events. ``generate=False`` stops after trimming: the answer event then holds only the
         evidence (the benchmark gives every strategy's context to one shared generator). ``edit``: search again
         from an iteration of an earlier run, as the reader changed it."""
-        question = " ".join(question.split())
-        options = {k.strip().upper(): v.strip() for k, v in (options or {}).items() if v and v.strip()} or None
-        self.check_question(question)
+        question, options = self.normalised(question, options)
         started = time.perf_counter()
         s = self.settings
         yield Event("start", 0, {"question": question, "options": options, "settings": asdict(s),

@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 
+from . import prompts
 from .documents import Book
 from .errors import Cancelled, EliteError, ModelError, QuestionError
 from .importance import Embed, MiniLMEmbedder
@@ -39,6 +40,14 @@ class Engine:
             if on_event:
                 on_event(event)
         return trace
+
+    def normalised(self, question: str, options: dict[str, str] | None) -> tuple[str, dict[str, str] | None]:
+        """The question with its spacing collapsed and the non-empty options under upper-case letters, checked
+        (:meth:`check_question`) before any work is done."""
+        question = " ".join(question.split())
+        options = {k.strip().upper(): v.strip() for k, v in (options or {}).items() if v and v.strip()} or None
+        self.check_question(question)
+        return question, options
 
     def check_question(self, question: str) -> None:
         if not question or not words(question):
@@ -83,6 +92,16 @@ class Engine:
                                      stream=True)
         text = clean_answer(reply) or "I could not find the answer in the book."
         return Answer(text, cite(book, text, evidence), evidence=evidence)
+
+    def answer_from(self, book: Book, question: str, options: dict[str, str] | None, context: str,
+                    evidence: list[int], iteration: int = 1):
+        """One answering call on ``context``: the chosen option for a multiple-choice question, else a written
+        answer with its citations."""
+        messages = prompts.answer(question, options, context or "(nothing found)")
+        if options:
+            reply = yield from self.call("answer", messages, iteration, max_tokens=12)
+            return chosen_answer(book, options, choose(self.llm, messages, reply, options), evidence)
+        return (yield from self.written_answer(book, messages, evidence, iteration))
 
     def relay(self, pieces, iteration: int):
         """Pass a backend's stream on as ``answer_delta`` events, stopping early if the user stops."""

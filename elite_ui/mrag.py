@@ -30,7 +30,7 @@ import numpy as np
 
 from . import prompts
 from .documents import Book, default_cache_dir
-from .engine import Engine, choose, chosen_answer
+from .engine import Engine
 from .errors import EliteError
 from .importance import Embed
 from .lexicon import NAME, NUMBER, content_words
@@ -495,9 +495,7 @@ class Mrag(Engine):
             index: MarkerIndex | None = None, generate: bool = True) -> Iterator[Event]:
         """Match keys, place values, (optionally) audit them with the model, answer. ``generate=False`` stops
         once the context is assembled (the benchmark's shared generator answers from it)."""
-        question = " ".join(question.split())
-        options = {k.strip().upper(): v.strip() for k, v in (options or {}).items() if v and v.strip()} or None
-        self.check_question(question)
+        question, options = self.normalised(question, options)
         started = time.perf_counter()
         index = index or self.index(book)
         yield Event("start", 0, {"question": question, "options": options, "settings": asdict(self.settings),
@@ -517,7 +515,7 @@ class Mrag(Engine):
         anchors = [m.anchors[0] for m in chosen]
         context = "\n".join(f"[S{sid}] {m.text}" for sid, m in zip(anchors, chosen))
         if generate:
-            answer = yield from self.answer(book, question, options, context, sorted(set(anchors)))
+            answer = yield from self.answer_from(book, question, options, context, sorted(set(anchors)))
         else:
             answer = Answer("", evidence=sorted(set(anchors)))
         yield Event("answer", 0, answer)
@@ -533,12 +531,6 @@ class Mrag(Engine):
         share = sum(v["supported"] for v in verdicts) / len(verdicts) if verdicts else math.nan
         yield Event("audit", 1, {"marker": marker.id, "statements": verdicts, "supported_share": share})
 
-    def answer(self, book: Book, question: str, options, context: str, evidence: list[int]):
-        messages = prompts.answer(question, options, context or "(nothing found)")
-        if options:
-            reply = yield from self.call("answer", messages, 1, max_tokens=12)
-            return chosen_answer(book, options, choose(self.llm, messages, reply, options), evidence)
-        return (yield from self.written_answer(book, messages, evidence, 1))
 
 
 def progress(done: int, total: int, resumed: int, seconds: float) -> dict:
