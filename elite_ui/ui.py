@@ -188,26 +188,25 @@ a.pin {font-size: 0.8em; cursor: pointer;} .notebook .entry {border-bottom: 1px 
 
 HEAD = """
 <script>
-document.addEventListener('click', (event) => {
-  const link = event.target.closest('a.cite');
-  if (!link) return;
+// Links in the trace and the conversation write into a Gradio textbox: the same steps for every kind.
+function clicked(event, selector, box, write) {
+  const link = event.target.closest(selector);
+  if (!link) return false;
   event.preventDefault();
-  const box = document.querySelector('#reader-target textarea, #reader-target input');
-  if (!box) return;
-  box.value = link.dataset.sid;
-  box.dispatchEvent(new Event('input', {bubbles: true}));
-  setTimeout(() => document.querySelector('#reader-go').click(), 50);
-});
+  const field = document.querySelector(`${box} textarea, ${box} input`);
+  if (!field) return false;
+  field.value = write(link.dataset.sid, field.value);
+  field.dispatchEvent(new Event('input', {bubbles: true}));
+  return true;
+}
 document.addEventListener('click', (event) => {
-  const pin = event.target.closest('a.pin');
-  if (!pin) return;
-  event.preventDefault();
-  const box = document.querySelector('#pins textarea, #pins input');
-  if (!box) return;
-  const label = 'S' + pin.dataset.sid;
-  const listed = box.value.split(/[ ,]+/).filter(Boolean);
-  if (!listed.includes(label)) box.value = listed.concat([label]).join(', ');
-  box.dispatchEvent(new Event('input', {bubbles: true}));
+  if (clicked(event, 'a.cite', '#reader-target', (sid) => sid)) {
+    setTimeout(() => document.querySelector('#reader-go').click(), 50);
+  }
+  clicked(event, 'a.pin', '#pins', (sid, value) => {
+    const listed = value.split(/[ ,]+/).filter(Boolean);
+    return listed.includes('S' + sid) ? value : listed.concat(['S' + sid]).join(', ');
+  });
 });
 </script>
 """
@@ -498,6 +497,26 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
             state.traces.append(trace)
             state.notebook.append(notebook.answer_entry(book, trace, run_label(len(state.traces), trace)))
 
+        def answer_turn(state: Session, book: Book, said: str, question: str, note: str, steps_of):
+            """A new turn of the conversation (``said``), answered by the steps ``steps_of()`` makes once the
+            session's cancel flag is renewed, shown as they come; the finished run is kept and shown. Returns its
+            trace, or None when it ended in an error (then said in the conversation)."""
+            state.stop_unfinished()
+            state.cancel = threading.Event()
+            turn = {"question": said, "partial": ""}
+            state.turns.append(turn)
+            trace = Trace(question)
+            yield out(state, render.chat(book, state.turns), "", None, None, note)
+            try:
+                yield from stream(state, turn, trace, book, steps_of())
+            except EliteError as exc:
+                turn["error"] = str(exc)
+                yield out(state, render.chat(book, state.turns), note=f"**{exc}**")
+                return None
+            keep(state, trace, book)
+            state.shown = len(state.traces) - 1
+            return trace
+
         def on_ask(question_value, strategy_value, compare_value, ceiling_value, state: Session, *values):
             option_values = values[:4]
             knob_values, mrag_values = values[4 : 4 + len(knobs)], values[4 + len(knobs) :]
@@ -508,25 +527,21 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
             if model.llm is None:
                 yield out(state, note=f"No model: {model.status}")
                 return
-            state.stop_unfinished()
-            state.cancel = threading.Event()
-            turn = {"question": question_value.strip(), "partial": ""}
-            state.turns.append(turn)
             opts = {k: v for k, v in zip("ABCD", option_values) if v and v.strip()} or None
-            trace = Trace(turn["question"])
-            yield out(state, render.chat(book, state.turns), "", None, None, "Searching the book…")
-            try:
+            asked = book
+
+            def steps():
+                nonlocal asked
                 read = reading_ceiling(book, ceiling_value or "")
                 asked = book.up_to(*read) if read else book
                 state.ceiling = read[0] if read else None
                 engine, extra = engine_for(strategy_value, state, knob_values, mrag_values)
-                yield from stream(state, turn, trace, book, engine.ask(asked, question_value, opts, **extra))
-            except EliteError as exc:
-                turn["error"] = str(exc)
-                yield out(state, render.chat(book, state.turns), note=f"**{exc}**")
+                return engine.ask(asked, question_value, opts, **extra)
+
+            said = question_value.strip()
+            trace = yield from answer_turn(state, book, said, said, "Searching the book…", steps)
+            if trace is None:
                 return
-            keep(state, trace, book)
-            state.shown = len(state.traces) - 1
             if compare_value in (None, "none", strategy_value):
                 yield out(state, note="Done.")
                 return
@@ -534,12 +549,10 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
                 not in state.prepared
             yield out(state, note=f"Answering again with {compare_value} for the side-by-side view"
                                   + (" (building its chunk index first, once per book)…" if first else "…"))
-            other = Trace(turn["question"])
             try:
                 engine, extra = engine_for(compare_value, state, knob_values, mrag_values)
                 with model.lock:
-                    for event in engine.ask(asked, question_value, opts, **extra):
-                        other.add(event)
+                    other = engine.run(asked, said, opts, **extra)
             except EliteError as exc:
                 yield out(state, note=f"**No side-by-side answer from {compare_value}:** {exc}")
                 return
@@ -553,7 +566,7 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
                 yield out(state, note="Ask a question first; then edit its search.")
                 return
             base = state.traces[state.shown]
-            if not editable(base) or iteration is None:
+            if iteration not in editable(base):
                 yield out(state, note="Only an ELITE search with terms can be edited (not counting, M-RAG or "
                                       "chunk RAG runs).")
                 return
@@ -564,28 +577,18 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
                 return
             start = base.of("start")[0].data
             settings = Settings(**{k: v for k, v in start["settings"].items() if k in Settings.__dataclass_fields__})
-            state.stop_unfinished()
-            state.cancel = threading.Event()
             number = state.shown + 1
-            turn = {"question": f"{base.question} (search edited from run {number}, iteration {iteration})",
-                    "partial": ""}
-            state.turns.append(turn)
-            trace = Trace(base.question)
-            yield out(state, render.chat(book, state.turns), "", None, None, "Searching again…")
-            try:
+
+            def steps():
                 limit = start.get("ceiling")
                 asked = book.up_to(limit["sentence"], limit["label"]) if limit else book
                 engine = Elite(model.llm, settings, embed=model.embed, cancel=state.cancel, names=state.names)
-                steps = engine.ask(asked, base.question, start.get("options"),
-                                   edit=Edit(base.events, int(iteration), terms, pinned, run=number))
-                yield from stream(state, turn, trace, book, steps)
-            except (EliteError, ValueError) as exc:
-                turn["error"] = str(exc)
-                yield out(state, render.chat(book, state.turns), note=f"**{exc}**")
-                return
-            keep(state, trace, book)
-            state.shown = len(state.traces) - 1
-            yield out(state, note=f"Done. Run {number} stays in the list of runs above the trace.")
+                return engine.ask(asked, base.question, start.get("options"),
+                                  edit=Edit(base.events, iteration, terms, pinned, run=number))
+
+            said = f"{base.question} (search edited from run {number}, iteration {iteration})"
+            if (yield from answer_turn(state, book, said, base.question, "Searching again…", steps)) is not None:
+                yield out(state, note=f"Done. Run {number} stays in the list of runs above the trace.")
 
         def after_run(state: Session):
             """Refresh what follows a run: the list of runs, the edit panel, the notebook, the browser's copy."""
