@@ -12,7 +12,6 @@ first load's imports do not count), and the size of the word index.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 import time
@@ -21,6 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks import write_figures  # noqa: E402
 from elite_ui.documents import load_book  # noqa: E402
 from elite_ui.retrieval import collect  # noqa: E402
 from tests.languages import SAMPLES, sample_text  # noqa: E402
@@ -72,10 +72,7 @@ def main() -> None:
                   f"with the question {figures[language]['candidate_share_own']:.0%} vs "
                   f"{figures[language]['candidate_share_as_english']:.0%} as English; vocabulary "
                   f"{len(book.index.vocabulary):,} vs {len(english.index.vocabulary):,} as English")
-    out = ROOT / "benchmarks" / "results" / time.strftime("%Y-%m-%d") / "languages.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(figures, indent=1))
-    print(f"written to {out.relative_to(ROOT)}")
+    write_figures("languages", figures)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,6 @@ sentences placed, the LLM calls, prompt and generated tokens and seconds, and ea
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -17,6 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks import write_figures  # noqa: E402
 from elite_ui.baselines import BM25, ChunkRag, Embedding  # noqa: E402
 from elite_ui.documents import load_book  # noqa: E402
 from elite_ui.elite import PRESETS, Elite  # noqa: E402
@@ -56,10 +56,7 @@ def main() -> None:
                   f"{row[name]['evidence']} evidence sentences: {trace.answer.text[:100]!r}")
         figures["questions"].append(row)
     print("index build:", preparation)
-    out = ROOT / "benchmarks" / "results" / time.strftime("%Y-%m-%d") / "side-by-side.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(figures, indent=1))
-    print(f"written to {out.relative_to(ROOT)}")
+    write_figures("side-by-side", figures)
 
 
 if __name__ == "__main__":
