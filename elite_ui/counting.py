@@ -61,10 +61,7 @@ def count(book: Book, phrase: str, source: str = "model") -> Count:
     variants = phrase_forms(book, phrase)
     if not variants or not variants[0]:
         return Count(phrase, [], 0, [], source)
-    alternatives = sorted((r"[\W_]*".join(map(re.escape, v.split())) if book.lexicon.segmented
-                           else r"[\W_]+".join(map(re.escape, v.split())) for v in variants), key=len, reverse=True)
-    edge = ("", "") if book.lexicon.segmented else (r"(?<![^\W_])", r"(?![^\W_])")
-    pattern = re.compile(edge[0] + "(?:" + "|".join(alternatives) + ")" + edge[1], re.I)
+    pattern = book.lexicon.matcher(variants)
     matches = list(pattern.finditer(book.text))
     starts = np.array([m.start() for m in matches], dtype=np.int64)
     sentence_of = np.searchsorted(book.bounds[:, 0], starts, side="right") - 1

@@ -63,6 +63,15 @@ class Lexicon:
         short = 0 if self.segmented else 1
         return list(dict.fromkeys(w for w in self.words(text) if len(w) > short and w not in self.stopwords))
 
+    def matcher(self, phrases: list[str]) -> re.Pattern:
+        """A case-insensitive pattern for any of ``phrases`` as whole words, their words apart by any spacing or
+        punctuation ("Mr.\\nDarcy"); in a language written without spaces, wherever its characters stand."""
+        joiner, (before, after) = ((r"[\W_]*", ("", "")) if self.segmented
+                                   else (r"[\W_]+", (r"(?<![^\W_])", r"(?![^\W_])")))
+        alternatives = sorted((joiner.join(map(re.escape, p.split())) for p in phrases if p.split()), key=len,
+                              reverse=True)
+        return re.compile(f"{before}(?:{'|'.join(alternatives) or '(?!)'}){after}", re.I)
+
     def stems(self, words: list[str]) -> list[str] | None:
         """The Snowball stems of ``words``, or None for languages without a stemmer (English uses lemminflect).
         Each call makes its own stemmer (0.3 µs): PyStemmer's are not safe to share between threads."""

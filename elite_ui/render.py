@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import html
 import json
-import re
 from collections import defaultdict
 
 import plotly.graph_objects as go
@@ -19,7 +18,6 @@ from .trace import Answer, Event, Trace
 ORIGINS = {"question": "from the question", "breadth": "breadth-wise", "depth": "depth-wise",
            "fallback": "question words (fallback)", "names": "another name of a character",
            "reader": "added by the reader"}
-WORD_SPAN = re.compile(r"[^\W_]+")
 CHUNK_STRATEGIES = {"embedding": "Chunk embedding (MiniLM)", "bm25": "BM25 chunks"}
 STRATEGY_NAMES = {"elite": "ELITE", "mrag": "M-RAG", **CHUNK_STRATEGIES}
 
@@ -59,13 +57,8 @@ def linked(text: str, book: Book) -> str:
 
 def highlight(book: Book, text: str, words: list[str]) -> str:
     """Escaped ``text`` with every word matching a target word (in any inflected form) wrapped in <mark>."""
-    wanted = {f for w in words for f in book.forms(w)}
-    if book.lexicon.segmented:
-        spans = re.finditer("|".join(map(re.escape, sorted(wanted, key=len, reverse=True))) or "(?!)", text, re.I)
-    else:
-        spans = (m for m in WORD_SPAN.finditer(text) if m.group().lower() in wanted)
     out, last = [], 0
-    for m in spans:
+    for m in book.lexicon.matcher(sorted({f for w in words for f in book.forms(w)})).finditer(text):
         out += [esc(text[last : m.start()]), f"<mark>{esc(m.group())}</mark>"]
         last = m.end()
     return "".join(out) + esc(text[last:])

@@ -395,12 +395,18 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
             except EliteError as exc:
                 kept = f" The book already loaded, *{state.book.title}*, stays." if state.book else ""
                 return state, gr.skip(), f"**Could not load the book:** {exc}{kept}", None, gr.skip()
-            progress(0.8, desc="Finding the characters' names")
+            progress(1.0, desc="Ready")
             if state.book is None or state.book.digest != book.digest:
                 state.traces, state.shown = [], -1  # runs point into their book's sentences
-            state.book, state.names = book, names_for(book, cache_dir)
-            return (state, render.book_card(book), f"Loaded *{book.title}*. Ask a question.", gr.skip(),
-                    state.names.as_text())
+            state.book, state.names = book, None
+            return state, render.book_card(book), f"Loaded *{book.title}*. Ask a question.", gr.skip(), ""
+
+        def on_book(state: Session):
+            """After the card shows: the book's character names (0.5 s for the longest novel)."""
+            if state.book is None or state.names is not None:
+                return state, gr.skip()
+            state.names = names_for(state.book, cache_dir)
+            return state, state.names.as_text()
 
         def on_language(code, state: Session):
             book = state.book
@@ -410,7 +416,8 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
             if wanted != book.language:
                 state.book = book.read_as(wanted)
                 state.book.stats["detected"] = book.stats.get("detected", book.language)
-                state.names = names_for(state.book, cache_dir)
+                state.names = None
+            state.names = state.names or names_for(state.book, cache_dir)
             return (state, render.book_card(state.book), state.names.as_text(),
                     f"*{state.book.title}* is read as {state.book.lexicon.name}.")
 
@@ -617,7 +624,8 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
         for event in (ask_event, submit_event, rerun_event):
             event.then(after_run, session, after_outputs, concurrency_limit=None)
         upload.upload(on_upload, [upload, session], [session, book_info, status, upload, names_box],
-                      concurrency_limit=None).then(after_run, session, after_outputs, concurrency_limit=None).then(
+                      concurrency_limit=None).then(on_book, session, [session, names_box], concurrency_limit=None).then(
+            after_run, session, after_outputs, concurrency_limit=None).then(
             lambda: "detected", None, language, concurrency_limit=None)
 
         def on_iteration(iteration, state: Session):

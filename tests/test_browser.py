@@ -420,6 +420,7 @@ def test_one_question_side_by_side_with_bm25(page):
 def test_character_names_are_listed_edited_and_searched(page):
     upload(page, corpus("pride-and-prejudice.txt"))
     page.click("#names-panel button.label-wrap, #names-panel > button")
+    page.wait_for_function("(document.querySelector('#names textarea')?.value || '').length > 0")
     names = page.input_value("#names textarea")
     assert names.splitlines()[0].startswith("Elizabeth Bennet: Elizabeth Bennet, Elizabeth, Lizzy, Eliza")
     edited = "Fitzwilliam Darcy: Mr. Darcy, Darcy, Fitzwilliam\nElizabeth: Lizzy, Eliza"
