@@ -1,10 +1,14 @@
-"""Benchmark scripts; each prints its figures, and some keep them with :func:`write_figures`."""
+"""Benchmark scripts, run from the repository's root as modules (``python -m benchmarks.engine``); each prints its
+figures, and keeps them with :func:`write_figures` in ``benchmarks/results/<date>/``, where the docs' tables are
+made from. They may read the corpus and question sets in ``../shared``; the app and the tests never do."""
 
 import json
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT.parent / "shared" / "corpus"
+SHARED_BENCHMARKS = ROOT.parent / "shared" / "benchmarks"
 
 
 def write_figures(name: str, figures: dict) -> Path:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import tempfile
 import time
 import tracemalloc
@@ -19,16 +18,14 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-from elite_ui.documents import load_book  # noqa: E402
-from elite_ui.elite import PRESETS, Elite  # noqa: E402
-from elite_ui.importance import MiniLMEmbedder  # noqa: E402
-from elite_ui.llm import LlamaCppLLM  # noqa: E402
-from elite_ui.retrieval import collect, widen  # noqa: E402
+from benchmarks import CORPUS
+from elite_ui.book import load_book
+from elite_ui.methods.elite import PRESETS, Elite
+from elite_ui.models import MiniLMEmbedder
+from elite_ui.models.llama_cpp import LlamaCppLLM
+from elite_ui.methods.elite.retrieval import collect, widen
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 QUESTIONS = [
     ("the-wind-in-the-willows.txt", "Where does Toad live?"),
     ("pride-and-prejudice.txt", "Who does Elizabeth Bennet marry?"),

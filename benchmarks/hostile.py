@@ -13,15 +13,14 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-from tests.hostile import variants  # noqa: E402
+from benchmarks import ROOT
+from elite_ui.testing.hostile import variants
 
 # peak memory from VmHWM: ru_maxrss would carry the parent's peak over across exec
 PROBE = """
 import json, re, sys, time
-from elite_ui.documents import load_book
+from elite_ui.book import load_book
 from elite_ui.errors import BookError
 started = time.perf_counter()
 try:

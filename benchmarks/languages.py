@@ -12,18 +12,15 @@ first load's imports do not count), and the size of the word index.
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-from benchmarks import write_figures  # noqa: E402
-from elite_ui.documents import load_book  # noqa: E402
-from elite_ui.retrieval import collect  # noqa: E402
-from tests.languages import SAMPLES, sample_text  # noqa: E402
+from benchmarks import write_figures
+from elite_ui.book import load_book
+from elite_ui.methods.elite.retrieval import collect
+from elite_ui.testing.languages import SAMPLES, sample_text
 
 
 def rank(book, question: str, fact: str) -> tuple[int | None, int]:

@@ -18,22 +18,19 @@ import argparse
 import json
 import random
 import statistics
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-from elite_ui.baselines import chunks  # noqa: E402
-from elite_ui.bench import with_setting_overrides  # noqa: E402
-from elite_ui.documents import load_book  # noqa: E402
-from elite_ui.importance import MiniLMEmbedder  # noqa: E402
-from elite_ui.llm import open_llm  # noqa: E402
-from elite_ui.mrag import PRESETS, MarkerIndex, Mrag, MragSettings, Store, Window  # noqa: E402
-from elite_ui.trace import Event  # noqa: E402
+from elite_ui.book import load_book
+from elite_ui.models import MiniLMEmbedder
+from elite_ui.models import open_llm
+from elite_ui.methods.chunk_rag import chunks
+from elite_ui.methods.mrag import PRESETS, MarkerIndex, Mrag, MragSettings, Store, Window
+from elite_ui.methods.trace import Event
+from elite_ui.settings import overridden
 
 QUESTIONS = ["Who is the main character?", "Where does the story begin?", "Who is the hero's closest friend?",
              "What happens at the end?", "Who dies?", "What is the weather like?", "Who owns the house?",
@@ -49,7 +46,7 @@ def extraction(engine: Mrag, book, sample: int) -> tuple[list[Window], int, floa
     started = time.perf_counter()
     for event in engine.build(book, only):
         if event.kind == "index_progress":
-            print(f"  windows {event.data['done']}/{event.data['total']} (eta {event.data['eta_seconds']} s)",
+            print(f"  windows {event.data.done}/{event.data.total} (eta {event.data.eta_seconds} s)",
                   flush=True)
     seconds = time.perf_counter() - started
     stored = Store(engine.folder(book)).load()
@@ -97,7 +94,7 @@ def statement_audit(engine: Mrag, book, index: MarkerIndex, count: int) -> dict:
     shares = []
     for marker in picked:
         events: list[Event] = list(engine.check_statements(book, index, marker))
-        shares += [s["supported"] for e in events if e.kind == "audit" for s in e.data["statements"]]
+        shares += [s["supported"] for e in events if e.kind == "audit" for s in e.data.statements]
     return {"markers_judged": len(picked), "statements": len(shares),
             "statements_supported": round(sum(shares) / len(shares), 4) if shares else None}
 
@@ -137,7 +134,7 @@ def main() -> None:
     parser.add_argument("--server", help="an OpenAI-compatible server's base URL")
     parser.add_argument("--out", help="write the figures as JSON here")
     args = parser.parse_args()
-    settings: MragSettings = with_setting_overrides(PRESETS[args.preset], args.set)
+    settings: MragSettings = overridden(PRESETS[args.preset], args.set)
     book = load_book(args.book)
     llm = open_llm(args.model, server=args.server, n_ctx=4096)
     engine = Mrag(llm, settings, embed=MiniLMEmbedder())

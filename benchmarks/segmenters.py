@@ -10,20 +10,17 @@ seconds per MB of sample.
 from __future__ import annotations
 
 import statistics
-import sys
 import time
-from pathlib import Path
 
 import blingfire
 import pysbd
 import syntok.segmenter
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-from elite_ui.documents import paragraph_spans, repair, sentence_bounds, strip_gutenberg  # noqa: E402
+from benchmarks import CORPUS
+from elite_ui.book.segment import paragraph_spans, sentence_bounds
+from elite_ui.book.text import repair, strip_gutenberg
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 SAMPLE = 40_000
 
 

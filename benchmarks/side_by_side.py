@@ -9,20 +9,15 @@ sentences placed, the LLM calls, prompt and generated tokens and seconds, and ea
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-from benchmarks import write_figures  # noqa: E402
-from elite_ui.baselines import BM25, ChunkRag, Embedding  # noqa: E402
-from elite_ui.documents import load_book  # noqa: E402
-from elite_ui.elite import PRESETS, Elite  # noqa: E402
-from elite_ui.importance import MiniLMEmbedder  # noqa: E402
-from elite_ui.llm import LlamaCppLLM  # noqa: E402
-from elite_ui.names import build_names  # noqa: E402
+from benchmarks import ROOT, write_figures
+from elite_ui.book import load_book
+from elite_ui.methods import METHODS, Tools
+from elite_ui.models import MiniLMEmbedder
+from elite_ui.models.llama_cpp import LlamaCppLLM
+from elite_ui.book.names import build_names
 
 QUESTIONS = ["Where does Toad live?", "What does Mole do at the start of the story?", "Who is Portly?"]
 
@@ -33,20 +28,17 @@ def main() -> None:
     parser.add_argument("--question", action="append", help="a question (repeatable)")
     args = parser.parse_args()
     book = load_book(args.book)
-    llm, embed = LlamaCppLLM(n_ctx=4096), MiniLMEmbedder()
-    settings = PRESETS["laptop"]
-    engines = {"elite": lambda: Elite(llm, settings, embed=embed, names=build_names(book))}
-    preparation = {}
-    for method in (Embedding(llm, embed), BM25(llm, embed)):
-        prepared = method.prepare(book)
-        preparation[method.name] = {"seconds": round(prepared.seconds, 2), "bytes": prepared.bytes}
-        engines[method.name] = lambda method=method, prepared=prepared: ChunkRag(llm, settings, method, prepared)
+    llm, tools = LlamaCppLLM(n_ctx=4096), Tools(MiniLMEmbedder(), names=build_names(book))
+    engines = {name: METHODS[name].engine(llm, tools=tools) for name in ("elite", "embedding", "bm25")}
+    prepared = {name: engine.prepare(book) for name, engine in engines.items()}
+    preparation = {name: {"seconds": round(p.seconds, 2), "bytes": p.bytes} for name, p in prepared.items()
+                   if name != "elite"}
     figures = {"book": book.title, "preparation": preparation, "questions": []}
     for question in args.question or QUESTIONS:
         row = {"question": question}
-        for name, make in engines.items():
+        for name, engine in engines.items():
             started = time.perf_counter()
-            trace = make().run(book, question)
+            trace = engine.run(book, question, prepared=prepared[name])
             t = trace.totals()
             row[name] = {"answer": trace.answer.text, "evidence": len(trace.answer.evidence),
                          "calls": t["llm_calls"], "prompt_tokens": t["prompt_tokens"],

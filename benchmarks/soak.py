@@ -8,19 +8,16 @@ from __future__ import annotations
 
 import argparse
 import gc
-import sys
 import tracemalloc
-from pathlib import Path
 
 import psutil
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-from elite_ui.documents import load_book  # noqa: E402
-from elite_ui.elite import PRESETS, Elite  # noqa: E402
-from elite_ui.importance import MiniLMEmbedder  # noqa: E402
-from elite_ui.llm import ScriptedLLM  # noqa: E402
+from benchmarks import CORPUS
+from elite_ui.book import load_book
+from elite_ui.methods.elite import PRESETS, Elite
+from elite_ui.models import MiniLMEmbedder
+from elite_ui.models import ScriptedLLM
 
 REPLIES = {"terms": ["Darcy\nPemberley\nletter"], "judge": ["no", "yes"], "breadth": ["Derbyshire"],
            "depth": ["Elizabeth"], "importance": ["Darcy owns Pemberley.", "Nobody knows."],
@@ -33,7 +30,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--questions", type=int, default=50)
     args = parser.parse_args()
-    book = load_book(ROOT.parent / "shared" / "corpus" / "pride-and-prejudice.txt")
+    book = load_book(CORPUS / "pride-and-prejudice.txt")
     engine = Elite(ScriptedLLM(REPLIES), PRESETS["laptop"], embed=MiniLMEmbedder())
     traces = [engine.run(book, q) for q in QUESTIONS]
     gc.collect()

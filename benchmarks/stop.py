@@ -9,22 +9,20 @@ PREFILL_SLICE tokens and checks the flag between slices and between generated to
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 import threading
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-from elite_ui.documents import load_book  # noqa: E402
-from elite_ui.elite import PRESETS, Elite  # noqa: E402
-from elite_ui.errors import Cancelled  # noqa: E402
-from elite_ui.importance import MiniLMEmbedder  # noqa: E402
-from elite_ui.llm import PREFILL_SLICE, LlamaCppLLM, Request  # noqa: E402
-from elite_ui.mrag import PRESETS as MRAG_PRESETS  # noqa: E402
-from elite_ui.mrag import Mrag  # noqa: E402
+from benchmarks import ROOT
+from elite_ui.book import load_book
+from elite_ui.methods.elite import PRESETS, Elite
+from elite_ui.errors import Cancelled
+from elite_ui.models import MiniLMEmbedder
+from elite_ui.models import Request
+from elite_ui.models.llama_cpp import PREFILL_SLICE, LlamaCppLLM
+from elite_ui.methods.mrag import PRESETS as MRAG_PRESETS
+from elite_ui.methods.mrag import Mrag
 
 STAGES = ["terms", "importance", "judge", "breadth", "depth", "answer", "extract"]
 

@@ -9,23 +9,21 @@ from __future__ import annotations
 
 import json
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-from elite_ui import render  # noqa: E402
-from elite_ui.documents import load_book  # noqa: E402
-from elite_ui.elite import PRESETS, Elite  # noqa: E402
-from elite_ui.llm import ScriptedLLM  # noqa: E402
-from tests.test_browser import ARGS, CHROMIUM, start_app, stop_app  # noqa: E402
+from benchmarks import CORPUS
+from elite_ui.app import render
+from elite_ui.book import load_book
+from elite_ui.methods.elite import PRESETS, Elite
+from elite_ui.models import ScriptedLLM
+from elite_ui.testing.browser import ARGS, CHROMIUM, start_app, stop_app
 
-BOOK = ROOT.parent / "shared" / "corpus" / "les-miserables.txt"
+BOOK = CORPUS / "les-miserables.txt"
 SCRIPT = {"replies": {"terms": ["Valjean\nbishop\ncandlesticks"], "judge": ["no, not yet"],
                       "breadth": ["Javert\nCosette", "Marius\nbarricade", "Thénardier\ninn", "Fantine\nMontreuil"],
                       "depth": ["Myriel"], "importance": ["He gave him the candlesticks.", "Nobody knows."],

@@ -7,20 +7,26 @@ import re
 import sys
 from pathlib import Path
 
-from .baselines import STRATEGIES, ChunkRag
-from .documents import Book, default_cache_dir, load_book, reading_ceiling
-from .elite import PRESETS, Elite, with_overrides
+from .book import Book, default_cache_dir, load_book, reading_ceiling
+from .book.lexicon import STEMMERS
+from .book.names import names_for
 from .errors import EliteError
-from .lexicon import STEMMERS
-from .llm import DEFAULT_CONTEXT, open_llm
-from .mrag import PRESETS as MRAG_PRESETS
-from .mrag import Mrag
-from .names import names_for
-from .parsing import SENTENCE_LABEL
-from .trace import Event, Trace
+from .methods import METHODS, Tools
+from .methods.parsing import SENTENCE_LABEL
+from .methods.trace import Event, Kind, Trace
+from .models import DEFAULT_CONTEXT, open_llm
+from .settings import add_flags, from_flags, given_elsewhere
 
 
-def parse_args(argv: list[str] | None) -> argparse.Namespace:
+def setting_groups() -> dict[str, type]:
+    """Each settings class by the methods it sets ("embedding/bm25": chunk RAG's)."""
+    by_class: dict[type, list[str]] = {}
+    for method in METHODS.values():
+        by_class.setdefault(method.settings, []).append(method.name)
+    return {"/".join(names): cls for cls, names in by_class.items()}
+
+
+def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m elite_ui.ask", description=__doc__)
     parser.add_argument("book", help="a .txt, .epub or .pdf file")
     parser.add_argument("question")
@@ -30,23 +36,25 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                                         "server's model name")
     parser.add_argument("--server", help="base URL of an OpenAI-compatible server (llama-server, Ollama, vLLM...)")
     parser.add_argument("--model-name", help="model name on the server (same as --model with --server)")
-    parser.add_argument("--strategy", choices=["elite", "mrag", "embedding", "bm25"], default="elite",
-                        help="mrag builds the book's marker index first (resumable; stored in ~/.cache/elite-reader); "
-                             "embedding and bm25 are plain chunk RAG")
+    parser.add_argument("--strategy", choices=list(METHODS), default="elite",
+                        help="; ".join(f"{m.name}: {m.summary}" for m in METHODS.values()))
     parser.add_argument("--up-to", metavar="WHERE", default="",
                         help='spoiler ceiling: "chapter 12", "page 80" or "40%%"; nothing after it is used')
     parser.add_argument("--language", help="read the book as this language (ISO code: en, fr, de, es, zh...) "
                                            "instead of the detected one")
-    parser.add_argument("--preset", choices=sorted(PRESETS), default="laptop")
+    parser.add_argument("--preset", choices=sorted(METHODS["elite"].presets), default="laptop",
+                        help="the method's preset; the settings flags below change single settings")
     parser.add_argument("--n-ctx", type=int, default=DEFAULT_CONTEXT, help="model context in tokens")
     parser.add_argument("--n-gpu-layers", type=int, default=-1, help="layers offloaded to a GPU (-1: all)")
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--json", metavar="TRACE.json", help="write the full trace as JSON")
     parser.add_argument("--quiet", action="store_true", help="print only the answer")
-    for name in ("recall_index", "neighbor_num", "deep_search_index", "deep_search_num", "voter_num", "iter_max",
-                 "importance_samples"):
-        parser.add_argument("--" + name.replace("_", "-"), type=int, default=None)
-    return parser.parse_args(argv)
+    add_flags(parser, setting_groups())
+    return parser
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    return parser().parse_args(argv)
 
 
 def language_code(code: str) -> str:
@@ -77,29 +85,29 @@ def with_citations(text: str, book: Book) -> str:
 
 def summary_line(event: Event) -> str | None:
     data = event.data
-    if event.kind == "terms":
-        return f"  iteration {event.iteration}: terms " + ", ".join(f"{t.text} ({t.origin})" for t in data["new"])
-    if event.kind == "collection":
-        return f"  iteration {event.iteration}: {len(data['hits'])} sentences retrieved"
-    if event.kind == "importance":
+    if event.kind == Kind.TERMS:
+        return f"  iteration {event.iteration}: terms " + ", ".join(f"{t.text} ({t.origin})" for t in data.new)
+    if event.kind == Kind.COLLECTION:
+        return f"  iteration {event.iteration}: {len(data.hits)} sentences retrieved"
+    if event.kind == Kind.IMPORTANCE:
         return f"  iteration {event.iteration}: chunk S{data.first}-S{data.last} importance {data.importance:.2f}"
-    if event.kind == "judge":
+    if event.kind == Kind.JUDGE:
         verdict = "sufficient" if data.sufficient else "not sufficient"
         return f"  iteration {event.iteration}: judge says {verdict}: {data.reason[:100]}"
-    if event.kind == "count":
+    if event.kind == Kind.COUNT:
         return f"  counting \"{data.phrase}\" in the forms {', '.join(data.forms)}: {data.total}"
-    if event.kind == "warning":
-        return f"  warning: {data['message']}"
-    if event.kind == "index_progress":
-        eta = f", about {data['eta_seconds'] / 60:.1f} min left" if data["eta_seconds"] is not None else ""
-        return f"  M-RAG index: {data['done']} of {data['total']} windows{eta}"
-    if event.kind == "retrieval":
-        return (f"  {data['method']}: {len(data['chunks'])} chunks placed: "
-                + ", ".join(f"S{c['first']}-S{c['last']} ({c['score']:.2f})" for c in data["chunks"][:6]))
-    if event.kind == "assembly":
-        by = {m.marker: m for m in data["matches"]}
-        return (f"  M-RAG placed {len(data['placed'])} values ({data['spent']} of {data['budget']} tokens): "
-                + "; ".join(f"{by[n].key[:60]} ({by[n].similarity:.2f})" for n in data["placed"][:5]))
+    if event.kind == Kind.WARNING:
+        return f"  warning: {data.message}"
+    if event.kind == Kind.INDEX_PROGRESS:
+        eta = f", about {data.eta_seconds / 60:.1f} min left" if data.eta_seconds is not None else ""
+        return f"  M-RAG index: {data.done} of {data.total} windows{eta}"
+    if event.kind == Kind.RETRIEVAL:
+        return (f"  {data.method}: {len(data.chunks)} chunks placed: "
+                + ", ".join(f"S{c.first}-S{c.last} ({c.score:.2f})" for c in data.chunks[:6]))
+    if event.kind == Kind.ASSEMBLY:
+        by = {m.marker: m for m in data.matches}
+        return (f"  M-RAG placed {len(data.placed)} values ({data.spent} of {data.budget} tokens): "
+                + "; ".join(f"{by[n].key[:60]} ({by[n].similarity:.2f})" for n in data.placed[:5]))
     return None
 
 
@@ -122,7 +130,12 @@ def report(trace: Trace, book: Book) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    method = METHODS[args.strategy]
     try:
+        elsewhere = given_elsewhere(method.settings, args, setting_groups())
+        if elsewhere:
+            raise EliteError(f"{', '.join(elsewhere)} do nothing with --strategy {method.name}.")
+        settings = from_flags(method.presets[args.preset], args)
         options = parse_options(args.option)
         book = load_book(args.book, cache_dir=default_cache_dir())
         if args.language:
@@ -134,22 +147,12 @@ def main(argv: list[str] | None = None) -> int:
         llm = open_llm(args.model_name or args.model, server=args.server, n_ctx=args.n_ctx,
                        n_gpu_layers=args.n_gpu_layers, n_threads=args.threads)
         show = None if args.quiet else (lambda e: (line := summary_line(e)) and print(line, file=sys.stderr))
-        settings = with_overrides(PRESETS[args.preset], **{k: getattr(args, k) for k in (
-            "recall_index", "neighbor_num", "deep_search_index", "deep_search_num", "voter_num", "iter_max",
-            "importance_samples")})
-        if args.strategy == "mrag":
-            engine = Mrag(llm, MRAG_PRESETS[args.preset])
-            for event in engine.build(book):
-                if show:
-                    show(event)
-            trace = engine.run(asked, args.question, options, index=engine.index(book), on_event=show)
-        elif args.strategy in ("embedding", "bm25"):
-            method = STRATEGIES[args.strategy](llm)
-            trace = ChunkRag(llm, settings, method, method.prepare(book)).run(asked, args.question, options,
-                                                                              on_event=show)
-        else:
-            names = names_for(book, default_cache_dir())
-            trace = Elite(llm, settings, names=names).run(asked, args.question, options, on_event=show)
+        names = names_for(book, default_cache_dir()) if method.uses_names else None
+        engine = method.engine(llm, settings, Tools(names=names))
+        for event in engine.build(book):
+            if show:
+                show(event)
+        trace = engine.run(asked, args.question, options, prepared=engine.prepare(book), on_event=show)
     except EliteError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -1,4 +1,4 @@
-"""Shared fixtures: corpus paths, small books written on the fly, a scripted model and a cheap embedder."""
+"""Shared fixtures: the shipped books, small books written on the fly, a private cache, a cheap embedder."""
 
 from __future__ import annotations
 
@@ -6,18 +6,16 @@ import hashlib
 from pathlib import Path
 
 import numpy as np
+
 import pytest
 
-from elite_ui.documents import load_book
+from elite_ui.book import load_book
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-
-
-def corpus(name: str) -> Path:
-    path = CORPUS / name
-    if not path.exists():
-        pytest.skip(f"../shared/corpus/{name} is not present")
-    return path
+ROOT = Path(__file__).resolve().parents[1]
+BOOKS = {"pride-and-prejudice.txt": ROOT / "tests" / "data" / "books" / "pride-and-prejudice.txt",
+         "jane-eyre-excerpt.txt": ROOT / "tests" / "data" / "books" / "jane-eyre-excerpt.txt",
+         "the-wind-in-the-willows.txt": ROOT / "assets" / "the-wind-in-the-willows.txt"}
+"""The real books the tests read, all inside the repository (tests/data/books/README.md says what each is)."""
 
 
 @pytest.fixture(autouse=True)
@@ -28,7 +26,7 @@ def private_cache(tmp_path_factory, monkeypatch):
 
 @pytest.fixture(scope="session")
 def pride():
-    return load_book(corpus("pride-and-prejudice.txt"))
+    return load_book(BOOKS["pride-and-prejudice.txt"])
 
 
 @pytest.fixture

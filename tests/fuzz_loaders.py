@@ -12,7 +12,7 @@ from pathlib import Path
 import atheris
 
 with atheris.instrument_imports(include=["elite_ui", "zipfile", "ebooklib"]):
-    from elite_ui.documents import load_book
+    from elite_ui.book import load_book
     from elite_ui.errors import BookError
 
 SUFFIXES = (".txt", ".epub", ".pdf")

@@ -5,8 +5,9 @@ import json
 
 import pytest
 
-from elite_ui import bench, datasets
-from elite_ui.llm import ScriptedLLM
+from elite_ui.bench import cli, datasets, harness, scoring, strategies
+from elite_ui.settings import overridden
+from elite_ui.models import ScriptedLLM
 
 from .conftest import trigram_embed
 
@@ -61,18 +62,18 @@ def test_novelqa(tmp_path):
 
 def test_metrics():
     context = "The youngest son got only the cat. Later, the cat caught rabbits for the king!"
-    assert bench.evidence_recall(["the YOUNGEST son got only the cat."], context) == 1.0
-    assert bench.evidence_recall(["The youngest son got only the cat. The dragon ate the mill whole."],
+    assert scoring.evidence_recall(["the YOUNGEST son got only the cat."], context) == 1.0
+    assert scoring.evidence_recall(["The youngest son got only the cat. The dragon ate the mill whole."],
                                  context) == 0.5
-    assert bench.evidence_recall(["The cat caught rabbits for the kin"], context) == 1.0, "fuzzy at 90"
-    assert bench.evidence_recall([], context) is None
-    assert bench.token_f1("the youngest son", "youngest son") == 1.0
-    assert bench.token_f1("a cat", "a pair of boots") == 0.0
+    assert scoring.evidence_recall(["The cat caught rabbits for the kin"], context) == 1.0, "fuzzy at 90"
+    assert scoring.evidence_recall([], context) is None
+    assert scoring.token_f1("the youngest son", "youngest son") == 1.0
+    assert scoring.token_f1("a cat", "a pair of boots") == 0.0
     mc = datasets.Question("1", "b", "q", "B", {"A": "x", "B": "y"})
-    assert bench.score(mc, "B") == (True, None) and bench.score(mc, "A") == (False, None)
+    assert scoring.score(mc, "B") == (True, None) and scoring.score(mc, "A") == (False, None)
     free = datasets.Question("2", "b", "q", ["boots", "a pair of boots"])
-    assert bench.score(free, "he wanted boots") == (True, 0.5)
-    assert bench.score(free, None) == (None, None)
+    assert scoring.score(free, "he wanted boots") == (True, 0.5)
+    assert scoring.score(free, None) == (None, None)
 
 
 def test_summary_arithmetic():
@@ -87,7 +88,7 @@ def test_summary_arithmetic():
          "correct": True, "f1": None, "evidence_recall": None, "context_tokens": 20, "llm_calls": 3,
          "book_prepare_seconds": 3.0, "retrieval_seconds": 1.0, "generation_seconds": 2.0},
     ]
-    s = bench.summarise(rows)
+    s = harness.summarise(rows)
     assert s["accuracy"] == pytest.approx(2 / 3, abs=1e-4)
     assert s["accuracy_by_aspect"] == {"plot": 0.5, "setting": 1.0}
     assert s["accuracy_by_complexity"] == {"mh": 0.0, "sh": 1.0}
@@ -104,7 +105,7 @@ def small_dataset(tmp_path, n=5):
 
 
 def args_for(dataset, out, strategy="bm25", limit=0, retrieval_only=False):
-    return bench.parser().parse_args(["run", str(dataset), "--strategy", strategy, "--out", str(out), "--budget",
+    return cli.parser().parse_args(["run", str(dataset), "--strategy", strategy, "--out", str(out), "--budget",
                                       "200", *(["--limit", str(limit)] if limit else []),
                                       *(["--retrieval-only"] if retrieval_only else [])])
 
@@ -113,10 +114,10 @@ def test_a_run_resumes_after_an_interruption(tmp_path):
     dataset, out = small_dataset(tmp_path), tmp_path / "run"
     answers = ["(B)", "(B)", KeyboardInterrupt(), "A"]
     with pytest.raises(KeyboardInterrupt):
-        bench.run(args_for(dataset, out), ScriptedLLM({"answer": answers}), trigram_embed)
+        harness.run(args_for(dataset, out), ScriptedLLM({"answer": answers}), trigram_embed)
     assert len((out / "results.jsonl").read_text().splitlines()) == 2
     llm = ScriptedLLM({"answer": ["A"]})
-    bench.run(args_for(dataset, out), llm, trigram_embed)
+    harness.run(args_for(dataset, out), llm, trigram_embed)
     rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert [r["id"] for r in rows] == ["q0", "q1", "q2", "q3", "q4"] and len(llm.log) == 3
     summary = json.loads((out / "summary.json").read_text())
@@ -128,7 +129,7 @@ def test_a_run_resumes_after_an_interruption(tmp_path):
 def test_every_strategy_fills_the_budget_with_the_evidence(tmp_path, strategy):
     dataset, out = small_dataset(tmp_path, 1), tmp_path / strategy
     llm = ScriptedLLM({"terms": ["youngest son\ncat"], "judge": ["yes"], "importance": ["x"], "answer": ["B"]})
-    bench.run(args_for(dataset, out, strategy, retrieval_only=True), llm, trigram_embed)
+    harness.run(args_for(dataset, out, strategy, retrieval_only=True), llm, trigram_embed)
     [row] = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert row["prediction"] is None and 0 < row["context_tokens"] <= 200
     assert row["evidence_recall"] == 1.0, strategy
@@ -138,10 +139,10 @@ def test_the_report_page_has_its_table_and_charts(tmp_path):
     dataset = small_dataset(tmp_path, 2)
     runs = []
     for strategy in ("bm25", "vanilla"):
-        runs.append(bench.run(args_for(dataset, tmp_path / strategy, strategy), ScriptedLLM({"answer": ["B"]}),
+        runs.append(harness.run(args_for(dataset, tmp_path / strategy, strategy), ScriptedLLM({"answer": ["B"]}),
                               trigram_embed))
     page = tmp_path / "report.html"
-    assert bench.main(["report", *map(str, runs), "--out", str(page)]) == 0
+    assert cli.main(["report", *map(str, runs), "--out", str(page)]) == 0
     text = page.read_text()
     assert text.count("<tr>") == 3 and text.count("class=\"plotly-graph-div\"") == 3
     playwright = pytest.importorskip("playwright.sync_api")
@@ -157,25 +158,24 @@ def test_the_report_page_has_its_table_and_charts(tmp_path):
 
 
 def test_settings_can_be_overridden_from_the_command_line():
-    from elite_ui.elite import PRESETS
+    from elite_ui.methods.elite import PRESETS
     from elite_ui.errors import EliteError
 
-    changed = bench.with_setting_overrides(PRESETS["laptop"], ["trim=false", "recall_index=25"])
+    changed = overridden(PRESETS["laptop"], ["trim=false", "recall_index=25"])
     assert changed.trim is False and changed.recall_index == 25 and changed.neighbor_num == 1
-    mrag = bench.with_setting_overrides(bench.STRATEGIES["mrag"].defaults("laptop"), ["order=similarity",
-                                                                                     "few_shot=no"])
+    mrag = overridden(strategies.defaults("mrag", "laptop"), ["order=similarity", "few_shot=no"])
     assert mrag.order == "similarity" and mrag.few_shot is False and mrag.window_tokens == 1024
     with pytest.raises(EliteError, match="order must be one of"):
-        bench.with_setting_overrides(mrag, ["order=random"])
+        overridden(mrag, ["order=random"])
     with pytest.raises(EliteError, match="NAME=VALUE"):
-        bench.with_setting_overrides(PRESETS["laptop"], ["nonsense=1"])
+        overridden(PRESETS["laptop"], ["nonsense=1"])
 
 
 def test_a_failing_question_is_recorded_and_the_run_goes_on(tmp_path):
     from elite_ui.errors import ModelError
 
     dataset, out = small_dataset(tmp_path, 3), tmp_path / "run"
-    bench.run(args_for(dataset, out), ScriptedLLM({"answer": ["B", ModelError("server down"), "B"]}), trigram_embed)
+    harness.run(args_for(dataset, out), ScriptedLLM({"answer": ["B", ModelError("server down"), "B"]}), trigram_embed)
     rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert [r["error"] for r in rows] == [None, "server down", None]
     assert [r["correct"] for r in rows] == [True, False, True]
@@ -190,5 +190,5 @@ def test_bad_inputs_give_one_line_errors(tmp_path, capsys):
              ["run", str(small_dataset(tmp_path, 1)), "--strategy", "elite", "--set", "recall_index=abc", "--out",
               str(tmp_path / "run")]]
     for argv in cases:
-        assert bench.main(argv) == 2
+        assert cli.main(argv) == 2
         assert capsys.readouterr().err.strip().startswith("error: ")

@@ -6,62 +6,20 @@ Screenshots of each step land in artifacts/screenshots/.
 from __future__ import annotations
 
 import os
-import shutil
-import socket
-import subprocess
-import sys
-import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-from .conftest import corpus
+from elite_ui.testing.browser import ARGS, CHROMIUM, ROOT, start_app, stop_app
 
-ROOT = Path(__file__).resolve().parents[1]
+from .conftest import BOOKS
+
 SHOTS = ROOT / "artifacts" / "screenshots"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run", "--disable-quic"]
 
 playwright = pytest.importorskip("playwright.sync_api")
 if not Path(CHROMIUM).exists():
     pytest.skip("Debian's chromium is not installed (apt-get install chromium)", allow_module_level=True)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_app(*args: str, timeout: float = 120) -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONUNBUFFERED": "1",
-           "ELITE_CACHE": tempfile.mkdtemp(prefix="elite-cache-")}
-    process = subprocess.Popen([sys.executable, str(ROOT / "app.py"), "--port", str(port), *args], cwd=ROOT, env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    url = f"http://127.0.0.1:{port}/"
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the app exited:\n{process.stdout.read()}")
-        try:
-            urllib.request.urlopen(url, timeout=2)
-            return process, url
-        except OSError:
-            time.sleep(0.5)
-    process.kill()
-    raise RuntimeError("the app did not start in time")
-
-
-def stop_app(process: subprocess.Popen) -> None:
-    process.terminate()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
 
 
 @pytest.fixture(scope="module")
@@ -105,7 +63,7 @@ def ask(page, question: str) -> None:
 
 
 def test_ask_and_watch_the_trace_then_read_a_citation(page):
-    upload(page, corpus("pride-and-prejudice.txt"))
+    upload(page, BOOKS["pride-and-prejudice.txt"])
     assert "Jane Austen" in page.inner_text("#book-info")
     shot(page, "01-book-loaded")
     ask(page, "What is Pemberley?")
@@ -132,7 +90,7 @@ def test_ask_and_watch_the_trace_then_read_a_citation(page):
 
 
 def test_stop_a_running_question_and_ask_another(page):
-    upload(page, corpus("pride-and-prejudice.txt"))
+    upload(page, BOOKS["pride-and-prejudice.txt"])
     ask(page, "What is Pemberley?")
     page.wait_for_selector("#trace .chip.question")
     page.click("#stop")
@@ -169,7 +127,7 @@ def test_exports_and_clear_errors(page, tmp_path):
     bad.write_bytes(b"%PDF-1.4 not really")
     page.set_input_files("#upload input[type=file]", str(bad))
     page.wait_for_selector("#status:has-text('not a readable PDF')")
-    upload(page, corpus("pride-and-prejudice.txt"))
+    upload(page, BOOKS["pride-and-prejudice.txt"])
     ask(page, "How often does Elizabeth laugh?")
     page.wait_for_selector("#status:has-text('Done')", timeout=60000)
     for button, suffix, expected in (("#export-md", ".md", "# How often does Elizabeth laugh?"),
@@ -210,7 +168,7 @@ def open_page(browser, url):
 def test_two_visitors_never_see_each_other(browser, app):
     first_context, first = open_page(browser, app)
     second_context, second = open_page(browser, app)
-    upload(first, corpus("pride-and-prejudice.txt"))
+    upload(first, BOOKS["pride-and-prejudice.txt"])
     upload(second, ROOT / "assets" / "the-wind-in-the-willows.txt")
     ask(first, "What is Pemberley?")
     first.wait_for_selector("#status:has-text('Done')", timeout=60000)
@@ -254,6 +212,14 @@ def lighthouse(tmp_path) -> Path:
             "in March, and he mended it with copper wire while the sea rose against the rocks. ")
     path.write_text("The Lighthouse\n\nby Nobody\n\n" + "".join(
         f"CHAPTER {n}\n\n" + f"{body}\n\n" * 12 for n in range(1, 4)), encoding="utf-8")
+    return path
+
+
+def big_book(tmp_path) -> Path:
+    """A book of about 1.5 MB: over a 1 MB upload limit."""
+    path = tmp_path / "big.txt"
+    path.write_text("CHAPTER I\n\n" + "The river ran on past the willows, and the Mole watched it go. " * 24000,
+                    encoding="utf-8")
     return path
 
 
@@ -309,7 +275,7 @@ def test_hosted_mode_with_a_failing_model_server(browser, tmp_path):
         for field in ("GGUF path", "Server URL (OpenAI-compatible)"):
             assert not page.get_by_label(field).is_editable()
         assert page.locator("button:has-text('Load model')").is_disabled()
-        page.set_input_files("#upload input[type=file]", str(corpus("les-miserables.txt")))
+        page.set_input_files("#upload input[type=file]", str(big_book(tmp_path)))
         page.wait_for_selector("text=/maximum|limit|too large/i", timeout=30000)
         shot(page, "15-hosted-upload-refused")
         upload(page, ROOT / "assets" / "the-wind-in-the-willows.txt")
@@ -343,7 +309,7 @@ def test_a_book_seen_before_opens_at_once(page, tmp_path):
 
 
 def test_a_spoiler_ceiling_is_shown_and_nothing_after_it_is_retrieved(page):
-    upload(page, corpus("pride-and-prejudice.txt"))
+    upload(page, BOOKS["pride-and-prejudice.txt"])
     page.fill("#ceiling textarea, #ceiling input", "chapter 3")
     ask(page, "What is Pemberley?")
     page.wait_for_selector("#status:has-text('Done')", timeout=60000)
@@ -359,7 +325,7 @@ def test_a_spoiler_ceiling_is_shown_and_nothing_after_it_is_retrieved(page):
 
 
 def test_first_mention_and_occurrences_by_chapter(page):
-    upload(page, corpus("pride-and-prejudice.txt"))
+    upload(page, BOOKS["pride-and-prejudice.txt"])
     ask(page, "When is laughing first mentioned?")
     page.wait_for_selector("#status:has-text('Done')", timeout=60000)
     assert "is first mentioned in chapter" in page.inner_text("#chat")
@@ -370,7 +336,7 @@ def test_first_mention_and_occurrences_by_chapter(page):
 
 
 def test_edit_the_search_pin_a_passage_and_run_again(page):
-    upload(page, corpus("pride-and-prejudice.txt"))
+    upload(page, BOOKS["pride-and-prejudice.txt"])
     ask(page, "What is Pemberley?")
     page.wait_for_selector("#status:has-text('Done')", timeout=60000)
     page.click("#edit-panel button.label-wrap, #edit-panel > button")
@@ -400,7 +366,7 @@ def test_edit_the_search_pin_a_passage_and_run_again(page):
 
 
 def test_one_question_side_by_side_with_bm25(page):
-    upload(page, corpus("pride-and-prejudice.txt"))
+    upload(page, BOOKS["pride-and-prejudice.txt"])
     page.click("#compare input")
     page.click("li[role=option]:has-text('BM25 chunks')")
     ask(page, "What is Pemberley?")
@@ -418,7 +384,7 @@ def test_one_question_side_by_side_with_bm25(page):
 
 
 def test_character_names_are_listed_edited_and_searched(page):
-    upload(page, corpus("pride-and-prejudice.txt"))
+    upload(page, BOOKS["pride-and-prejudice.txt"])
     page.click("#names-panel button.label-wrap, #names-panel > button")
     page.wait_for_function("(document.querySelector('#names textarea')?.value || '').length > 0")
     names = page.input_value("#names textarea")
@@ -468,7 +434,7 @@ def test_the_notebook_keeps_questions_and_passages_through_a_page_reload(page, t
 
 
 def test_a_french_book_is_searched_with_french_words(page, tmp_path):
-    from .languages import sample_text
+    from elite_ui.testing.languages import sample_text
 
     text, sample = sample_text("fr")
     path = tmp_path / "moulin.txt"

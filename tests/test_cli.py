@@ -6,9 +6,9 @@ import sys
 import pytest
 
 from elite_ui.ask import main, parse_options, report, with_citations
-from elite_ui.elite import Elite, Settings
+from elite_ui.methods.elite import Elite, Settings
 from elite_ui.errors import EliteError
-from elite_ui.llm import ScriptedLLM
+from elite_ui.models import ScriptedLLM
 
 from .conftest import trigram_embed
 

@@ -1,6 +1,6 @@
 """The counting path: detection, inflected forms, whole words, case."""
 
-from elite_ui.counting import count, fallback_phrase, is_counting, phrase_forms
+from elite_ui.methods.elite.counting import count, fallback_phrase, is_counting, phrase_forms
 
 
 def test_counting_questions_are_detected():

@@ -5,12 +5,13 @@ import re
 import numpy as np
 import pymupdf
 import pytest
-from ebooklib import epub
 
-from elite_ui.documents import load_book
+from elite_ui.book import load_book
 from elite_ui.errors import BookError
 
-from .conftest import corpus
+from elite_ui.testing.files import make_epub, make_pdf
+
+from .conftest import BOOKS
 
 GUTENBERG = """The Project Gutenberg eBook of Tiny Tale
 
@@ -62,43 +63,25 @@ def test_bom_crlf_and_latin1_are_normalised(tmp_path):
     assert "garçon était très fâché" in load_book(latin).text
 
 
-def test_mojibake_in_corpus_is_repaired():
-    jane = load_book(corpus("jane-eyre.txt"))
+def test_mojibake_in_real_books_is_repaired():
+    jane = load_book(BOOKS["jane-eyre-excerpt.txt"])
     assert "Adèle" in jane.text and "AdÃ¨le" not in jane.text
-    pride = load_book(corpus("pride-and-prejudice.txt"))
+    pride = load_book(BOOKS["pride-and-prejudice.txt"])
     assert not re.search("[\u0080-\u009f]", pride.text)
 
 
-def test_every_corpus_book_loads_with_chapters():
-    for path in sorted(corpus("emma.txt").parent.glob("*.txt")):
-        book = load_book(path)
-        assert len(book) > 2000 and len(book.chapters) >= 10, path.name
-        assert "PROJECT GUTENBERG" not in book.text[-3000:].upper(), path.name
+def test_every_shipped_novel_loads_with_chapters():
+    """(``python -m benchmarks.chapters`` checks the same of the 15-novel corpus.)"""
+    for name in ("pride-and-prejudice.txt", "the-wind-in-the-willows.txt"):
+        book = load_book(BOOKS[name])
+        assert len(book) > 2000 and len(book.chapters) >= 10, name
+        assert "PROJECT GUTENBERG" not in book.text[-3000:].upper(), name
 
 
 def test_index_maps_words_to_sentences(write_book):
     book = write_book("The fox ran. A dog sat. The fox slept.")
     assert book.index.postings("fox").tolist() == [0, 2]
     assert book.index.postings("cat").tolist() == []
-
-
-def make_epub(path, chapters, title="An Epub Story", author="E. Author"):
-    book = epub.EpubBook()
-    book.set_identifier("id1")
-    book.set_title(title)
-    book.add_author(author)
-    items = []
-    for n, (heading, body) in enumerate(chapters, 1):
-        item = epub.EpubHtml(title=heading, file_name=f"ch{n}.xhtml")
-        item.content = f"<html><body><h1>{heading}</h1>{body}</body></html>"
-        book.add_item(item)
-        items.append(item)
-    book.toc = items
-    book.spine = items
-    book.add_item(epub.EpubNcx())
-    book.add_item(epub.EpubNav())
-    epub.write_epub(str(path), book)
-    return path
 
 
 def test_epub_in_spine_order_with_titles_and_html_stripped(tmp_path):
@@ -112,20 +95,6 @@ def test_epub_in_spine_order_with_titles_and_html_stripped(tmp_path):
     assert "alert" not in book.text and "<b>" not in book.text
     door = next(book.sentence(i) for i in range(len(book)) if "door" in book.sentence(i).text)
     assert door.chapter_title == "The End"
-
-
-def make_pdf(path, pages, header="THE RUNNING HEADER"):
-    doc = pymupdf.open()
-    for n, lines in enumerate(pages, 1):
-        page = doc.new_page()
-        page.insert_text((72, 40), header)
-        y = 100
-        for line in lines:
-            page.insert_text((72, y), line)
-            y += 14
-        page.insert_text((300, 800), str(n))
-    doc.save(str(path))
-    return path
 
 
 def test_pdf_keeps_pages_joins_hyphens_and_drops_running_lines(tmp_path):
@@ -185,7 +154,7 @@ def test_a_50_mb_file_is_refused_before_reading(tmp_path):
 def test_a_book_seen_before_opens_from_its_parsed_structure(tmp_path):
     cache = tmp_path / "cache"
     pdf = make_pdf(tmp_path / "voyage.pdf", [["The ship left port."], ["A storm rose at night."], ["They landed."]])
-    for path in (corpus("pride-and-prejudice.txt"), pdf):
+    for path in (BOOKS["pride-and-prejudice.txt"], pdf):
         first = load_book(path, cache_dir=cache)
         again = load_book(path, cache_dir=cache)
         assert first.stats["cached"] is False and again.stats["cached"] is True

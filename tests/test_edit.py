@@ -1,8 +1,10 @@
 """Editable search: the reader removes or adds terms, pins passages and searches again from an iteration; the
 new run keeps the earlier iterations, says what changed, and leaves the first run as it was."""
 
-from elite_ui.elite import Edit, Elite, Settings
-from elite_ui.llm import ScriptedLLM
+from dataclasses import asdict
+
+from elite_ui.methods.elite import Edit, Elite, Settings
+from elite_ui.models import ScriptedLLM
 
 from .conftest import trigram_embed
 
@@ -19,25 +21,25 @@ def first_run(pride):
 
 def test_a_rerun_from_the_second_iteration_keeps_the_first_and_uses_the_reader_s_terms(pride):
     llm, run = first_run(pride)
-    before = run.of("terms")[1].data["new"]
+    before = run.of("terms")[1].data.new
     assert [t.text for t in before[:2]] == ["Wickham", "Pemberley"]
     calls = len(llm.log)
     pin = 2000
     edit = Edit(run.events, 2, [t.text for t in before[1:]] + ["Lambton"], pinned=[pin])
     again = Elite(llm, SETTINGS, embed=trigram_embed).run(pride, "What did Darcy's letter say?", edit=edit)
     assert [e.data for e in again.of("terms")[:1]] == [e.data for e in run.of("terms")[:1]]
-    assert [h.sentence_id for h in again.of("collection")[0].data["hits"]] == \
-        [h.sentence_id for h in run.of("collection")[0].data["hits"]]
+    assert [h.sentence_id for h in again.of("collection")[0].data.hits] == \
+        [h.sentence_id for h in run.of("collection")[0].data.hits]
     changed = again.of("edit")[0].data
-    assert changed == {"run": 1, "iteration": 2, "added": ["Lambton"], "removed": ["Wickham"], "pinned": [pin]}
-    second = again.of("terms")[1].data["new"]
+    assert asdict(changed) == {"run": 1, "iteration": 2, "added": ["Lambton"], "removed": ["Wickham"], "pinned": [pin]}
+    second = again.of("terms")[1].data.new
     assert [(t.text, t.origin) for t in second] == [(t.text, t.origin) for t in before[1:]] + [("Lambton", "reader")]
     assert second[-1].by == "reader"
-    hits = again.of("collection")[1].data["hits"]
+    hits = again.of("collection")[1].data.hits
     searched = {w for t in second for w in t.words}
     assert hits and all(searched & set(h.matched) for h in hits)
     assert all("wickham" not in h.matched for h in hits)
-    pinned = [c for c in again.of("chunks")[1].data["chunks"] if c.pinned]
+    pinned = [c for c in again.of("chunks")[1].data.chunks if c.pinned]
     assert len(pinned) == 1 and pinned[0].first <= pin <= pinned[0].last
     assert pin in again.answer.evidence
     purposes = [r.purpose for r in llm.log[calls:]]
@@ -59,13 +61,13 @@ def test_a_pinned_passage_survives_the_model_s_trimming(pride):
     again = Elite(llm, trimming, embed=trigram_embed).run(pride, "What did Darcy's letter say?",
                                                           edit=Edit(run.events, 1, ["Darcy"], pinned=[300]))
     trim = again.of("trim")[0].data
-    assert trim["by_model"] and {299, 300, 301} <= set(trim["kept"])
+    assert trim.by_model and {299, 300, 301} <= set(trim.kept)
 
 
 def test_a_rerun_from_the_first_iteration_searches_only_the_reader_s_terms(pride):
     llm, run = first_run(pride)
     again = Elite(llm, SETTINGS, embed=trigram_embed).run(pride, "What did Darcy's letter say?",
                                                           edit=Edit(run.events, 1, ["Lambton"], run=2))
-    assert [t.text for t in again.of("terms")[0].data["new"]] == ["Lambton"]
-    assert again.of("edit")[0].data["removed"] == ["Darcy", "letter"] and again.of("edit")[0].data["run"] == 2
-    assert all(h.matched == ["lambton"] for h in again.of("collection")[0].data["hits"])
+    assert [t.text for t in again.of("terms")[0].data.new] == ["Lambton"]
+    assert again.of("edit")[0].data.removed == ["Darcy", "letter"] and again.of("edit")[0].data.run == 2
+    assert all(h.matched == ["lambton"] for h in again.of("collection")[0].data.hits)

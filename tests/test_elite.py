@@ -5,10 +5,10 @@ import threading
 
 import pytest
 
-from elite_ui.elite import Elite, Settings
-from elite_ui.engine import Cancelled
+from elite_ui.methods.elite import Elite, Settings
+from elite_ui.errors import Cancelled
 from elite_ui.errors import ModelError, QuestionError
-from elite_ui.llm import ScriptedLLM
+from elite_ui.models import ScriptedLLM
 
 from .conftest import trigram_embed
 
@@ -33,12 +33,12 @@ def test_a_sufficient_first_iteration_goes_straight_to_the_answer(pride):
     assert stages[:4] == ["start", "terms", "collection", "chunks"]
     assert stages[-4:] == ["judge", "trim", "answer", "done"] and set(stages[4:-4]) == {"importance"}
     assert trace.of("judge")[0].data.sufficient and len(trace.of("judge")) == 1
-    terms = trace.of("terms")[0].data["new"]
+    terms = trace.of("terms")[0].data.new
     assert [(t.text, t.origin) for t in terms] == [("Pemberley", "question"), ("Darcy", "question"),
                                                    ("housekeeper", "question")]
-    hits = trace.of("collection")[0].data["hits"]
+    hits = trace.of("collection")[0].data.hits
     assert len(hits) == 5 and all("pemberley" in h.matched or "darcy" in h.matched for h in hits)
-    chunks = trace.of("chunks")[0].data["chunks"]
+    chunks = trace.of("chunks")[0].data.chunks
     scored = [e.data for e in trace.of("importance")]
     assert len(scored) == len(chunks)
     assert all(len(c.samples) == 2 and 0 < c.samples[0].noise <= 1 for c in scored)
@@ -58,13 +58,13 @@ def test_insufficient_evidence_explores_until_iter_max(pride):
     explorations = trace.of("exploration")
     assert len(explorations) == SMALL.iter_max - 1
     first = explorations[0].data
-    assert [t.text for t in first["breadth"]] == ["Brighton"], "Wickham (the model's) and regiment (the question's)"
-    question_words = [t.text for t in trace.of("terms")[0].data["new"] if t.by == "lexical"]
+    assert [t.text for t in first.breadth] == ["Brighton"], "Wickham (the model's) and regiment (the question's)"
+    question_words = [t.text for t in trace.of("terms")[0].data.new if t.by == "lexical"]
     assert question_words == ["regiment", "join", "end"]
-    assert all(t.origin == "depth" for t in first["depth"])
-    all_terms = [t.text.casefold() for e in trace.of("terms") for t in e.data["new"]]
+    assert all(t.origin == "depth" for t in first.depth)
+    all_terms = [t.text.casefold() for e in trace.of("terms") for t in e.data.new]
     assert len(all_terms) == len(set(all_terms)), "only new terms in each iteration"
-    retrieved = [h.sentence_id for e in trace.of("collection") for h in e.data["hits"]]
+    retrieved = [h.sentence_id for e in trace.of("collection") for h in e.data.hits]
     assert len(retrieved) == len(set(retrieved)), "no sentence retrieved twice"
 
 
@@ -72,16 +72,16 @@ def test_depth_terms_come_from_the_chunks_or_their_rarest_words(pride):
     replies = {"terms": ["Netherfield"], "judge": ["no"], "breadth": ["Netherfield"],
                "depth": ["Zanzibar\nspaceship"], "importance": ["x"], "answer": ["y"]}
     trace = engine(replies, Settings(**{**SMALL.__dict__, "iter_max": 2})).run(pride, "Who rents Netherfield?")
-    depth = trace.of("exploration")[0].data["depth"]
+    depth = trace.of("exploration")[0].data.depth
     assert depth and all(t.by == "lexical" for t in depth), "invented terms are refused"
-    chunk_text = " ".join(c.text.lower() for c in trace.of("chunks")[0].data["chunks"])
+    chunk_text = " ".join(c.text.lower() for c in trace.of("chunks")[0].data.chunks)
     assert all(all(w in chunk_text for w in t.words) for t in depth)
 
 
 def test_junk_terms_fall_back_to_the_question_words(pride):
     replies = {"terms": ["The answer is\n\n???"], "judge": ["yes"], "importance": ["x"], "answer": ["y"]}
     trace = engine(replies).run(pride, "Where does Lydia elope with Wickham?")
-    terms = trace.of("terms")[0].data["new"]
+    terms = trace.of("terms")[0].data.new
     assert [t.text for t in terms] == ["lydia", "elope", "wickham"] and {t.origin for t in terms} == {"fallback"}
     assert trace.of("warning")
 
@@ -108,7 +108,7 @@ def test_multiple_choice_votes_and_kl_importance(pride):
     scored = trace.of("importance")[0].data
     assert scored.kl_importance == pytest.approx(0.0), "identical letter distributions"
     trim = trace.of("trim")[0].data
-    assert trim["by_model"] is False and trim["dropped"] == [], "an unreadable trim keeps all evidence"
+    assert trim.by_model is False and trim.dropped == [], "an unreadable trim keeps all evidence"
 
 
 def test_counting_questions_skip_retrieval(pride):
@@ -166,7 +166,7 @@ def test_the_answer_streams_in_pieces(pride):
     replies = {"terms": ["Longbourn"], "judge": ["yes"], "importance": ["x"],
                "answer": ["The Bennets live at Longbourn, near Meryton."]}
     events = list(engine(replies).ask(pride, "Where do the Bennets live?"))
-    pieces = [e.data["text"] for e in events if e.kind == "answer_delta"]
+    pieces = [e.data.text for e in events if e.kind == "answer_delta"]
     assert len(pieces) == 7 and "".join(pieces) == "The Bennets live at Longbourn, near Meryton."
     assert events.index(next(e for e in events if e.kind == "answer_delta")) < [e.kind for e in events].index("answer")
 
@@ -176,7 +176,7 @@ def test_trimming_can_be_turned_off(pride):
     settings = Settings(**{**SMALL.__dict__, "trim": False})
     trace = engine(replies, settings).run(pride, "Where do the Bennets live?")
     [trim] = [e.data for e in trace.of("trim")]
-    assert trim["enabled"] is False and trim["dropped"] == [] and not any(e.data.purpose == "trim"
+    assert trim.enabled is False and trim.dropped == [] and not any(e.data.purpose == "trim"
                                                                            for e in trace.of("llm_call"))
     assert len(trace.answer.evidence) >= 5
 
@@ -226,7 +226,7 @@ def test_a_misbehaving_model_still_ends_in_an_answer(pride, kind):
 
 
 def test_a_spoiler_ceiling_keeps_everything_after_it_out(pride):
-    from elite_ui.documents import reading_ceiling
+    from elite_ui.book import reading_ceiling
 
     read = pride.up_to(*reading_ceiling(pride, "chapter 10"))
     last = read.stats["ceiling"]["sentence"]
@@ -234,8 +234,8 @@ def test_a_spoiler_ceiling_keeps_everything_after_it_out(pride):
                "breadth": ["Pemberley"], "depth": ["Elizabeth"], "importance": ["x"],
                "answer": ["Elizabeth marries Mr. Darcy."]}
     trace = engine(replies).run(read, "Who does Elizabeth marry?")
-    assert trace.of("start")[0].data["ceiling"]["label"].startswith("chapter 10")
-    hits = [h.sentence_id for e in trace.of("collection") for h in e.data["hits"]]
+    assert trace.of("start")[0].data.ceiling["label"].startswith("chapter 10")
+    hits = [h.sentence_id for e in trace.of("collection") for h in e.data.hits]
     assert hits and max(hits) <= last
     assert trace.answer.text.startswith("Not found so far: the book up to chapter 10")
     assert not any(e.data.purpose == "answer" for e in trace.of("llm_call")), "the spoiler is never written"

@@ -4,9 +4,12 @@ import numpy as np
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from elite_ui.documents import assemble, load_book, paragraph_spans, read_txt
+from elite_ui.book import load_book
+from elite_ui.book.formats import read_txt
+from elite_ui.book.load import assemble
+from elite_ui.book.segment import paragraph_spans
 from elite_ui.errors import BookError
-from elite_ui.parsing import parse_choice, parse_sentence_ids, parse_terms, parse_verdict
+from elite_ui.methods.parsing import parse_choice, parse_sentence_ids, parse_terms, parse_verdict
 
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=3000)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from rapidfuzz.distance import Levenshtein
 
-from elite_ui.importance import kl_divergence, noise_levels, perturb, similarity_importance
+from elite_ui.methods.elite.importance import kl_divergence, noise_levels, perturb, similarity_importance
 
 from .conftest import trigram_embed
 

@@ -3,14 +3,14 @@ and words in its own way, and its questions find their facts through its stopwor
 
 import pytest
 
-from elite_ui.documents import load_book
-from elite_ui.elite import Elite, Settings
-from elite_ui.lexicon import ENGLISH
-from elite_ui.llm import ScriptedLLM
-from elite_ui.retrieval import collect
+from elite_ui.book import load_book
+from elite_ui.methods.elite import Elite, Settings
+from elite_ui.book.lexicon import ENGLISH
+from elite_ui.models import ScriptedLLM
+from elite_ui.testing.languages import SAMPLES, sample_text
+from elite_ui.methods.elite.retrieval import collect
 
 from .conftest import trigram_embed
-from .languages import SAMPLES, sample_text
 
 LANGUAGES = sorted(SAMPLES)
 
@@ -80,9 +80,9 @@ def test_the_loop_answers_from_the_fact_with_terms_in_the_book_s_language(sample
     llm = ScriptedLLM({"terms": [searched], "judge": ["YES. It says so."], "answer": ["[S0]"]})
     trace = Elite(llm, Settings(importance_samples=0, iter_max=1, recall_index=3), embed=trigram_embed).run(
         book, question)
-    hits = trace.of("collection")[0].data["hits"]
+    hits = trace.of("collection")[0].data.hits
     assert hits[0].text == fact
-    assert any(fact in book.span_text(c.first, c.last) for c in trace.of("chunks")[0].data["chunks"])
+    assert any(fact in book.span_text(c.first, c.last) for c in trace.of("chunks")[0].data.chunks)
 
 
 def test_counting_questions_in_the_language_count_whole_words(sample):

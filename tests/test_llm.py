@@ -8,7 +8,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from elite_ui.errors import ModelError, QuestionError
-from elite_ui.llm import OpenAICompatibleLLM, Request, ScriptedLLM, embedded_model_path
+from elite_ui.models import Request, ScriptedLLM
+from elite_ui.models.llama_cpp import embedded_model_path
+from elite_ui.models.openai import OpenAICompatibleLLM
 
 
 def ask(text="Hello"):

@@ -1,13 +1,13 @@
-"""Hostile books (see tests/hostile.py): every one ends in a Book or in our one-sentence BookError."""
+"""Hostile books (see elite_ui/testing/hostile.py): every one ends in a Book or in our one-sentence BookError."""
 
 import re
 
 import pytest
 
-from elite_ui.documents import load_book
+from elite_ui.book import load_book
 from elite_ui.errors import BookError
 
-from .hostile import variants
+from elite_ui.testing.hostile import variants
 
 EXPECTED_ERRORS = {
     "epub-zip-bomb": "far more than any book",
@@ -55,7 +55,7 @@ def test_coverage_guided_fuzzing_of_the_loaders_finds_no_crash(tmp_path):
     from pathlib import Path
 
     pytest.importorskip("atheris")
-    from .test_documents import make_epub, make_pdf
+    from elite_ui.testing.files import make_epub, make_pdf
 
     seeds = tmp_path / "corpus"
     seeds.mkdir()

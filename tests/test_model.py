@@ -9,9 +9,10 @@ import threading
 import pytest
 
 from elite_ui.errors import Cancelled
-from elite_ui.llm import PREFILL_SLICE, LlamaCppLLM, Request
+from elite_ui.models import Request
+from elite_ui.models.llama_cpp import PREFILL_SLICE, LlamaCppLLM
 
-from .conftest import corpus
+from .conftest import BOOKS
 
 pytestmark = pytest.mark.model
 
@@ -38,7 +39,7 @@ def test_option_letter_logprobs_form_a_distribution(smol):
 
 
 def test_a_question_end_to_end_from_the_command_line(tmp_path):
-    book = corpus("the-wind-in-the-willows.txt")
+    book = BOOKS["the-wind-in-the-willows.txt"]
     trace_path = tmp_path / "trace.json"
     done = subprocess.run([sys.executable, "-m", "elite_ui.ask", str(book), "Where does Toad live?",
                            "--json", str(trace_path)], capture_output=True, text=True, timeout=600)

@@ -7,10 +7,11 @@ import threading
 
 import pytest
 
-from elite_ui.engine import Cancelled
+from elite_ui.errors import Cancelled
 from elite_ui.errors import EliteError
-from elite_ui.llm import ScriptedLLM
-from elite_ui.mrag import Marker, Mrag, MragSettings, audit, parse_markers, windows
+from elite_ui.models import ScriptedLLM
+from elite_ui.methods.mrag import Marker, Mrag, MragSettings, audit, parse_markers
+from elite_ui.methods.mrag.index import windows
 
 from .conftest import trigram_embed
 
@@ -73,7 +74,7 @@ def test_a_faithful_extraction_covers_every_paragraph_and_passes_the_audit(lake,
     engine = mrag(faithful, tmp_path)
     events = build(engine, lake)
     progress = [e.data for e in events if e.kind == "index_progress"]
-    assert progress[0]["done"] == 0 and progress[-1]["left"] == 0 and progress[-1]["eta_seconds"] == 0
+    assert progress[0].done == 0 and progress[-1].left == 0 and progress[-1].eta_seconds == 0
     index = engine.index(lake)
     stats = index.stats()
     assert stats["coverage"] == 1.0 and stats["fallback_rate"] == 0 and stats["chunk_markers"] == 0
@@ -167,7 +168,7 @@ def test_a_stopped_extraction_resumes_without_redoing_a_finished_window(lake, tm
     calls.clear()
     events = build(engine, lake)
     assert len(calls) == planned - 1
-    assert next(e.data for e in events if e.kind == "index_progress")["resumed"] == 1
+    assert next(e.data for e in events if e.kind == "index_progress").resumed == 1
     store = engine.folder(lake) / "windows.jsonl"
     lines = store.read_text().splitlines(keepends=True)
     store.write_text("".join(lines[:-1]) + lines[-1][:40])  # the last window torn by a crash mid-write
@@ -186,8 +187,8 @@ def test_the_store_is_named_by_content_model_prompt_and_extraction_settings(lake
 
 def placed(trace):
     assembly = trace.of("assembly")[0].data
-    by = {m.marker: m for m in assembly["matches"]}
-    return assembly, [by[n] for n in assembly["placed"]]
+    by = {m.marker: m for m in assembly.matches}
+    return assembly, [by[n] for n in assembly.placed]
 
 
 @pytest.mark.parametrize("order", ["position", "similarity"])
@@ -196,8 +197,8 @@ def test_values_fill_the_budget_in_either_order(lake, tmp_path, order):
     build(engine, lake)
     trace = engine.run(lake, "Who mended the lamp with copper wire?")
     assembly, chosen = placed(trace)
-    assert chosen and assembly["spent"] <= 60 and assembly["spent"] == sum(m.tokens for m in chosen)
-    matches = assembly["matches"]
+    assert chosen and assembly.spent <= 60 and assembly.spent == sum(m.tokens for m in chosen)
+    matches = assembly.matches
     assert [m.rank for m in matches] == sorted(m.rank for m in matches)
     assert all(a.similarity >= b.similarity for a, b in zip(matches, matches[1:]))
     index = engine.index(lake)
@@ -208,7 +209,7 @@ def test_values_fill_the_budget_in_either_order(lake, tmp_path, order):
         assert [m.rank for m in chosen] == sorted(m.rank for m in chosen)
     answer = trace.answer
     assert answer.text and answer.citations and set(answer.evidence) <= set(range(len(lake)))
-    assert trace.of("start")[0].data["strategy"] == "mrag"
+    assert trace.of("start")[0].data.strategy == "mrag"
 
 
 def test_flagged_values_can_be_replaced_by_their_paragraphs_and_audited_by_the_model(lake, tmp_path):
@@ -223,7 +224,7 @@ def test_flagged_values_can_be_replaced_by_their_paragraphs_and_audited_by_the_m
     assert engine.index(lake).stats()["flagged_share"] == 1.0
     trace = engine.run(lake, "Who sailed to Marseille?")
     audits = trace.of("audit")
-    assert audits and all(a.data["supported_share"] == 0.0 for a in audits)
+    assert audits and all(a.data.supported_share == 0.0 for a in audits)
     engine.settings = MragSettings(**{**engine.settings.__dict__, "replace_flagged": True, "audit_llm": False})
     _, chosen = placed(engine.run(lake, "Who sailed to Marseille?"))
     assert chosen and all(m.replaced and "Haddock" not in m.text for m in chosen)
@@ -252,13 +253,14 @@ def test_a_book_of_one_giant_sentence_still_fits_each_extraction_call(write_book
 
 
 def test_under_a_spoiler_ceiling_no_marker_from_later_paragraphs_is_placed(lake, tmp_path):
-    from elite_ui.documents import reading_ceiling
+    from elite_ui.book import reading_ceiling
 
     engine = mrag(faithful, tmp_path, budget_tokens=2000)
     build(engine, lake)
-    index = engine.index(lake)
+    prepared = engine.prepare(lake)
+    index = prepared.state
     read = lake.up_to(*reading_ceiling(lake, "chapter 2"))
-    _, chosen = placed(engine.run(read, "Who mended the lamp?", index=index))
+    _, chosen = placed(engine.run(read, "Who mended the lamp?", prepared=prepared))
     assert chosen and all(index.paragraphs[p][1] < len(read) for m in chosen for p in m.paragraphs)
-    _, everything = placed(engine.run(lake, "Who mended the lamp?", index=index))
+    _, everything = placed(engine.run(lake, "Who mended the lamp?", prepared=prepared))
     assert len(everything) > len(chosen)

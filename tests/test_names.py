@@ -5,13 +5,13 @@ import re
 
 import pytest
 
-from elite_ui.documents import load_book
-from elite_ui.elite import Elite, Settings
-from elite_ui.llm import ScriptedLLM
-from elite_ui.names import NameIndex, NamesError, build_names, names_for, save_names
+from elite_ui.book import load_book
+from elite_ui.methods.elite import Elite, Settings
+from elite_ui.models import ScriptedLLM
+from elite_ui.testing.languages import sample_text
+from elite_ui.book.names import NameIndex, NamesError, build_names, names_for, save_names
 
-from .conftest import corpus, trigram_embed
-from .languages import sample_text
+from .conftest import BOOKS, trigram_embed
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +42,7 @@ def test_places_are_not_characters(pride_names):
 
 
 def test_diminutives_join_their_stem():
-    wind = build_names(load_book(corpus("the-wind-in-the-willows.txt")))
+    wind = build_names(load_book(BOOKS["the-wind-in-the-willows.txt"]))
     assert {"Ratty", "Mr. Rat"} <= set(named(wind, "Rat").variants)
     assert "Toady" in named(wind, "Toad").variants
 
@@ -70,14 +70,14 @@ def test_the_search_adds_the_other_names_of_a_character(pride, pride_names):
     llm = ScriptedLLM({"terms": ["Lizzy"], "judge": ["yes"], "answer": ["She walks."]})
     trace = Elite(llm, Settings(importance_samples=0, iter_max=1, question_words=False), embed=trigram_embed,
                   names=pride_names).run(pride, "Where does Lizzy walk?")
-    added = [t for t in trace.of("terms")[0].data["new"] if t.origin == "names"]
+    added = [t for t in trace.of("terms")[0].data.new if t.origin == "names"]
     assert {"elizabeth", "eliza"} <= {t.text for t in added}
     assert all(t.by == "names: Elizabeth Bennet" for t in added)
-    hits = trace.of("collection")[0].data["hits"]
+    hits = trace.of("collection")[0].data.hits
     assert any("elizabeth" in h.matched for h in hits)
     plain = Elite(llm, Settings(importance_samples=0, iter_max=1, question_words=False, name_variants=False),
                   embed=trigram_embed, names=pride_names).run(pride, "Where does Lizzy walk?")
-    assert not [t for t in plain.of("terms")[0].data["new"] if t.origin == "names"]
+    assert not [t for t in plain.of("terms")[0].data.new if t.origin == "names"]
 
 
 @pytest.mark.parametrize("language", ["de", "zh"])
@@ -94,5 +94,5 @@ def test_no_name_from_beyond_a_spoiler_ceiling_is_offered(pride, pride_names):
     llm = ScriptedLLM({"terms": ["Lizzy"], "judge": ["yes"], "answer": ["She walks."]})
     trace = Elite(llm, Settings(importance_samples=0, iter_max=1, question_words=False), embed=trigram_embed,
                   names=pride_names).run(cut, "Where does Lizzy walk?")
-    added = {t.text for t in trace.of("terms")[0].data["new"] if t.origin == "names"}
+    added = {t.text for t in trace.of("terms")[0].data.new if t.origin == "names"}
     assert "elizabeth" in added and "eliza" not in added

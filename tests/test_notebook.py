@@ -1,11 +1,12 @@
 """The reading notebook and what the browser keeps of a session: entries with their locations, the Markdown
 export, the conversation as JSON and back, and the cached book reopened by its hash."""
 
-from elite_ui import notebook, render
-from elite_ui.documents import load_book, load_cached
-from elite_ui.elite import Elite, Settings
-from elite_ui.llm import ScriptedLLM
-from elite_ui.ui import Session, editable, export, run_label
+from elite_ui.app import notebook, render
+from elite_ui.book import load_book, load_cached
+from elite_ui.methods.elite import Elite, Settings
+from elite_ui.models import ScriptedLLM
+from elite_ui.app.panels.exports import export
+from elite_ui.app.state import Session, editable, run_label
 
 from .conftest import trigram_embed
 
@@ -61,7 +62,7 @@ def test_a_session_saves_its_book_hash_and_exports_its_notebook(pride):
     assert saved["book"] == pride.digest and saved["notebook"][0]["question"] == "What is Pemberley?"
     assert open(export(session, "notebook"), encoding="utf-8").read().startswith("# Reading notebook")
     assert export(Session(), "notebook") is None
-    assert editable(trace) == {1: [t.text for t in trace.of("terms")[0].data["new"]]}
+    assert editable(trace) == {1: [t.text for t in trace.of("terms")[0].data.new]}
 
 
 def test_a_cached_book_reopens_by_its_hash_only(tmp_path, write_book):

@@ -2,11 +2,13 @@
 
 import pytest
 
-from elite_ui import render
-from elite_ui.elite import Elite, Settings
+from elite_ui.app import render
+from elite_ui.app.config import Config
+from elite_ui.app.panels.exports import export
+from elite_ui.app.state import Model, Session
 from elite_ui.errors import ModelError
-from elite_ui.llm import ScriptedLLM
-from elite_ui.ui import Config, Model, Session, export
+from elite_ui.methods.elite import Elite, Settings
+from elite_ui.models import ModelChoice, ScriptedLLM
 
 from .conftest import trigram_embed
 
@@ -71,17 +73,25 @@ def test_exports_are_named_by_hash(pride):
 def test_hosted_mode_refuses_paths_and_unapproved_servers():
     model = Model(Config(hosted=True, allowed_servers=("http://approved:8080",)))
     with pytest.raises(ModelError, match="does not load model files"):
-        model.load("GGUF file", path="/etc/passwd")
+        model.load(ModelChoice("gguf", path="/etc/passwd"))
     with pytest.raises(ModelError, match="approved model servers"):
-        model.load("server", server="http://elsewhere:8080")
+        model.load(ModelChoice("server", server="http://elsewhere:8080"))
 
 
 def test_the_settings_panel_maps_to_settings():
-    from elite_ui.ui import TOGGLES, TUNABLE, settings_from
+    import gradio as gr
 
-    values = [25, 2, 5, 10, 10, 5, 3, 0, 2000] + [True, False, False]
-    assert len(values) == len(TUNABLE) + len(TOGGLES)
-    s = settings_from(values)
+    from elite_ui.app.panels.controls import create_controls
+    from elite_ui.methods.elite import PRESETS
+
+    with gr.Blocks():
+        controls = create_controls(Settings, PRESETS, "laptop", "Preset", "")
+    shown = {"recall_index": 25, "neighbor_num": 2, "deep_search_index": 5, "deep_search_num": 10, "voter_num": 10,
+             "iter_max": 5, "importance_samples": 3, "importance_chunks": 0, "evidence_tokens": 2000.0,
+             "trim": True, "question_words": False, "name_variants": False}
+    assert set(shown) == set(controls.fields)
+    values = {controls.preset: "laptop"} | {controls.fields[name]: value for name, value in shown.items()}
+    s = controls.settings(values)
     assert (s.recall_index, s.iter_max, s.evidence_tokens, s.trim, s.question_words, s.name_variants) == \
         (25, 5, 2000, True, False, False)
 
@@ -89,7 +99,7 @@ def test_the_settings_panel_maps_to_settings():
 def test_the_m_rag_trace_shows_keys_budget_audit_and_paragraph_links(write_book, tmp_path):
     import json
 
-    from elite_ui.mrag import Mrag, MragSettings
+    from elite_ui.methods.mrag import Mrag, MragSettings
 
     book = write_book("CHAPTER I\n\n" + "Mirek mended the lamp with copper wire. The sea rose. <i>Storm</i>.\n\n" * 12)
     reply = json.dumps([{"key": "Who mended <b>the lamp</b>?", "value": "Mirek mended the lamp with copper wire.",
@@ -102,10 +112,10 @@ def test_the_m_rag_trace_shows_keys_budget_audit_and_paragraph_links(write_book,
     trace = engine.run(book, "Who mended the lamp?")
     html = render.trace_html(book, trace.events)
     assembly = trace.of("assembly")[0].data
-    assert html.count("class='seg ") == len(assembly["placed"]) > 0
+    assert html.count("class='seg ") == len(assembly.placed) > 0
     assert "Who mended &lt;b&gt;the lamp&lt;/b&gt;?" in html and "<b>the lamp" not in html
     assert "flagged" in html and "supported" in html and ">[P1]</a>" in html
     assert "M-RAG index" in html and "coverage" in html
     figure = render.importance_figure(trace.events)
-    assert len(figure.data[0].y) == len(assembly["matches"])
+    assert len(figure.data[0].y) == len(assembly.matches)
     assert "M-RAG placed" in render.markdown_export(book, trace)

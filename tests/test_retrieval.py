@@ -1,6 +1,6 @@
 """Collection: overlap arithmetic, inflections, ranking, widening and merging."""
 
-from elite_ui.retrieval import collect, widen
+from elite_ui.methods.elite.retrieval import collect, widen
 
 STORY = ("The old captain opened the letter. Rain fell on the harbour. The captain read the letters twice. "
          "A gull cried. Nobody came to the harbour that night. The ship sailed at dawn. "

@@ -1,0 +1,89 @@
+"""The reading notebook: every question and answer of a session, and the passages the reader saved, each with its
+location in the book; kept as plain JSON-able dicts (the page stores them in the browser) and exported as Markdown.
+"""
+
+from __future__ import annotations
+
+import time
+
+from ..book import Book
+from ..methods.trace import Answer, Citation, Trace
+
+
+def answer_entry(book: Book, trace: Trace, label: str) -> dict:
+    """A question, its answer and the passages it cites, with their chapters (and pages)."""
+    answer = trace.answer or Answer("")
+    return {"kind": "answer", "question": trace.question, "answer": answer.text, "run": label,
+            "book": book.digest, "title": book.title,
+            "quotes": [quote(book, c.sentence_id) for c in answer.citations[:8] if c.sentence_id < len(book)],
+            "when": time.strftime("%Y-%m-%d %H:%M")}
+
+
+def quote_entry(book: Book, sid: int) -> dict:
+    """A passage the reader saved from the Reader tab."""
+    return {"kind": "quote", **quote(book, sid), "book": book.digest, "title": book.title,
+            "when": time.strftime("%Y-%m-%d %H:%M")}
+
+
+def quote(book: Book, sid: int) -> dict:
+    s = book.sentence(sid)
+    where = f"chapter {s.chapter + 1} ({s.chapter_title})" + (f", page {s.page}" if s.page is not None else "")
+    return {"sentence": sid, "label": s.citation, "where": where, "text": " ".join(s.text.split())}
+
+
+def markdown(entries: list[dict]) -> str:
+    """The notebook as Markdown: one section per question (answer, then its quotes) or saved passage."""
+    lines = ["# Reading notebook", ""]
+    for entry in entries:
+        source = f"*{entry['title']}*"
+        if entry["kind"] == "answer":
+            lines += [f"## Q: {entry['question']}", "", entry["answer"], "",
+                      f"{source} · {entry['run']} · {entry['when']}", ""]
+            lines += [f"> {q['text']}  \n> — [{q['label']}] {q['where']}\n" for q in entry["quotes"]]
+        else:
+            lines += [f"## Passage, {entry['where']}", "", f"> {entry['text']}  \n> — [{entry['label']}]", "",
+                      f"{source} · saved {entry['when']}", ""]
+    return "\n".join(lines)
+
+
+def entries_from(saved: object) -> list[dict]:
+    """The notebook entries a browser sent back, each checked field by field (anything malformed is dropped)."""
+    def quote_ok(q) -> bool:
+        return isinstance(q, dict) and isinstance(q.get("sentence"), int) and all(
+            isinstance(q.get(k), str) for k in ("label", "where", "text"))
+
+    entries = []
+    for entry in saved if isinstance(saved, list) else []:
+        if not isinstance(entry, dict) or not all(isinstance(entry.get(k), str) for k in ("book", "title", "when")):
+            continue
+        if entry.get("kind") == "answer" and all(isinstance(entry.get(k), str) for k in ("question", "answer", "run")) \
+                and isinstance(entry.get("quotes"), list) and all(map(quote_ok, entry["quotes"])):
+            entries.append(entry)
+        elif entry.get("kind") == "quote" and quote_ok(entry):
+            entries.append(entry)
+    return entries
+
+
+def turn_record(turn: dict) -> dict:
+    """A conversation turn as JSON (to survive a page reload): the question, and its answer or error."""
+    answer: Answer | None = turn.get("answer")
+    record = {"question": turn["question"], "error": turn.get("error")}
+    if answer is not None:
+        record["answer"] = {"text": answer.text, "evidence": answer.evidence,
+                            "citations": [[c.sentence_id, c.label, c.text, c.automatic] for c in answer.citations]}
+    return record
+
+
+def turn_from(record: dict) -> dict:
+    """The conversation turn :func:`turn_record` wrote."""
+    turn = {"question": str(record.get("question", "")), "partial": ""}
+    if record.get("error"):
+        turn["error"] = str(record["error"])
+    elif record.get("answer"):
+        saved = record["answer"]
+        turn["answer"] = Answer(str(saved.get("text", "")), [Citation(int(c[0]), str(c[1]), str(c[2]), bool(c[3]))
+                                                            for c in saved.get("citations", [])],
+                                evidence=[int(s) for s in saved.get("evidence", [])])
+    else:
+        turn["error"] = "stopped."
+    return turn

@@ -1,0 +1,75 @@
+"""M-RAG's panel: its extraction preset and settings, and building the book's marker index once (windows done
+and left, time left; Stop, then Build again resumes)."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+import gradio as gr
+
+from ...errors import Cancelled, EliteError
+from ...methods.mrag import PRESETS, Mrag, MragSettings
+from ...methods.registry import METHODS, Tools
+from .. import render
+from ..state import Session
+from .controls import Controls, create_controls
+
+
+@dataclass
+class MragUI:
+    controls: Controls
+    build: gr.Button
+    status: gr.HTML
+
+
+def create_ui(ctx) -> MragUI:
+    with gr.Accordion("M-RAG index and settings", open=False, elem_id="mrag-panel"):
+        return MragUI(
+            create_controls(MragSettings, PRESETS, "laptop", "Extraction preset",
+                            "paper: 4,096-token windows; laptop: about 20 s per window on a CPU"),
+            gr.Button("Build M-RAG index", elem_id="build-index"),
+            gr.HTML("<div class='index-card'>No M-RAG index yet.</div>", elem_id="index-status"),
+        )
+
+
+def create_event_handlers(page, ctx) -> None:
+    ui, state, model = page.mrag, page.session.state, ctx.model
+    ui.controls.on_preset()
+
+    def on_build(values: dict):
+        session: Session = values[state]
+        if session.book is None:
+            yield {page.chat.status: "Load a book first."}
+            return
+        if model.llm is None:
+            yield {page.chat.status: f"No model: {model.status}"}
+            return
+        session.cancel = threading.Event()
+        engine: Mrag = METHODS["mrag"].engine(model.llm, ui.controls.settings(values),
+                                              Tools(model.embed, session.cancel, ctx.cache_dir))
+        steps, done = engine.build(session.book), None
+        yield {page.chat.status: "Building the M-RAG index…"}
+        try:
+            while True:
+                with model.lock:  # held for one window at a time: other visitors' questions go in between
+                    event = next((e for e in steps if e.kind == "index_progress"), None)
+                if event is None:
+                    break
+                done = event.data
+                yield {ui.status: render.build_progress(done)}
+            index = session.prepared_for(engine, session.book).state
+        except Cancelled:
+            yield {ui.status: render.build_progress(done) if done else gr.skip(),
+                   page.chat.status: f"Stopped after {done.done if done else 0} of {done.total if done else '?'} "
+                                     "windows; build again to resume where it stopped."}
+            return
+        except EliteError as exc:
+            yield {page.chat.status: f"**Could not build the index:** {exc}"}
+            return
+        kept = f" ({done.resumed} of {done.total} windows kept from an earlier run)" if done and done.resumed else ""
+        yield {state: session, ui.status: render.index_card(index.stats()),
+               page.chat.status: f"The M-RAG index is ready{kept}; choose M-RAG and ask."}
+
+    ui.build.click(on_build, {state, *ui.controls.inputs}, [state, ui.status, page.chat.status],
+                   concurrency_limit=ctx.config.concurrency, concurrency_id="model")

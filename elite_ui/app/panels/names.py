@@ -1,0 +1,46 @@
+"""The character names: the book's name index as text the reader may edit (one character per line)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import gradio as gr
+
+from ...book.names import NameIndex, save_names
+from ...errors import EliteError
+from ..state import Session
+
+
+@dataclass
+class NamesUI:
+    box: gr.Textbox
+    apply: gr.Button
+
+
+def create_ui(ctx) -> NamesUI:
+    with gr.Accordion("Character names", open=False, elem_id="names-panel"):
+        return NamesUI(
+            gr.Textbox(label="One character per line: name: variant, variant", lines=8, max_lines=20,
+                       elem_id="names", info="found in the book when it loads; a term naming a character also "
+                                             "searches its other names (name_variants)"),
+            gr.Button("Use these names", size="sm", elem_id="apply-names"),
+        )
+
+
+def create_event_handlers(page, ctx) -> None:
+    ui, state = page.names, page.session.state
+
+    def on_apply_names(text, session: Session):
+        if session.book is None:
+            return session, "Load a book first."
+        try:
+            session.names = NameIndex.from_text(text)
+        except EliteError as exc:
+            return session, f"**Names not changed:** {exc}"
+        if not ctx.config.hosted:
+            save_names(session.book, session.names, ctx.cache_dir)
+        kept = "for this visit" if ctx.config.hosted else "for this book"
+        return session, (f"{len(session.names.characters)} characters; a term naming one also searches its other "
+                         f"names. Kept {kept}.")
+
+    ui.apply.click(on_apply_names, [ui.box, state], [state, page.chat.status], concurrency_limit=None)

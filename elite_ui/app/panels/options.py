@@ -1,0 +1,22 @@
+"""Multiple-choice options A-D, optional: given, the answer is the chosen option (ELITE votes for it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import gradio as gr
+
+
+@dataclass
+class OptionsUI:
+    boxes: dict[str, gr.Textbox]
+
+    def chosen(self, values: dict) -> dict[str, str] | None:
+        """The options the reader filled in, by letter (None when there are none)."""
+        return {k: values[box] for k, box in self.boxes.items() if values[box] and values[box].strip()} or None
+
+
+def create_ui(ctx) -> OptionsUI:
+    with gr.Accordion("Multiple-choice options (optional)", open=False):
+        return OptionsUI({letter: gr.Textbox(label=letter, elem_id=f"option-{letter}") for letter in "ABCD"})
+

@@ -1,0 +1,127 @@
+"""The Trace tab: the list of runs, the trace of the one shown with its chart and book map, and "Edit the search
+and run again" (an iteration's terms to remove or add, passages to pin, search again from there)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import gradio as gr
+
+from ...methods.elite import Edit
+from ...methods.registry import METHODS, Tools
+from .. import render
+from ..answering import answer_turn, outputs
+from ..state import Session, editable
+
+
+@dataclass
+class TraceUI:
+    runs: gr.Dropdown
+    edit_iteration: gr.Dropdown
+    edit_terms: gr.Textbox
+    pins: gr.Textbox
+    rerun: gr.Button
+    html: gr.HTML
+    importance: gr.Plot
+    book_map: gr.Plot
+    searched: object = None
+    """The event of an edited search (which Stop cancels), once wired."""
+
+
+def create_ui(ctx) -> TraceUI:
+    with gr.Tab("Trace", id="trace-tab"):
+        runs = gr.Dropdown([], label="Show the trace of run", elem_id="run-select")
+        with gr.Accordion("Edit the search and run again", open=False, elem_id="edit-panel"):
+            iteration = gr.Dropdown([], label="Search again from iteration", elem_id="edit-iteration")
+            terms = gr.Textbox(label="Terms of that iteration (one per line: remove or add)", lines=4,
+                               elem_id="edit-terms")
+            pins = gr.Textbox(label="Pinned passages (click \"pin\" beside a retrieved sentence, or type S1234)",
+                              elem_id="pins")
+            rerun = gr.Button("Search again", elem_id="rerun")
+        return TraceUI(runs, iteration, terms, pins, rerun, gr.HTML("", elem_id="trace"),
+                       gr.Plot(render.importance_figure([]), label="Importance", elem_id="importance-plot"),
+                       gr.Plot(label="Book map", elem_id="book-map"))
+
+
+def edit_choices(session: Session, iteration=None):
+    """The iterations of the shown run that may be searched again, and the terms of the one chosen."""
+    by = editable(session.traces[session.shown]) if session.traces else {}
+    if not by:
+        return gr.Dropdown(choices=[], value=None), ""
+    iteration = iteration if iteration in by else max(by)
+    return gr.Dropdown(choices=sorted(by), value=iteration), "\n".join(by[iteration])
+
+
+def refresh_after(event, page):
+    """After ``event`` (a run, a new book): the list of runs, the edit panel, the notebook, the browser's copy."""
+    def after_run(session: Session):
+        labels = session.labels()
+        iterations, terms = edit_choices(session)
+        return (gr.Dropdown(choices=labels, value=labels[session.shown] if labels else None), iterations, terms,
+                render.notebook_html(session.book, session.notebook), session.saved())
+
+    ui = page.trace
+    return event.then(after_run, page.session.state,
+                      [ui.runs, ui.edit_iteration, ui.edit_terms, page.notebook.view, page.session.stored],
+                      concurrency_limit=None)
+
+
+def create_event_handlers(page, ctx) -> None:
+    ui, state = page.trace, page.session.state
+
+    def on_rerun(iteration, terms_text, pins_text, session: Session):
+        book = session.book
+        if book is None or not session.traces:
+            yield {page.chat.status: "Ask a question first; then edit its search."}
+            return
+        base = session.traces[session.shown]
+        if iteration not in editable(base):
+            yield {page.chat.status: "Only an ELITE search with terms can be edited (not counting, M-RAG or chunk "
+                                     "RAG runs)."}
+            return
+        terms = [t.strip() for t in re.split(r"[\n,;]+", terms_text or "") if t.strip()]
+        pinned = [int(n) for n in re.findall(r"\d+", pins_text or "")]
+        if not terms and not pinned:
+            yield {page.chat.status: "Give at least one term, or pin a passage."}
+            return
+        start = base.of("start")[0].data
+        method = METHODS["elite"]
+        settings = method.settings(**{k: v for k, v in start.settings.items()
+                                      if k in method.settings.__dataclass_fields__})
+        number = session.shown + 1
+
+        def steps():
+            limit = start.ceiling
+            asked = book.up_to(limit["sentence"], limit["label"]) if limit else book
+            engine = method.engine(ctx.model.llm, settings, Tools(ctx.model.embed, session.cancel, ctx.cache_dir,
+                                                                  session.names))
+            return engine.ask(asked, base.question, start.options,
+                              edit=Edit(base.events, iteration, terms, pinned, run=number))
+
+        said = f"{base.question} (search edited from run {number}, iteration {iteration})"
+        run = yield from answer_turn(page, ctx, session, book, said, base.question, "Searching again…", steps)
+        if run is not None:
+            yield {page.chat.status: f"Done. Run {number} stays in the list of runs above the trace."}
+
+    def on_iteration(iteration, session: Session):
+        return edit_choices(session, iteration)[1]
+
+    def on_run_select(label, session: Session):
+        labels = session.labels()
+        if label not in labels:
+            return {}
+        session.shown = labels.index(label)
+        shown, book = session.traces[session.shown], session.book
+        iterations, terms = edit_choices(session)
+        return {state: session, ui.html: render.trace_html(book, shown.events),
+                ui.importance: render.importance_figure(shown.events),
+                ui.book_map: render.book_map(book, shown.events), ui.edit_iteration: iterations,
+                ui.edit_terms: terms}
+
+    ui.searched = ui.rerun.click(on_rerun, [ui.edit_iteration, ui.edit_terms, ui.pins, state], outputs(page),
+                                 concurrency_limit=ctx.config.concurrency, concurrency_id="model")
+    refresh_after(ui.searched, page)
+    ui.edit_iteration.input(on_iteration, [ui.edit_iteration, state], ui.edit_terms, concurrency_limit=None)
+    ui.runs.input(on_run_select, [ui.runs, state], [state, ui.html, ui.importance, ui.book_map, ui.edit_iteration,
+                                                    ui.edit_terms], concurrency_limit=None)

@@ -1,0 +1,43 @@
+"""What the reader sees, rendered from the trace: HTML (every book or model string escaped) and plotly figures.
+
+One module a view: ``chat``, ``book`` (the card), ``iterations`` (ELITE's trace), ``markers`` (M-RAG's),
+``chunks`` (plain chunk RAG's), ``side`` (side by side), ``figures`` (the book map), ``reader``, ``notebook``,
+``export`` (Markdown); ``common`` holds what they share. Nothing here runs a model or imports Gradio.
+"""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+from ...book import Book
+from ...methods.registry import METHODS
+from ...methods.trace import Event
+from . import chunks, iterations, markers
+from .book import book_card
+from .chat import chat
+from .common import esc, highlight, linked, strategy
+from .export import markdown_export
+from .figures import book_map
+from .markers import build_progress, index_card
+from .notebook import notebook_html
+from .reader import reader
+from .side import side_by_side
+
+VIEWS = {"iterations": (iterations.trace_html, iterations.importance_figure),
+         "markers": (markers.trace_html, markers.similarity_figure),
+         "chunks": (chunks.trace_html, iterations.importance_figure)}
+"""Each trace view (a method's ``view`` in the registry): its HTML and its chart."""
+
+
+def trace_html(book: Book, events: list[Event]) -> str:
+    """The trace panel of a run, in its method's view."""
+    return VIEWS[METHODS[strategy(events)].view][0](book, events)
+
+
+def importance_figure(events: list[Event]) -> go.Figure:
+    """The chart beside the trace: chunk importance (ELITE) or key similarity (M-RAG)."""
+    return VIEWS[METHODS[strategy(events)].view][1](events)
+
+
+__all__ = ["book_card", "book_map", "build_progress", "chat", "esc", "highlight", "importance_figure", "index_card",
+           "linked", "markdown_export", "notebook_html", "reader", "side_by_side", "trace_html"]

@@ -1,0 +1,95 @@
+"""What every view shares: escaping (every book or model string is rendered as text), citation links into the
+reader, highlighted words, the run's method, its costs per stage and its totals."""
+
+from __future__ import annotations
+
+import html
+from collections import defaultdict
+
+from ...book import Book
+from ...methods.parsing import SENTENCE_LABEL
+from ...methods.trace import Event, Kind, Trace
+
+
+def esc(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def cite_link(book: Book, sid: int, label: str | None = None) -> str:
+    """A link that opens the reader at sentence ``sid``, shown as its citation (or ``label``)."""
+    label = label or (book.sentence(sid).citation if 0 <= sid < len(book) else f"S{sid}")
+    return f"<a href='#S{sid}' class='cite' data-sid='{sid}'>[{esc(label)}]</a>"
+
+
+def linked(text: str, book: Book) -> str:
+    """Escaped ``text`` with each [S123] of a sentence that exists turned into a citation link."""
+    out, last = [], 0
+    for m in SENTENCE_LABEL.finditer(text):
+        if int(m.group(1)) >= len(book):
+            continue
+        start, end = m.span()
+        if text[start - 1 : start] == "[" and text[end : end + 1] == "]":
+            start, end = start - 1, end + 1
+        out += [esc(text[last:start]), cite_link(book, int(m.group(1)))]
+        last = end
+    return "".join(out) + esc(text[last:])
+
+
+def highlight(book: Book, text: str, words: list[str]) -> str:
+    """Escaped ``text`` with every word matching a target word (in any inflected form) wrapped in <mark>."""
+    out, last = [], 0
+    for m in book.lexicon.matcher(sorted({f for w in words for f in book.forms(w)})).finditer(text):
+        out += [esc(text[last : m.start()]), f"<mark>{esc(m.group())}</mark>"]
+        last = m.end()
+    return "".join(out) + esc(text[last:])
+
+
+def grouped(events: list[Event]) -> dict[int, dict[str, list]]:
+    by: dict[int, dict[str, list]] = defaultdict(lambda: defaultdict(list))
+    for event in events:
+        by[event.iteration][event.kind].append(event.data)
+    return by
+
+
+def strategy(events: list[Event]) -> str:
+    starts = [e.data for e in events if e.kind == Kind.START]
+    return starts[0].strategy if starts else "elite"
+
+
+def stage_costs(calls) -> str:
+    totals: dict[str, list[float]] = defaultdict(lambda: [0, 0, 0, 0.0])
+    for call in calls:
+        row = totals[call.purpose]
+        row[0] += 1
+        row[1] += call.prompt_tokens - call.cached_tokens
+        row[2] += call.completion_tokens
+        row[3] += call.seconds
+    if not totals:
+        return ""
+    rows = "".join(f"<tr><td>{esc(p)}</td><td>{n}</td><td>{ev}</td><td>{gen}</td><td>{sec:.2f} s</td></tr>"
+                   for p, (n, ev, gen, sec) in totals.items())
+    return ("<table class='costs'><tr><th>stage</th><th>calls</th><th>prompt tokens</th><th>generated</th>"
+            f"<th>time</th></tr>{rows}</table>")
+
+
+def ceiling_note(events: list[Event]) -> str:
+    """The spoiler ceiling a question was asked under, if any."""
+    for start in (e.data for e in events if e.kind == Kind.START):
+        if start.ceiling:
+            c = start.ceiling
+            return (f"<div class='ceiling'><b>Spoiler ceiling</b> read up to {esc(c['label'])} (S{c['sentence']}): "
+                    "nothing after it is searched, counted or answered from.</div>")
+    return ""
+
+
+def totals_line(events: list[Event]) -> str:
+    if not any(e.kind == Kind.DONE for e in events):
+        return ""
+    t = Trace("", list(events)).totals()
+    return (f"<div class='totals'>{t['iterations']} iteration(s) · {t['llm_calls']} LLM calls · "
+            f"{t['evaluated_tokens']:,} prompt tokens evaluated ({t['cached_tokens']:,} reused) · "
+            f"{t['completion_tokens']:,} generated · {t.get('seconds', 0):.1f} s</div>")
+
+
+def pct(value: float | None) -> str:
+    return "—" if value is None else f"{value:.0%}"

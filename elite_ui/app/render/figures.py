@@ -1,0 +1,39 @@
+"""The book map: the whole book as one axis, chapters marked, and where each iteration's hits fall."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+from ...book import Book
+from ...methods.trace import Event
+from .common import esc, grouped
+
+
+def book_map(book: Book, events: list[Event]) -> go.Figure:
+    """The whole book as one axis (sentence positions, chapters marked) and where each iteration's hits fall."""
+    fig = go.Figure()
+    by = grouped(events)
+    top = max([i for i in by if i > 0], default=1) + 0.5
+    xs, ys, titles = [], [], []
+    for chapter in book.chapters:
+        xs += [chapter.first_sentence, chapter.first_sentence, None]
+        ys += [0.5, top, None]
+        titles += [chapter.title] * 2 + [None]
+    fig.add_scatter(x=xs, y=ys, mode="lines", line=dict(width=1, color="rgba(120,120,120,0.3)"), hovertext=titles,
+                    hoverinfo="text", name="chapters")
+    for iteration in sorted(i for i in by if i > 0):
+        hits = [h for c in by[iteration]["collection"] for h in c.hits]
+        found = [o for c in by[iteration]["count"] for o in c.occurrences]
+        placed = [m for a in by[iteration]["assembly"] for m in a.matches if m.placed]
+        xs = [h.sentence_id for h in hits] + [o.sentence_id for o in found] + [m.anchors[0] for m in placed]
+        if not xs:
+            continue
+        text = [f"S{h.sentence_id} ch. {h.chapter + 1}: {esc(h.text[:80])}" for h in hits]
+        text += [f"S{o.sentence_id} ch. {o.chapter + 1}: {esc(o.matched)}" for o in found]
+        text += [f"P{m.paragraphs[0]}: {esc(m.key[:80])}" for m in placed]
+        fig.add_scatter(x=xs, y=[iteration] * len(xs), mode="markers", name=f"iteration {iteration}",
+                        hovertext=text, hoverinfo="text", marker=dict(size=9, symbol="line-ns-open"))
+    fig.update_layout(title="Where the hits fall in the book", height=220, xaxis_title="sentence (chapters marked)",
+                      xaxis_range=[0, max(len(book), 1)], yaxis=dict(title="iteration", dtick=1, range=[0.5, top]),
+                      margin=dict(l=40, r=10, t=40, b=40), showlegend=False)
+    return fig

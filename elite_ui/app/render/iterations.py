@@ -1,0 +1,152 @@
+"""ELITE's trace view: one collapsible block per iteration (terms as chips, the retrieved sentences with matched
+words highlighted, importance, the judge's verdict, the next terms, evidence kept, costs), and its importance
+chart. Counting runs show the count per chapter."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import plotly.graph_objects as go
+
+from ...book import Book
+from ...methods.trace import EditMade, Event, Kind
+from .common import ceiling_note, cite_link, esc, grouped, highlight, stage_costs, totals_line
+
+
+ORIGINS = {"question": "from the question", "breadth": "breadth-wise", "depth": "depth-wise",
+           "fallback": "question words (fallback)", "names": "another name of a character",
+           "reader": "added by the reader"}
+
+
+def trace_html(book: Book, events: list[Event]) -> str:
+    """The trace panel: one collapsible block per iteration, then the organised evidence and totals."""
+    by = grouped(events)
+    edits = [e.data for e in events if e.kind == Kind.EDIT]
+    parts = ["<div class='trace'>", ceiling_note(events), edit_note(book, edits[0]) if edits else ""]
+    tried: set[str] = set()
+    for iteration in sorted(i for i in by if i > 0):
+        stage = by[iteration]
+        verdict = stage["judge"][0] if stage["judge"] else None
+        title = f"Iteration {iteration}"
+        if edits and iteration < edits[0].iteration:
+            title += f" (kept from run {edits[0].run})"
+        elif edits and iteration == edits[0].iteration:
+            title += " (edited)"
+        if verdict is not None:
+            title += " · " + ("sufficient" if verdict.sufficient else "not sufficient")
+        parts.append(f"<details open class='iteration' data-iteration='{iteration}'><summary>{title}</summary>")
+        for count in stage["count"]:
+            parts.append(count_block(book, count))
+        for terms in stage["terms"]:
+            parts.append(f"<div class='terms'><b>Terms</b> {chips(terms.new, tried)}</div>")
+            tried |= {t.text.casefold() for t in terms.new}
+        for collection in stage["collection"]:
+            parts.append(hits_table(book, collection.hits, stage["chunks"]))
+        scored = stage["importance"]
+        if scored:
+            parts.append("<div class='importance'><b>Importance</b> " + " ".join(
+                f"<span class='imp' title='{esc(samples_note(c))}'>S{c.first}–S{c.last}: "
+                f"{c.importance:.2f}</span>" for c in scored) + "</div>")
+        if verdict is not None:
+            note = "" if verdict.parsed else " (the reply said neither yes nor no; default taken)"
+            parts.append(f"<div class='verdict {'yes' if verdict.sufficient else 'no'}'><b>Judge</b> "
+                         f"{'sufficient' if verdict.sufficient else 'not sufficient'}: {esc(verdict.reason)}"
+                         f"{esc(note)}</div>")
+        for warning in stage["warning"]:
+            parts.append(f"<div class='warning'>{esc(warning.message)}</div>")
+        for exploration in stage["exploration"]:
+            parts.append("<div class='exploration'><b>Next</b> breadth-wise: "
+                         f"{chips(exploration.breadth, tried) or '—'}; depth-wise: "
+                         f"{chips(exploration.depth, tried) or '—'}</div>")
+        for trim in stage["trim"]:
+            kept = " ".join(cite_link(book, sid) for sid in trim.kept)
+            how = ("chosen by the model" if trim.by_model else "all kept: trimming is off" if not trim.enabled
+                   else "all kept: the model's pick was unreadable")
+            parts.append(f"<div class='trim'><b>Evidence kept</b> ({how}): {kept}</div>")
+        parts.append(stage_costs(stage["llm_call"]))
+        parts.append("</details>")
+    finals = by[0]
+    for answer in finals["answer"]:
+        if answer.vote_shares:
+            parts.append("<div class='votes'><b>Votes</b> " + " ".join(
+                f"<span class='vote'>{esc(k)}: {v:.0%}</span>" for k, v in answer.vote_shares.items()) + "</div>")
+    parts.append(totals_line(events))
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def chips(terms, tried: set[str]) -> str:
+    out = []
+    for term in terms:
+        state = "tried" if term.text.casefold() in tried else "new"
+        missing = "" if term.in_book else " absent"
+        note = f"{ORIGINS.get(term.origin, term.origin)}, {state}" + ("" if term.in_book else ", not in the book")
+        if term.by == "lexical":
+            note += ", taken from the text"
+        elif term.by.startswith("names: "):
+            note += f", a name of {term.by.removeprefix('names: ')}"
+        out.append(f"<span class='chip {esc(term.origin)} {state}{missing}' title='{esc(note)}'>"
+                   f"{esc(term.text)}</span>")
+    return " ".join(out)
+
+
+def edit_note(book: Book, edit: EditMade) -> str:
+    """What the reader changed for this run: the iteration it searched again from, terms removed and added,
+    passages pinned."""
+    pinned = " ".join(cite_link(book, sid) for sid in edit.pinned if sid < len(book)) or "none"
+    removed, added = (esc(", ".join(words) or "nothing") for words in (edit.removed, edit.added))
+    return (f"<div class='edit-note'><b>Edited search</b> from iteration {edit.iteration} of run {edit.run}: "
+            f"removed {removed}; added {added}; pinned {pinned}.</div>")
+
+
+def samples_note(chunk) -> str:
+    return "; ".join(f"λ={s.noise:.2f} similarity={s.similarity:.2f}" + (f" KL={s.kl:.3f}" if s.kl is not None
+                                                                          else "") for s in chunk.samples)
+
+
+def hits_table(book: Book, hits, chunk_groups) -> str:
+    chunk_of = {}
+    for group in chunk_groups:
+        for chunk in group.chunks:
+            for sid in chunk.hits:
+                chunk_of[sid] = f"S{chunk.first}–S{chunk.last}"
+    rows = "".join(
+        f"<tr class='hit'><td>{h.rank}</td><td>{cite_link(book, h.sentence_id)} <a href='#pin' class='pin' "
+        f"data-sid='{h.sentence_id}' title='pin as evidence for an edited search'>pin</a></td><td>{h.score}</td>"
+        f"<td class='sentence'>{highlight(book, h.text, h.matched)}</td>"
+        f"<td>{esc(chunk_of.get(h.sentence_id, ''))}</td></tr>"
+        for h in hits)
+    if not rows:
+        return "<div class='hits none'>No sentence holds these terms.</div>"
+    return ("<table class='hits'><tr><th>#</th><th>where</th><th>overlap</th><th>sentence</th><th>chunk</th></tr>"
+            f"{rows}</table>")
+
+
+def count_block(book: Book, count) -> str:
+    """The counted phrase, its total, the occurrences per chapter, and the first 40 as links."""
+    where = " ".join(cite_link(book, sid) for sid in dict.fromkeys(o.sentence_id for o in count.occurrences[:40]))
+    more = f" … and {len(count.occurrences) - 40} more" if len(count.occurrences) > 40 else ""
+    per_chapter: dict[int, int] = defaultdict(int)
+    for o in count.occurrences:
+        per_chapter[o.chapter] += 1
+    chapters = " · ".join(f"ch. {c + 1}: {n}" for c, n in sorted(per_chapter.items()))
+    return (f"<div class='count'><b>Counting</b> “{esc(count.phrase)}” ({esc(', '.join(count.forms))}): "
+            f"<b>{count.total}</b><div class='per-chapter'>{chapters}</div>{where}{more}</div>")
+
+
+def importance_figure(events: list[Event]) -> go.Figure:
+    """Bars: the importance of each scored chunk, by iteration; hovering shows its samples."""
+    fig = go.Figure()
+    by = grouped(events)
+    for iteration in sorted(i for i in by if by[i]["importance"]):
+        chunks = by[iteration]["importance"]
+        fig.add_bar(
+            name=f"iteration {iteration}", x=[f"S{c.first}–S{c.last}" for c in chunks],
+            y=[c.importance for c in chunks],
+            hovertext=[samples_note(c).replace("; ", "<br>") + f"<br>base answer: {esc(c.base_answer[:80])}"
+                       for c in chunks],
+            customdata=[[c.kl_importance] for c in chunks],
+        )
+    fig.update_layout(title="Importance of each chunk", yaxis_title="importance (1 − mean similarity)",
+                      yaxis_range=[0, 1], height=280, margin=dict(l=40, r=10, t=40, b=40), barmode="group")
+    return fig

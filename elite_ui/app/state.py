@@ -1,0 +1,128 @@
+"""What the app holds: the one shared :class:`Model` (behind a lock, so one question uses it at a time) and a
+:class:`Session` per visitor (their book, conversation, runs and notebook)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Hashable
+from dataclasses import replace
+
+from ..book import Book
+from ..book.names import NameIndex
+from ..errors import ModelError
+from ..methods import Prepared, Trace
+from ..methods.registry import METHODS
+from ..models import BACKENDS, LLM, Embed, MiniLMEmbedder, ModelChoice, open_model
+from . import notebook
+from .config import Config
+
+KEPT_TURNS, KEPT_NOTES = 50, 200
+"""How much of a session the browser keeps for a page reload."""
+
+
+class Model:
+    """The shared model: which one is loaded, a lock so one question uses it at a time, and its status."""
+
+    def __init__(self, config: Config):
+        self.config = config
+        self.lock = threading.Lock()
+        self.llm: LLM | None = None
+        self.embed: Embed = MiniLMEmbedder()
+        self.status = "no model loaded"
+
+    def load(self, choice: ModelChoice, *, visitor: bool = True) -> str:
+        """Open the model ``choice`` names (a visitor of a hosted app may use approved servers only)."""
+        cfg = self.config
+        backend = BACKENDS.get(choice.kind)
+        if visitor and cfg.hosted and backend is not None and backend.local_files:
+            raise ModelError("this hosted app does not load model files from paths.")
+        if visitor and cfg.hosted and choice.kind == "server" and choice.server.rstrip("/") not in cfg.allowed_servers:
+            raise ModelError("this hosted app only uses its approved model servers.")
+        with self.lock:
+            self.llm = open_model(replace(choice, n_ctx=cfg.n_ctx, script=cfg.scripted or ""))
+            self.status = f"ready: {self.llm.name} (context {self.llm.n_ctx} tokens)"
+        return self.status
+
+    def start(self) -> None:
+        """The model the host chose with flags or environment variables."""
+        self.load(self.configured(), visitor=False)
+
+    def configured(self) -> ModelChoice:
+        cfg = self.config
+        if cfg.scripted:
+            return ModelChoice("scripted")
+        if cfg.server:
+            return ModelChoice("server", server=cfg.server, name=cfg.model_name or cfg.model or "")
+        return ModelChoice("gguf", path=cfg.model) if cfg.model else ModelChoice("embedded")
+
+
+class Session:
+    """One visitor: their book, their conversation (turns) and each question's trace. Gradio copies the
+    initial value for every new visitor, which here means a fresh, empty session."""
+
+    def __init__(self):
+        self.book: Book | None = None
+        self.turns: list[dict] = []
+        self.traces: list[Trace] = []
+        self.prepared: dict[Hashable, Prepared] = {}
+        """What the methods prepared for this visitor's books (chunk indexes, loaded marker indexes), by key."""
+        self.ceiling: int | None = None
+        """The last sentence of the reader's spoiler ceiling at their latest question (the reader stops there)."""
+        self.names: NameIndex | None = None
+        self.notebook: list[dict] = []
+        self.reading: int | None = None
+        """The sentence the Reader tab shows (what "Save this passage" saves)."""
+        self.shown = -1
+        """The run (index into ``traces``) the trace panel shows."""
+        self.cancel = threading.Event()
+
+    def __deepcopy__(self, memo):
+        return Session()
+
+    def labels(self) -> list[str]:
+        """One label per run: its number, question, method, and the run it edits."""
+        return [run_label(n, trace) for n, trace in enumerate(self.traces, 1)]
+
+    def saved(self) -> dict:
+        """What the browser keeps so the session survives a page reload: the book's hash (the book itself is in
+        the parsed-book cache), the conversation and the notebook."""
+        return {"book": self.book.digest if self.book else None,
+                "turns": [notebook.turn_record(t) for t in self.turns[-KEPT_TURNS:]],
+                "notebook": self.notebook[-KEPT_NOTES:]}
+
+    def stop_unfinished(self) -> None:
+        """Mark every question still without an answer or an error as stopped."""
+        for turn in self.turns:
+            if turn.get("answer") is None and not turn.get("error"):
+                turn["error"] = "stopped."
+
+    def prepared_for(self, engine, book: Book) -> Prepared:
+        """What ``engine`` needs of ``book``, prepared once per visit (kept by the engine's key)."""
+        key = engine.prepared_key(book)
+        if key is None:
+            return engine.prepare(book)
+        if key not in self.prepared:
+            self.prepared[key] = engine.prepare(book)
+        return self.prepared[key]
+
+    def keep(self, trace: Trace, book: Book) -> None:
+        """A finished run: kept in the session's runs and written into the notebook."""
+        self.traces.append(trace)
+        self.notebook.append(notebook.answer_entry(book, trace, run_label(len(self.traces), trace)))
+
+
+def run_label(number: int, trace: Trace) -> str:
+    start = trace.of("start")[0].data if trace.of("start") else None
+    name = METHODS[start.strategy].label if start else "ELITE"
+    edits = trace.of("edit")
+    note = f", edited from run {edits[0].data.run}" if edits else ""
+    question = trace.question if len(trace.question) <= 60 else trace.question[:57] + "…"
+    return f"{number}. {question} ({name}{note})"
+
+
+def editable(trace: Trace) -> dict[int, list[str]]:
+    """The terms of each iteration of an ELITE search (none for counting, M-RAG or chunk RAG runs)."""
+    out: dict[int, list[str]] = {}
+    for event in trace.of("terms"):
+        out.setdefault(event.iteration, []).extend(t.text for t in event.data.new)
+    return out

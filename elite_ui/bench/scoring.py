@@ -1,0 +1,65 @@
+"""How an answer and its context are scored: the chosen letter, token F1 against the references, and evidence
+recall (the share of the gold evidence's sentences found in the context, exactly or with rapidfuzz)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from rapidfuzz import fuzz
+
+from . import datasets
+
+FUZZY_THRESHOLD = 90
+"""An evidence sentence counts as present when rapidfuzz's partial_ratio against the context is at least this."""
+
+
+F1_CORRECT = 0.5
+"""A free-form prediction counts as correct when its token F1 against the best reference is at least this."""
+
+
+ARTICLES = {"a", "an", "the"}
+
+
+def normalise(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def evidence_recall(evidence: list[str], context: str) -> float | None:
+    """Mean over gold evidence strings of the share of their sentences found in ``context`` (exactly, ignoring case
+    and spacing, or fuzzily at ``FUZZY_THRESHOLD``). None when there is no gold evidence."""
+    if not evidence:
+        return None
+    haystack = normalise(context)
+    shares = []
+    for item in evidence:
+        sentences = [normalise(s) for s in re.split(r"(?<=[.!?])\s+", item) if len(s.split()) >= 3] or [
+            normalise(item)]
+        found = sum(1 for s in sentences if s in haystack or (haystack and fuzz.partial_ratio(s, haystack)
+                                                               >= FUZZY_THRESHOLD))
+        shares.append(found / len(sentences))
+    return sum(shares) / len(shares)
+
+
+def tokens(text: str) -> list[str]:
+    return [t for t in re.findall(r"[a-z0-9]+", text.lower()) if t not in ARTICLES]
+
+
+def token_f1(prediction: str, reference: str) -> float:
+    p, r = tokens(prediction), tokens(reference)
+    common = sum((Counter(p) & Counter(r)).values())
+    if not common:
+        return 0.0
+    precision, recall = common / len(p), common / len(r)
+    return 2 * precision * recall / (precision + recall)
+
+
+def score(question: datasets.Question, prediction: str | None) -> tuple[bool | None, float | None]:
+    """(correct, f1): the letter for multiple choice; token F1 against the best reference otherwise."""
+    if prediction is None:
+        return None, None
+    if question.options:
+        return prediction == question.answer, None
+    references = question.answer if isinstance(question.answer, list) else [question.answer]
+    best = max((token_f1(prediction, r) for r in references), default=0.0)
+    return best >= F1_CORRECT, round(best, 4)

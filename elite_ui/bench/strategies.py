@@ -1,0 +1,143 @@
+"""The strategies the benchmark compares, each filling the same token budget for the same generator: every
+answering method of the registry (run up to its chosen evidence, ``generate=False``), and ``vanilla``, the book
+itself from its start, cut to the budget. Each reports its preparation time and the bytes it would persist.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from ..book import Book
+from ..methods import METHODS, Method, Prepared, Tools
+from ..methods.base import choose
+from ..methods.parsing import clean_answer
+from ..methods.prompts import answer as answer_prompt
+from ..models import LLM, Embed, MiniLMEmbedder, Request
+from ..settings import with_overrides
+
+
+@dataclass
+class Retrieved:
+    """The context a strategy hands the generator, and what finding it cost."""
+
+    context: str
+    seconds: float
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    extra: dict = field(default_factory=dict)
+
+
+@dataclass
+class Generated:
+    prediction: str
+    seconds: float
+    llm_calls: int
+    prompt_tokens: int
+    completion_tokens: int
+
+
+BUDGETS = {"elite": "evidence_tokens", "embedding": "evidence_tokens", "bm25": "evidence_tokens",
+           "mrag": "budget_tokens"}
+"""Each method's setting that the benchmark's ``--budget`` sets."""
+
+
+def fill(llm: LLM, pieces: list[tuple[int, str]], budget: int) -> str:
+    """Add pieces in the given order until the token budget is spent, then put them back in book order."""
+    kept, spent = [], 0
+    for position, text in pieces:
+        cost = llm.count_tokens(text)
+        if spent + cost > budget:
+            continue
+        kept.append((position, text))
+        spent += cost
+    return "\n\n".join(text for _, text in sorted(kept))
+
+
+class Strategy:
+    """A registered method as the benchmark runs it: prepared once per book, then asked with ``generate=False``
+    and its evidence filled into the budget."""
+
+    def __init__(self, method: Method, llm: LLM, embed: Embed | None = None, settings=None):
+        self.method, self.llm = method, llm
+        self.embed = embed or MiniLMEmbedder()
+        self.settings = settings if settings is not None else method.presets["laptop"]
+        self.name = method.name
+
+    def engine(self, budget: int | None = None):
+        settings = with_overrides(self.settings, **{BUDGETS[self.name]: budget}) if budget else self.settings
+        return self.method.engine(self.llm, settings, Tools(self.embed))
+
+    def prepare(self, book: Book) -> Prepared:
+        engine = self.engine()
+        for _ in engine.build(book):
+            pass
+        return engine.prepare(book)
+
+    def retrieve(self, book: Book, prepared: Prepared, question: str, options, budget: int) -> Retrieved:
+        started = time.perf_counter()
+        engine = self.engine(budget)
+        trace = engine.run(book, question, options, prepared=prepared, generate=False)
+        context = fill(self.llm, engine.passages(book, trace), budget)
+        totals = trace.totals()
+        return Retrieved(context, time.perf_counter() - started, totals["llm_calls"], totals["prompt_tokens"],
+                         totals["completion_tokens"], method_figures(trace))
+
+
+def method_figures(trace) -> dict:
+    """What the results add for some methods: ELITE's iterations, M-RAG's markers placed."""
+    from ..methods.trace import Kind
+
+    start = trace.of(Kind.START)[0].data
+    if start.strategy == "elite":
+        return {"iterations": trace.totals()["iterations"]}
+    if start.strategy == "mrag":
+        return {"markers_placed": len(trace.of(Kind.ASSEMBLY)[0].data.placed)}
+    return {}
+
+
+class Vanilla:
+    """The book itself, from its start, cut to the budget (no retrieval at all)."""
+
+    name = "vanilla"
+
+    def __init__(self, llm: LLM, embed: Embed | None = None, settings=None):
+        self.llm = llm
+
+    def prepare(self, book: Book) -> Prepared:
+        return Prepared()
+
+    def retrieve(self, book, prepared, question, options, budget) -> Retrieved:
+        started = time.perf_counter()
+        text = book.text[: budget * 6]
+        while text and self.llm.count_tokens(text) > budget:
+            text = text[: int(len(text) * 0.9)]
+        return Retrieved(text, time.perf_counter() - started)
+
+
+def strategy(name: str, llm: LLM, embed: Embed | None = None, settings=None):
+    """The strategy ``name``: a registered method, or ``vanilla``."""
+    if name == Vanilla.name:
+        return Vanilla(llm, embed, settings)
+    return Strategy(METHODS[name], llm, embed, settings)
+
+
+def defaults(name: str, preset: str):
+    """The settings ``--set`` overrides for strategy ``name`` (vanilla has none: ELITE's are shown)."""
+    return METHODS.get(name, METHODS["elite"]).presets[preset]
+
+
+NAMES = sorted([*METHODS, Vanilla.name])
+
+
+def generate(llm: LLM, question: str, options: dict[str, str] | None, context: str, max_tokens: int = 96) -> Generated:
+    """The one generator every strategy answers through: the ELITE answer prompt, greedy; a letter for options."""
+    started = time.perf_counter()
+    messages = answer_prompt(question, options, context or "(nothing found)")
+    result = llm.complete(Request("answer", messages, max_tokens=12 if options else max_tokens))
+    if options:
+        prediction = choose(llm, messages, result.text, options) or ""
+    else:
+        prediction = clean_answer(result.text)
+    return Generated(prediction, time.perf_counter() - started, 1, result.prompt_tokens, result.completion_tokens)

@@ -1,0 +1,171 @@
+"""The three file formats, each read into a :class:`~elite_ui.book.model.Draft`: plain text, EPUB (ebooklib: the
+spine in order, titles from the table of contents) and PDF (PyMuPDF: page text, outline, running lines dropped)."""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from collections import Counter
+
+from ..errors import BookError
+from .headings import headings, title_and_author
+from .lexicon import WORD
+from .model import Draft
+from .segment import paragraph_spans
+from .text import decode, repair, strip_gutenberg
+
+MAX_UNPACKED = 256 * 1024 * 1024
+"""An epub whose members unpack to more than this (a zip bomb) is refused before anything is unpacked."""
+
+
+def read_txt(data: bytes, name: str) -> Draft:
+    text, meta = strip_gutenberg(repair(decode(data, name)))
+    paragraphs = paragraph_spans(text)
+    title, author = title_and_author(text, paragraphs, meta)
+    return Draft(text, paragraphs, headings(text, paragraphs), title, author)
+
+
+def html_blocks(html: bytes) -> list[str]:
+    """Text of the block elements of an XHTML document, in order, scripts and styles removed."""
+    import warnings
+
+    from bs4 import BeautifulSoup, XMLParsedAsHTMLWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", XMLParsedAsHTMLWarning)  # XHTML read leniently as HTML, on purpose
+        soup = BeautifulSoup(html, "lxml")
+    for tag in soup(["script", "style", "head"]):
+        tag.decompose()
+    blocks = soup.find_all(["p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "blockquote", "pre"])
+    texts = [" ".join(b.get_text(" ").split()) for b in blocks if not b.find(["p", "li"])]
+    if not any(texts):
+        texts = [line for line in (" ".join(x.split()) for x in soup.get_text("\n").split("\n\n")) if line]
+    return [t for t in texts if t]
+
+
+def read_epub(data: bytes, name: str) -> Draft:
+    import io
+
+    import ebooklib
+    from ebooklib import epub
+
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            unpacked = sum(info.file_size for info in archive.infolist())
+    except Exception as exc:  # zipfile raises BadZipFile, NotImplementedError, struct.error, EOFError...
+        raise BookError(f"{name} is not a readable EPUB file ({type(exc).__name__}).") from None
+    if unpacked > MAX_UNPACKED:
+        raise BookError(f"{name} unpacks to {unpacked / 2**20:,.0f} MB, far more than any book; it was refused.")
+    try:
+        book = epub.read_epub(io.BytesIO(data), options={"ignore_ncx": True})
+    except Exception as exc:  # ebooklib lets zipfile, lxml and its own errors through, of many types
+        raise BookError(f"{name} is not a readable EPUB file ({type(exc).__name__}).") from None
+    titles = {}
+    for link in flatten_toc(book.toc):
+        titles.setdefault(link.href.split("#")[0], link.title)
+    parts: list[str] = []
+    paragraphs: list[tuple[int, int]] = []
+    chapters: list[tuple[str, int]] = []
+    offset = 0
+    for item_id, _linear in book.spine:
+        item = book.get_item_with_id(item_id)
+        if item is None or item.get_type() != ebooklib.ITEM_DOCUMENT:
+            continue
+        blocks = html_blocks(item.get_content())
+        if not blocks:
+            continue
+        title = titles.get(item.get_name()) or (blocks[0] if len(blocks[0]) <= 120 else "")
+        if title:
+            chapters.append((title, offset))
+        for block in blocks:
+            paragraphs.append((offset, offset + len(block)))
+            parts.append(block)
+            offset += len(block) + 2
+    text = "\n\n".join(parts)
+    meta_title = book.get_metadata("DC", "title")
+    meta_author = book.get_metadata("DC", "creator")
+    return Draft(
+        text,
+        paragraphs,
+        chapters,
+        meta_title[0][0] if meta_title else "",
+        meta_author[0][0] if meta_author else "",
+    )
+
+
+def flatten_toc(toc) -> list:
+    out = []
+    for entry in toc:
+        if isinstance(entry, tuple):
+            section, children = entry
+            if hasattr(section, "href"):
+                out.append(section)
+            out.extend(flatten_toc(children))
+        elif hasattr(entry, "href"):
+            out.append(entry)
+    return out
+
+
+def read_pdf(data: bytes, name: str) -> Draft:
+    import pymupdf
+
+    try:
+        doc = pymupdf.open(stream=data, filetype="pdf")
+    except Exception as exc:  # PyMuPDF raises its own and plain RuntimeErrors for broken files
+        raise BookError(f"{name} is not a readable PDF file ({type(exc).__name__}).") from None
+    if doc.needs_pass:
+        raise BookError(f"{name} is encrypted; open it with its password and save an unprotected copy.")
+    pages = []
+    for number in range(doc.page_count):
+        try:
+            pages.append(doc.load_page(number).get_text("text"))
+        except Exception:  # a damaged page is skipped; the rest of the book still loads
+            pages.append("")
+    try:
+        meta, toc = doc.metadata or {}, doc.get_toc(simple=True)
+    except Exception:  # a damaged outline or info dictionary costs only the chapter titles
+        meta, toc = {}, []
+    doc.close()
+    pages = drop_running_lines(pages)
+    parts: list[str] = []
+    page_starts: list[int] = []
+    paragraphs: list[tuple[int, int]] = []
+    offset = 0
+    for page in pages:
+        page_starts.append(offset)
+        page = re.sub(r"(\w)-\n(\w)", r"\1\2", page)
+        blocks = [" ".join(b.split()) for b in re.split(r"\n\s*\n|(?<=[.!?\"”’])\n(?=[A-Z“\"])", page)]
+        for block in (b for b in blocks if b):
+            paragraphs.append((offset, offset + len(block)))
+            parts.append(block)
+            offset += len(block) + 2
+    text = "\n\n".join(parts)
+    if not WORD.search(text):
+        raise BookError(f"{name} has no text layer (it is probably scanned images); run OCR on it first.")
+    chapters = [(title, page_starts[page - 1]) for _level, title, page in toc if 0 < page <= len(page_starts)]
+    if not chapters:
+        chapters = headings(text, paragraphs)
+    return Draft(text, paragraphs, chapters, meta.get("title", ""), meta.get("author", ""), page_starts)
+
+
+def drop_running_lines(pages: list[str]) -> list[str]:
+    """Remove running headers and footers: first/last lines that recur, digits aside, on many pages (unless that
+    would leave no text at all: pages that are all alike)."""
+    if len(pages) < 3:
+        return pages
+
+    def key(line: str) -> str:
+        return re.sub(r"\d+", "#", line.strip().lower())
+
+    edges = Counter()
+    for page in pages:
+        lines = [ln for ln in page.splitlines() if ln.strip()]
+        edges.update({key(ln) for ln in lines[:2] + lines[-2:]})
+    running = {k for k, n in edges.items() if n >= max(3, len(pages) // 2) or re.fullmatch(r"#|page #", k)}
+    out = []
+    for page in pages:
+        lines = page.splitlines()
+        nonblank = [i for i, ln in enumerate(lines) if ln.strip()]
+        edge = set(nonblank[:2] + nonblank[-2:])
+        out.append("\n".join(ln for i, ln in enumerate(lines) if not (i in edge and key(ln) in running)))
+    return out if any(WORD.search(page) for page in out) else pages

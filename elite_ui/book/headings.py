@@ -1,0 +1,54 @@
+"""Chapters, title and author read from the text itself: headings such as "CHAPTER IV", "I. THE PRISON DOOR",
+"Chapitre 3" or "第三章", and a "by X" line near the opening."""
+
+from __future__ import annotations
+
+import re
+
+
+CHAPTER_HEADING = re.compile(
+    r"^(?=(?-i:[A-Z]))(?:chapter|book|part|volume|letter|stave|canto|section|prologue|epilogue|preface|introduction|"
+    r"chapitre|livre|partie|kapitel|buch|teil|cap[ií]tulo|libro|parte)"
+    r"(?:[\s.:\-—–]+(?:[0-9]+|[ivxlcdm]+\b|the\s+\w+|one|two|three|four|five|six|seven|eight|nine|ten|"
+    r"eleven|twelve|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth)\b.*|\.?)$",
+    re.IGNORECASE,
+)
+
+
+CAPS_HEADING = re.compile(r"^(?=.*[A-Z]{2})[^a-z!?]{2,60}$")
+
+
+ROMAN_HEADING = re.compile(r"^[IVXLC]+\.(?:\s+[^a-z]+)?$")
+
+
+CJK_HEADING = re.compile(r"^第[0-9一二三四五六七八九十百千零〇两]+[章回节卷部篇](?:\s.*)?$")
+
+
+def headings(text: str, paragraphs: list[tuple[int, int]]) -> list[tuple[str, int]]:
+    """Chapter starts: short paragraphs that read like a heading ("CHAPTER IV", "I. THE PRISON DOOR").
+
+    Books with fewer than three such headings (story collections) fall back to short all-capitals lines.
+    """
+    short = [(" ".join(text[a:b].split()), a) for a, b in paragraphs if b - a <= 120]
+    found = [(line, a) for line, a in short
+             if CHAPTER_HEADING.match(line) or ROMAN_HEADING.match(line) or CJK_HEADING.match(line)]
+    if len(found) < 3:
+        capitals = [(line, a) for line, a in short[3:] if CAPS_HEADING.match(line)]
+        found = capitals if len(capitals) > len(found) else found
+    return found
+
+
+def title_and_author(text: str, paragraphs: list[tuple[int, int]], meta: dict[str, str]) -> tuple[str, str]:
+    """Metadata where present, else the first short line as title and a "by X" line near it as author."""
+    title, author = meta.get("title", ""), meta.get("author", "")
+    opening = [" ".join(text[a:b].split()) for a, b in paragraphs[:8]]
+    lines = [ln.strip() for chunk in opening for ln in chunk.split("  ") if ln.strip()]
+    if not title and lines:
+        title = lines[0][:120]
+    if not author:
+        for line in lines[:8]:
+            found = re.match(r"^(?:(?:by|par|von|por)\s+|作者[:：]?\s*)(.+?)[,.]?$", line, re.IGNORECASE)
+            if found:
+                author = found.group(1)
+                break
+    return title, author

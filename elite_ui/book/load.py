@@ -1,0 +1,95 @@
+"""Loading a book: a txt, epub or pdf file checked, read by its format, then segmented, its chapters found, its
+language detected and its words indexed (or opened from the parsed-book cache)."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import BookError
+from .cache import cached_path, pack, unpack
+from .formats import read_epub, read_pdf, read_txt
+from .index import build_index
+from .lexicon import WORD, detect_language, lexicon
+from .model import Book, Chapter, Draft
+from .segment import sentence_bounds, trim_span
+
+
+MAX_BYTES = 20 * 1024 * 1024
+
+
+FORMATS = (".txt", ".epub", ".pdf")
+
+
+def load_book(path: str | Path, *, max_bytes: int = MAX_BYTES, cache_dir: Path | str | None = None) -> Book:
+    """Read a txt, epub or pdf file into a :class:`Book`, or raise :class:`BookError` saying why not. With
+    ``cache_dir``, a book seen before (same content) opens from its parsed structure, and a new one is saved
+    there; ``book.stats`` says which ("cached") and the cache file's size ("cache_bytes")."""
+    started = time.perf_counter()
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in FORMATS:
+        raise BookError(f"{path.name}: unsupported file type {suffix or '(none)'}; use .txt, .epub or .pdf.")
+    if not path.is_file():
+        raise BookError(f"{path.name}: no such file.")
+    size = path.stat().st_size
+    if size == 0:
+        raise BookError(f"{path.name} is empty.")
+    if size > max_bytes:
+        raise BookError(f"{path.name} is {size / 2**20:.1f} MB; the limit is {max_bytes / 2**20:.0f} MB.")
+    data = path.read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    stored = cached_path(cache_dir, digest) if cache_dir else None
+    book = unpack(stored, path) if stored and stored.exists() else None
+    if book is None:
+        reader = {".txt": read_txt, ".epub": read_epub, ".pdf": read_pdf}[suffix]
+        draft = reader(data, path.name)
+        if not WORD.search(draft.text):
+            raise BookError(f"{path.name} contains no readable text.")
+        book = assemble(draft, path=str(path), fmt=suffix[1:], digest=digest)
+        if stored:
+            book.stats |= {"cached": False, "cache_bytes": pack(book, stored)}
+    book.load_seconds = time.perf_counter() - started
+    return book
+
+
+def assemble(draft: Draft, *, path: str, fmt: str, digest: str) -> Book:
+    text = draft.text
+    if not WORD.search(text):
+        raise BookError("the book contains no readable text.")
+    paragraphs = [p for p in draft.paragraphs if p[0] < p[1]] or [trim_span(text, 0, len(text))]
+    language = detect_language(text)
+    bounds, paragraph_of = sentence_bounds(text, paragraphs, language)
+    if not len(bounds):
+        raise BookError("the book contains no sentences.")
+    chapter_starts = sorted({start: title for title, start in draft.chapters}.items())
+    chapters: list[Chapter] = []
+    if not chapter_starts or chapter_starts[0][0] > bounds[0, 0]:
+        chapter_starts.insert(0, (int(bounds[0, 0]), draft.title or "Opening"))
+    starts = np.asarray([s for s, _ in chapter_starts], dtype=np.int64)
+    chapter_of = (np.searchsorted(starts, bounds[:, 0], side="right") - 1).clip(0).astype(np.int32)
+    first_of = np.searchsorted(chapter_of, np.arange(len(starts)), side="left")
+    for i, (start, title) in enumerate(chapter_starts):
+        end = int(chapter_starts[i + 1][0]) if i + 1 < len(chapter_starts) else len(text)
+        chapters.append(Chapter(title=title, start=int(start), end=end, first_sentence=int(first_of[i])))
+    index, n_words = build_index(text, bounds, lexicon(language))
+    page_starts = np.asarray(draft.page_starts, dtype=np.int64) if draft.page_starts is not None else None
+    return Book(
+        title=draft.title or Path(path).stem,
+        author=draft.author,
+        path=path,
+        format=fmt,
+        text=text,
+        bounds=bounds,
+        paragraph_of=paragraph_of,
+        chapter_of=chapter_of,
+        chapters=chapters,
+        page_starts=page_starts,
+        index=index,
+        digest=digest,
+        stats={"words": n_words},
+        language=language,
+    )

@@ -1,0 +1,177 @@
+"""A loaded book: chapters, paragraphs and sentences with stable IDs and offsets, over numpy arrays.
+
+:class:`Book` builds a :class:`Sentence` on demand; :meth:`Book.up_to` cuts it at a spoiler ceiling and
+:meth:`Book.read_as` reads it with another language's words. Format readers hand over a :class:`Draft`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+
+import numpy as np
+
+from .index import WordIndex, build_index
+from .lexicon import Lexicon, forms, lexicon
+
+
+@dataclass(frozen=True)
+class Chapter:
+    """A titled span of the book: its first sentence and the offsets it covers."""
+
+    title: str
+    start: int
+    end: int
+    first_sentence: int
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One sentence and where it lies: ``id`` is stable for a given file and version of this loader."""
+
+    id: int
+    start: int
+    end: int
+    text: str
+    paragraph: int
+    chapter: int
+    chapter_title: str
+    page: int | None
+
+    @property
+    def label(self) -> str:
+        return f"S{self.id}"
+
+    @property
+    def citation(self) -> str:
+        """How an answer cites it: ``S1234, ch. 12`` (and ``p. 5`` for PDFs)."""
+        parts = [self.label, f"ch. {self.chapter + 1}"]
+        if self.page is not None:
+            parts.append(f"p. {self.page}")
+        return ", ".join(parts)
+
+
+@dataclass
+class Book:
+    """A loaded book. Sentence data live in numpy arrays; :meth:`sentence` builds a :class:`Sentence` on demand."""
+
+    title: str
+    author: str
+    path: str
+    format: str
+    text: str
+    bounds: np.ndarray
+    paragraph_of: np.ndarray
+    chapter_of: np.ndarray
+    chapters: list[Chapter]
+    page_starts: np.ndarray | None
+    index: WordIndex
+    digest: str
+    load_seconds: float = 0.0
+    stats: dict = field(default_factory=dict)
+    language: str = "en"
+    """ISO 639-1 code of the book's language (detected at load), which picks its :attr:`lexicon`."""
+
+    @property
+    def lexicon(self) -> Lexicon:
+        return lexicon(self.language)
+
+    def forms(self, word: str) -> tuple[str, ...]:
+        """``word`` and its inflected forms: lemminflect's in English; elsewhere the book's words with the same
+        Snowball stem."""
+        if self.language == "en":
+            return forms(word)
+        word = word.lower()
+        stem = self.lexicon.stems([word])
+        return tuple(dict.fromkeys([word, *self.stem_groups.get(stem[0], ())])) if stem else (word,)
+
+    @cached_property
+    def stem_groups(self) -> dict[str, list[str]]:
+        """The book's words grouped by Snowball stem (empty for languages without a stemmer)."""
+        vocabulary = list(self.index.vocabulary)
+        groups: dict[str, list[str]] = {}
+        for word, stem in zip(vocabulary, self.lexicon.stems(vocabulary) or []):
+            groups.setdefault(stem, []).append(word)
+        return groups
+
+    def __len__(self) -> int:
+        return len(self.bounds)
+
+    def sentence(self, sid: int) -> Sentence:
+        if not 0 <= sid < len(self.bounds):
+            raise IndexError(f"no sentence S{sid}")
+        start, end = (int(x) for x in self.bounds[sid])
+        chapter = int(self.chapter_of[sid])
+        return Sentence(
+            id=sid,
+            start=start,
+            end=end,
+            text=self.text[start:end],
+            paragraph=int(self.paragraph_of[sid]),
+            chapter=chapter,
+            chapter_title=self.chapters[chapter].title,
+            page=self.page_of(start),
+        )
+
+    def span_text(self, first: int, last: int) -> str:
+        """Text from sentence ``first`` to sentence ``last`` inclusive, as it stands in the book."""
+        return self.text[int(self.bounds[first, 0]) : int(self.bounds[last, 1])]
+
+    def page_of(self, offset: int) -> int | None:
+        if self.page_starts is None:
+            return None
+        return int(np.searchsorted(self.page_starts, offset, side="right"))
+
+    def read_as(self, language: str) -> Book:
+        """The book with the words of another language (its word index rebuilt; sentences are kept)."""
+        index, n_words = build_index(self.text, self.bounds, lexicon(language))
+        return replace(self, index=index, language=language, stats=self.stats | {"words": n_words})
+
+    def up_to(self, last: int, label: str) -> Book:
+        """The book as read up to sentence ``last`` (inclusive), the spoiler ceiling: the same sentence IDs,
+        nothing after it (text, chapters, pages and the word index all end there)."""
+        last = min(max(last, 0), len(self) - 1)
+        end = int(self.bounds[last, 1])
+        chapters = [c for c in self.chapters if c.first_sentence <= last]
+        chapters[-1] = replace(chapters[-1], end=end)
+        index, n_words = build_index(self.text[:end], self.bounds[: last + 1], self.lexicon)
+        pages = None if self.page_starts is None else self.page_starts[self.page_starts < end]
+        return replace(self, text=self.text[:end], bounds=self.bounds[: last + 1],
+                       paragraph_of=self.paragraph_of[: last + 1], chapter_of=self.chapter_of[: last + 1],
+                       chapters=chapters, page_starts=pages, index=index,
+                       stats=self.stats | {"words": n_words, "ceiling": {"sentence": last, "label": label}})
+
+    def load_note(self) -> str:
+        """How the book was opened: parsed (and cached for next time), or from the cache of an earlier visit."""
+        size = f"{self.stats.get('cache_bytes', 0) / 2**20:.1f} MB"
+        if self.stats.get("cached"):
+            return f"opened from the cache in {self.load_seconds:.2f} s (parsed structure {size})"
+        if "cached" in self.stats:
+            return f"loaded in {self.load_seconds:.2f} s; cached for next time ({size})"
+        return f"loaded in {self.load_seconds:.2f} s"
+
+    def summary(self) -> dict:
+        return {
+            "title": self.title,
+            "author": self.author,
+            "format": self.format,
+            "characters": len(self.text),
+            "chapters": len(self.chapters),
+            "paragraphs": int(self.paragraph_of[-1]) + 1 if len(self) else 0,
+            "sentences": len(self),
+            "words": int(self.stats.get("words", 0)),
+            "load_seconds": round(self.load_seconds, 3),
+            "language": self.language,
+        }
+
+
+@dataclass
+class Draft:
+    """What a format reader hands over: clean text, paragraph spans, chapter starts and optional page starts."""
+
+    text: str
+    paragraphs: list[tuple[int, int]]
+    chapters: list[tuple[str, int]]
+    title: str = ""
+    author: str = ""
+    page_starts: list[int] | None = None

@@ -1,0 +1,255 @@
+"""The book's characters and the variants of their names ("Elizabeth", "Lizzy", "Eliza", "Miss Elizabeth Bennet"),
+found without embeddings, offered to term expansion and editable by the reader.
+
+Names are capitalised words that open no sentence and are (almost) never written in lower case. Variants of one
+character are joined by four rules: a full name joins its first name ("Elizabeth Bennet" -> Elizabeth); a
+nickname joins its given name (the ``nicknames`` table: Lizzy, Eliza -> Elizabeth); a diminutive joins its
+stem (Ratty -> Rat, Toady -> Toad); a surname with a title ("Mr. Darcy", and "Darcy" alone) joins the one
+character whose full name carries it, else each titled form is a character of its own ("Mr. Bennet",
+"Mrs. Bennet"). Every rule can be wrong; the reader edits the result as text, one character per line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from .model import Book
+from ..errors import EliteError
+from .lexicon import NAME, STOPWORDS
+
+TITLES = ("Mr", "Mrs", "Miss", "Ms", "Dr", "Lady", "Sir", "Lord", "Madame", "Mademoiselle", "Monsieur", "Mme",
+          "Mlle", "Colonel", "Captain", "Uncle", "Aunt", "Master", "Mistress", "Father", "Mother", "Sister",
+          "Brother", "Don", "Doña", "Señor", "Señora", "Herr", "Frau", "Fräulein")
+FORM = re.compile(r"\b(?:(" + "|".join(TITLES) + r")\.?\s+)?([A-Z][a-z]{1,})(?:[ \t]+([A-Z][a-z]{1,}))?\b")
+"""A name as written: an optional title, a capitalised word and perhaps a second one (a surname)."""
+ABBREVIATED = {"Mr", "Mrs", "Ms", "Dr", "Mme", "Mlle"}
+SURNAME_TITLES = {"Mr", "Mrs", "Monsieur", "Madame", "Herr", "Frau", "Señor", "Señora"}
+"""Titles put before a surname rather than a given name."""
+PLACE = re.compile(r"\b(?:in|at|to|from|near|towards|into|through|of|à|en|de|a|hacia)\s+([A-Z][a-z]+)\b")
+"""A capitalised word after a preposition of place: names mostly written so are places, not characters."""
+LATIN_CAPITALS = {"en", "fr", "es", "it", "pt", "nl"}
+"""Languages where a capital inside a sentence marks a name (German capitalises every noun; Chinese has none)."""
+
+
+@dataclass
+class Character:
+    """One character: the name it is listed under and every variant of it found in (or added for) the book."""
+
+    name: str
+    variants: list[str]
+    mentions: int = 0
+
+    @property
+    def tokens(self) -> list[str]:
+        """The words of its variants, titles left out, lower-cased."""
+        out = []
+        for variant in self.variants:
+            out += [w.lower() for w in variant.replace(".", " ").split() if w not in TITLES]
+        return list(dict.fromkeys(out))
+
+
+@dataclass
+class NameIndex:
+    """A book's characters, most mentioned first (a reader's edited list keeps the reader's order)."""
+
+    characters: list[Character] = field(default_factory=list)
+
+    def find(self, text: str) -> Character | None:
+        """The character ``text`` names: a variant of it, or a word of the term that is one of its words."""
+        wanted = text.casefold().strip()
+        for character in self.characters:
+            if any(v.casefold() == wanted for v in character.variants):
+                return character
+        said = set(re.findall(r"[^\W_]+", wanted))
+        found = [c for c in self.characters if said & set(c.tokens)]
+        return max(found, key=lambda c: c.mentions) if found else None
+
+    def search_words(self, character: Character) -> list[str]:
+        """The character's words no other character shares (Lizzy, Eliza; not the family's Bennet)."""
+        shared = {w for c in self.characters if c is not character for w in c.tokens}
+        return [w for w in character.tokens if w not in shared]
+
+    def as_text(self) -> str:
+        """One line per character, ``Name: variant, variant``: what the reader edits."""
+        return "\n".join(f"{c.name}: {', '.join(c.variants)}" for c in self.characters)
+
+    @classmethod
+    def from_text(cls, text: str) -> NameIndex:
+        """The index a reader wrote: one character per line, ``Name: variant, variant``; a line without a colon
+        is a character with no other variant. Raises :class:`NamesError` on a line it cannot read."""
+        characters = []
+        for number, line in enumerate(text.splitlines(), 1):
+            line = line.strip()
+            if not line:
+                continue
+            name, _, rest = line.partition(":")
+            name = name.strip()
+            variants = list(dict.fromkeys([name, *(v.strip() for v in rest.split(",") if v.strip())]))
+            if not name or any(len(v) > 60 for v in variants):
+                raise NamesError(f"line {number} of the character names needs a name before its colon and "
+                                 "variants of at most 60 characters.")
+            characters.append(Character(name, variants))
+        return cls(characters)
+
+
+def names_for(book: Book, cache_dir: Path | str | None) -> NameIndex:
+    """The reader's edited name index of ``book`` if they saved one under ``cache_dir``, else one built now."""
+    saved = names_file(book, cache_dir)
+    if saved and saved.exists():
+        try:
+            return NameIndex.from_text(saved.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, NamesError):
+            pass
+    return build_names(book)
+
+
+def save_names(book: Book, index: NameIndex, cache_dir: Path | str | None) -> None:
+    """Keep the reader's edited name index of ``book`` for their next visit (silently skipped if unwritable)."""
+    saved = names_file(book, cache_dir)
+    if saved is None:
+        return
+    try:
+        saved.parent.mkdir(parents=True, exist_ok=True)
+        saved.write_text(index.as_text(), encoding="utf-8")
+    except OSError:
+        pass
+
+
+def names_file(book: Book, cache_dir: Path | str | None) -> Path | None:
+    return Path(cache_dir) / "names" / f"{book.digest[:32]}.txt" if cache_dir else None
+
+
+class NamesError(EliteError):
+    """The reader's edited name list cannot be read."""
+
+
+def build_names(book: Book, min_mentions: int = 3) -> NameIndex:
+    """The characters of ``book`` mentioned at least ``min_mentions`` times in all, most mentioned first."""
+    if book.language not in LATIN_CAPITALS:
+        return NameIndex()
+    text = book.text
+    capitalised = Counter(NAME.findall(text))
+    lower = Counter(re.findall(r"\b[a-z]{2,}\b", text))
+    names = {w for w, n in capitalised.items() if n >= min_mentions and lower[w.lower()] * 10 <= n
+             and w.lower() not in STOPWORDS and w not in TITLES}
+    written, pairs = written_forms(text, names, book.author)
+    given, surname = Counter(), Counter()
+    for (first, last), n in pairs.items():
+        given[first] += n
+        surname[last] += n
+    for (title, first, last), n in written.items():
+        if title in SURNAME_TITLES and not last:
+            surname[first] += n
+    firsts = {w for w in names if given[w] >= surname[w]}
+    home: dict[str, str] = {}
+    for (first, last), _ in sorted(pairs.items(), key=lambda item: -item[1]):
+        if first in firsts:
+            home.setdefault(first, f"{first} {last}")
+    for word in sorted(firsts, key=lambda w: -capitalised[w]):
+        parent = nickname_parent(word, firsts, capitalised)
+        home[word] = home[parent] if parent else home.get(word, word)
+
+    def character_of(first: str, last: str) -> str:
+        """A given name's character, unless this full name has another surname (Jean Prouvaire, not Valjean)."""
+        return home[first] if not last or home[first].endswith(f" {last}") else f"{first} {last}"
+
+    carriers: dict[str, Counter] = {}
+    for (first, last), n in pairs.items():
+        if first in firsts:
+            carriers.setdefault(last, Counter())[character_of(first, last)] += n
+    variants: dict[str, Counter] = {}
+    for (title, first, last), n in written.items():
+        form = " ".join(filter(None, [with_stop(title), first, last]))
+        if first in firsts:
+            key = character_of(first, last)
+        else:
+            holders = carriers.get(first, Counter())
+            sole = len(holders) == 1 and next(iter(holders.values())) * 2 >= n
+            key = next(iter(holders)) if sole else " ".join(filter(None, [with_stop(title), first]))
+        variants.setdefault(key, Counter())[form] += n
+    for bare in [k for k in variants if " " not in k and k not in firsts]:
+        titled = [k for k in variants if k.endswith(f" {bare}") and k.split()[0].rstrip(".") in TITLES]
+        if titled:
+            variants[max(titled, key=lambda k: sum(variants[k].values()))].update(variants.pop(bare))
+    totals = {k: sum(c.values()) for k, c in variants.items()}
+    keys_of: dict[str, list[str]] = {}
+    for key in variants:
+        for token in key.split():
+            keys_of.setdefault(token.lower(), []).append(key)
+    for word in sorted((k for k in variants if " " not in k), key=totals.get):
+        parents = [k for target in nickname_targets(word) for k in keys_of.get(target, [])
+                   if k != word and k in variants and totals[k] > totals[word]]
+        if parents:
+            variants[max(parents, key=totals.get)].update(variants.pop(word))
+    places = Counter(PLACE.findall(text))
+    found = [character(key, counter) for key, counter in variants.items()]
+    return NameIndex(sorted((c for c in found if c.mentions >= min_mentions
+                             and (" " in c.name or places[c.name] * 5 <= 2 * c.mentions)), key=lambda c: -c.mentions))
+
+
+def written_forms(text: str, names: set[str], author: str) -> tuple[Counter, Counter]:
+    """How often each (title, name, surname) is written, and each full name (given name, surname) written twice
+    or more (a pair seen once, "London Lydia", counts as its first name alone; the author's name is no pair)."""
+    written: Counter[tuple[str, str, str]] = Counter()
+    for title, first, last in FORM.findall(text):
+        if first in names:
+            written[(title, first, last if last in names else "")] += 1
+    pairs = Counter()
+    for (title, first, last), n in written.items():
+        if last and [first, last] != author.split()[-2:]:
+            pairs[(first, last)] += n
+    for (title, first, last), n in list(written.items()):
+        if last and pairs[(first, last)] < 2:
+            del written[(title, first, last)]
+            written[(title, first, "")] += n
+    return written, +pairs
+
+
+def character(key: str, counter: Counter) -> Character:
+    """A character from its written forms: listed under its most written full name, else its commonest form."""
+    forms = [v for v, _ in counter.most_common()]
+    full = [v for v in forms if len(v.split()) == 2 and v.split()[0].rstrip(".") not in TITLES]
+    name = max(full, key=counter.get) if full else forms[0]
+    return Character(name, list(dict.fromkeys([name, *forms])), sum(counter.values()))
+
+
+def with_stop(title: str) -> str:
+    """A title as written: "Mr." takes a full stop, "Miss" does not."""
+    return f"{title}." if title in ABBREVIATED else title
+
+
+def nickname_parent(word: str, firsts: set[str], counts: Counter) -> str | None:
+    """The more mentioned given name ``word`` is a nickname or a diminutive of, if any."""
+    targets = nickname_targets(word)
+    parents = [w for w in firsts if w.lower() in targets and w != word and counts[w] > counts[word]]
+    return max(parents, key=lambda w: counts[w]) if parents else None
+
+
+def nickname_targets(word: str) -> set[str]:
+    """The names (lower-cased) ``word`` may be a nickname of (Lizzy: elizabeth, from the ``nicknames`` table) or a
+    diminutive of (Ratty: rat, Toady: toad, Moly: mole)."""
+    word = word.lower()
+    out = set(canonical_names(word))
+    for end in ("y", "ie", "ey", "kins"):
+        stem = word.removesuffix(end)
+        if stem != word and len(stem) >= 2:
+            stems = {stem, stem[:-1]} if stem[-1] == stem[-2] else {stem}
+            out |= stems | {f"{s}e" for s in stems}
+    return out
+
+
+@lru_cache(maxsize=4096)
+def canonical_names(word: str) -> frozenset[str]:
+    """The given names ``word`` is a nickname of (the ``nicknames`` table)."""
+    return frozenset(nick_namer().canonicals_of(word))
+
+
+@lru_cache(maxsize=1)
+def nick_namer():
+    from nicknames import NickNamer
+
+    return NickNamer()

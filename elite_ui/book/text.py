@@ -1,0 +1,100 @@
+"""Raw text made readable: bytes decoded (UTF-8, UTF-16 without a mark, or what charset-normalizer detects),
+line ends normalised, mojibake repaired with ftfy, and the Project Gutenberg header and licence cut off."""
+
+from __future__ import annotations
+
+import re
+
+from ..errors import BookError
+
+
+MOJIBAKE_HINT = re.compile(
+    "[\u00c2-\u00f4][\u0080-\u00bf\u0152\u0153\u0160\u0161\u0178\u017d\u017e\u0192\u02c6\u02dc"
+    "\u2013-\u2022\u2026\u2030\u2039\u203a\u20ac\u2122]"
+)
+"""A UTF-8 lead byte read as Latin-1/cp1252 followed by a continuation byte read the same way ("Ã¨" for "è")."""
+
+
+C1_AFTER_QUOTE = re.compile("(?<=[\"'\u2018\u2019\u201c\u201d])[\u0080-\u009f]")
+
+
+C1_CONTROL = re.compile("[\u0080-\u009f]")
+
+
+GUTENBERG_START = re.compile(r"^\s*\*{3}\s*START OF (?:THE|THIS) PROJECT GUTENBERG.*$", re.IGNORECASE | re.MULTILINE)
+
+
+GUTENBERG_END = re.compile(
+    r"^\s*(?:\*{3}\s*)?END OF (?:THE|THIS) PROJECT GUTENBERG.*$", re.IGNORECASE | re.MULTILINE
+)
+
+
+def decode(data: bytes, name: str) -> str:
+    """Bytes to text: UTF-8 (with or without BOM) first, else the encoding charset-normalizer detects."""
+    head = data[:8192]
+    if b"\x00" in head and not head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        wide = utf16_without_bom(data)
+        if wide is None:
+            raise BookError(f"{name} looks like a binary file, not text.")
+        return wide
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    from charset_normalizer import from_bytes
+
+    best = from_bytes(data).best()
+    if best is None:
+        raise BookError(f"{name}: the text encoding could not be recognised.")
+    return str(best).lstrip("\ufeff")
+
+
+def utf16_without_bom(data: bytes) -> str | None:
+    """UTF-16 text saved without a byte-order mark (zero bytes at every other position), or None."""
+    head = data[:8192]
+    for offset, codec in ((1, "utf-16-le"), (0, "utf-16-be")):
+        if len(head) >= 2 and head[offset::2].count(0) > 0.7 * (len(head) // 2) and len(data) % 2 == 0:
+            try:
+                return data.decode(codec)
+            except UnicodeDecodeError:
+                return None
+    return None
+
+
+def repair(text: str) -> str:
+    """Normalise line ends and repair mis-decoded characters: ftfy on the lines that hold a mojibake-like pair.
+
+    Stray C1 control characters next to quotes (left by an earlier, lossy mojibake clean-up, as in some
+    Gutenberg files) are dropped first, since ftfy would read them as cp1252 letters.
+    """
+    import ftfy
+
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = C1_AFTER_QUOTE.sub("", text)
+    bad_lines = sorted({text.rfind("\n", 0, m.start()) + 1 for m in MOJIBAKE_HINT.finditer(text)})
+    if bad_lines:
+        pieces, last = [], 0
+        for start in bad_lines:
+            end = text.find("\n", start)
+            end = len(text) if end < 0 else end
+            pieces += [text[last:start], ftfy.fix_text(text[start:end], normalization="NFC", uncurl_quotes=False)]
+            last = end
+        text = "".join(pieces) + text[last:]
+    return C1_CONTROL.sub("", text)
+
+
+def strip_gutenberg(text: str) -> tuple[str, dict[str, str]]:
+    """Drop a Project Gutenberg header and licence, keeping the Title/Author fields of the header."""
+    meta: dict[str, str] = {}
+    start = GUTENBERG_START.search(text)
+    if start:
+        header = text[: start.start()]
+        for key in ("Title", "Author"):
+            found = re.search(rf"^{key}:\s*(.+)$", header, re.MULTILINE)
+            if found:
+                meta[key.lower()] = found.group(1).strip()
+        text = text[start.end() :]
+    end = GUTENBERG_END.search(text)
+    if end:
+        text = text[: end.start()]
+    return text, meta

@@ -1,0 +1,204 @@
+"""What every answering method shares: the frame of a question (start, the method's steps, answer, done),
+model calls reported as trace events, stopping, question checks, and what a method prepares once per book.
+
+A method subclasses :class:`Engine` and implements :meth:`Engine.steps`, a generator of trace events that returns
+the :class:`~elite_ui.methods.trace.Answer`; its settings need ``seed`` and ``max_question_chars`` fields.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Hashable, Iterator
+from dataclasses import asdict, dataclass
+
+from ..book import Book
+from ..book.lexicon import words
+from ..errors import Cancelled, EliteError, ModelError, QuestionError
+from ..models import LLM, Embed, MiniLMEmbedder, Request
+from . import prompts
+from .parsing import clean_answer, parse_choice, parse_sentence_ids
+from .trace import Answer, Citation, Delta, Done, Event, Kind, LLMCall, Start, Trace
+
+
+@dataclass
+class Prepared:
+    """What a method builds once per book before its questions (a chunk index, a loaded marker index), what that
+    took, and the bytes it would persist."""
+
+    seconds: float = 0.0
+    bytes: int = 0
+    state: object = None
+
+
+class Engine:
+    """An answering method: a model, settings, an embedder and a cancel flag the UI may set at any time."""
+
+    name = ""
+    """The method's name in the registry and in the trace's ``start`` event."""
+
+    def __init__(self, llm: LLM, settings, *, embed: Embed | None = None, cancel: threading.Event | None = None):
+        self.llm = llm
+        self.settings = settings
+        self.embed = embed or MiniLMEmbedder()
+        self.cancel = cancel or threading.Event()
+
+    def build(self, book: Book) -> Iterator[Event]:
+        """Slow work done once per book and model before any question (M-RAG's extraction), reported as events;
+        resumable. Most methods need none."""
+        return iter(())
+
+    def prepared_key(self, book: Book) -> Hashable | None:
+        """What :meth:`prepare`'s result depends on, for a caller that keeps it (None: nothing worth keeping)."""
+        return None
+
+    def prepare(self, book: Book) -> Prepared:
+        """What the method needs of ``book`` before a question (its index, built or loaded)."""
+        return Prepared()
+
+    def ask(self, book: Book, question: str, options: dict[str, str] | None = None, *,
+            prepared: Prepared | None = None, generate: bool = True, **kwargs) -> Iterator[Event]:
+        """A question as trace events: ``start``, the method's :meth:`steps`, ``answer`` and ``done``.
+        ``generate=False`` stops once the evidence is chosen (the answer then holds only the evidence: the
+        benchmark gives every method's context to one shared generator)."""
+        question, options = self.normalised(question, options)
+        started = time.perf_counter()
+        prepared = prepared if prepared is not None else self.prepare(book)
+        yield Event(Kind.START, 0, Start(question, options, asdict(self.settings), book.summary(), self.llm.name,
+                                         self.name, book.stats.get("ceiling"), self.index_card(prepared)))
+        answer = yield from self.steps(book, question, options, prepared=prepared, generate=generate, **kwargs)
+        yield Event(Kind.ANSWER, 0, answer)
+        yield Event(Kind.DONE, 0, Done(round(time.perf_counter() - started, 3)))
+
+    def steps(self, book: Book, question: str, options: dict[str, str] | None, *, prepared: Prepared,
+              generate: bool = True, **kwargs):
+        """The method's own stages, as events; returns the answer."""
+        raise NotImplementedError
+
+    def index_card(self, prepared: Prepared) -> dict | None:
+        """Figures on the prepared index the trace opens with (M-RAG's card), if any."""
+        return None
+
+    def passages(self, book: Book, trace: Trace) -> list[tuple[int, str]]:
+        """The evidence of a finished ``generate=False`` run as (position, text) pieces, best first: what the
+        benchmark places before the shared generator. By default the runs of consecutive evidence sentences."""
+        runs: list[list[int]] = []
+        for sid in trace.answer.evidence:
+            if runs and sid == runs[-1][-1] + 1:
+                runs[-1].append(sid)
+            else:
+                runs.append([sid])
+        return [(run[0], book.span_text(run[0], run[-1])) for run in runs]
+
+    def run(self, book: Book, question: str, options: dict[str, str] | None = None,
+            on_event: Callable[[Event], None] | None = None, **kwargs) -> Trace:
+        """:meth:`ask` collected into a :class:`Trace`, each event also passed to ``on_event``."""
+        trace = Trace(question)
+        for event in self.ask(book, question, options, **kwargs):
+            trace.add(event)
+            if on_event:
+                on_event(event)
+        return trace
+
+    def normalised(self, question: str, options: dict[str, str] | None) -> tuple[str, dict[str, str] | None]:
+        """The question with its spacing collapsed and the non-empty options under upper-case letters, checked
+        (:meth:`check_question`) before any work is done."""
+        question = " ".join(question.split())
+        options = {k.strip().upper(): v.strip() for k, v in (options or {}).items() if v and v.strip()} or None
+        self.check_question(question)
+        return question, options
+
+    def check_question(self, question: str) -> None:
+        if not question or not words(question):
+            raise QuestionError("the question is empty; type a question about the book.")
+        if len(question) > self.settings.max_question_chars:
+            raise QuestionError(f"the question is {len(question)} characters long; the limit is "
+                                f"{self.settings.max_question_chars}.")
+        if self.llm.count_tokens(question) > self.llm.n_ctx // 4:
+            raise QuestionError("the question is too long for the model's context; shorten it.")
+
+    def fit(self, text: str, tokens: int) -> str:
+        """``text`` cut to about ``tokens`` tokens (a chunk of giant sentences must still fit the context)."""
+        cost = self.llm.count_tokens(text)
+        return text if cost <= tokens else text[: len(text) * tokens // cost]
+
+    def call(self, purpose: str, messages: list[dict[str, str]], iteration: int, *, max_tokens: int = 96,
+             temperature: float = 0.0, seed: int | None = None, stream: bool = False):
+        """One LLM call, yielded as an ``llm_call`` event; returns the reply text. With ``stream``, the reply is
+        also yielded piece by piece as ``answer_delta`` events while it is written."""
+        if self.cancel.is_set():
+            raise Cancelled("stopped.")
+        request = Request(purpose, messages, max_tokens=max_tokens, temperature=temperature,
+                          seed=self.settings.seed if seed is None else seed, cancel=self.cancel)
+        try:
+            if stream:
+                result = yield from self.relay(self.llm.stream(request), iteration)
+            else:
+                result = self.llm.complete(request)
+        except EliteError:
+            raise
+        except Exception as exc:  # a backend's own failure becomes one sentence for the user
+            raise ModelError(f"the model failed while {purpose.replace('_', ' ')}: {exc}") from exc
+        prompt = "\n\n".join(f"[{m['role']}]\n{m['content']}" for m in messages)
+        yield Event(Kind.LLM_CALL, iteration, LLMCall(purpose, prompt, result.text, result.prompt_tokens,
+                                                    result.cached_tokens, result.completion_tokens,
+                                                    round(result.seconds, 4), result.finish_reason))
+        return result.text
+
+    def written_answer(self, book: Book, messages: list[dict[str, str]], evidence: list[int], iteration: int):
+        """A free-form answer, streamed while it is written, cut where the model loops, with its citations."""
+        reply = yield from self.call("answer", messages, iteration, max_tokens=self.settings.answer_tokens,
+                                     stream=True)
+        text = clean_answer(reply) or "I could not find the answer in the book."
+        return Answer(text, cite(book, text, evidence), evidence=evidence)
+
+    def answer_from(self, book: Book, question: str, options: dict[str, str] | None, context: str,
+                    evidence: list[int], iteration: int = 1):
+        """One answering call on ``context``: the chosen option for a multiple-choice question, else a written
+        answer with its citations."""
+        messages = prompts.answer(question, options, context or "(nothing found)")
+        if options:
+            reply = yield from self.call("answer", messages, iteration, max_tokens=12)
+            return chosen_answer(book, options, choose(self.llm, messages, reply, options), evidence)
+        return (yield from self.written_answer(book, messages, evidence, iteration))
+
+    def relay(self, pieces, iteration: int):
+        """Pass a backend's stream on as ``answer_delta`` events, stopping early if the user stops."""
+        while True:
+            try:
+                piece = next(pieces)
+            except StopIteration as finished:
+                return finished.value
+            if self.cancel.is_set():
+                pieces.close()
+                raise Cancelled("stopped.")
+            yield Event(Kind.ANSWER_DELTA, iteration, Delta(piece))
+
+
+def choose(llm: LLM, messages: list[dict[str, str]], reply: str, options: dict[str, str]) -> str | None:
+    """The option a reply picks; failing that, the letter the model finds likeliest after ``messages``."""
+    choice = parse_choice(reply, options)
+    if choice is None:
+        logprobs = llm.choice_logprobs(messages, options)
+        choice = max(logprobs, key=logprobs.get) if logprobs else None
+    return choice
+
+
+def chosen_answer(book: Book, options: dict[str, str], choice: str | None, evidence: list[int], **extra) -> Answer:
+    """The answer naming the chosen option (or saying none was readable), cited by the option's words."""
+    text = f"({choice}) {options[choice]}" if choice else "The model gave no readable choice."
+    return Answer(text, cite(book, options.get(choice, ""), evidence), choice=choice, evidence=evidence, **extra)
+
+
+def cite(book: Book, text: str, evidence: list[int]) -> list[Citation]:
+    """The evidence sentences an answer cites as [S123]; failing that, those sharing most content words with it."""
+    allowed = set(evidence)
+    cited = [sid for sid in parse_sentence_ids(text) if sid in allowed]
+    automatic = not cited
+    if automatic and evidence:
+        wanted = set(book.lexicon.content_words(text))
+        scored = sorted(((len(wanted & set(book.lexicon.content_words(book.sentence(sid).text))), sid)
+                         for sid in evidence),
+                        key=lambda x: (-x[0], x[1]))
+        cited = [sid for overlap, sid in scored[:2] if overlap > 0] or [evidence[0]]
+    return [Citation(sid, book.sentence(sid).citation, book.sentence(sid).text, automatic) for sid in cited]

@@ -1,0 +1,123 @@
+"""The counting path for "how many times" questions (and "when is X first/last mentioned"): one phrase, its
+inflected forms, whole-word counts with where each lies; nothing else of the loop runs."""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+import numpy as np
+
+from ...book import Book
+from .. import prompts
+from ..parsing import parse_terms
+from ..trace import Answer, Citation, Count, Event, Kind, Occurrence
+
+COUNTING_QUESTION = re.compile(r"\bhow\s+(?:many\s+times|often)\b|\bnumber\s+of\s+times\b|\bcount\s+(?:of|the)\b|"
+                               r"\bcombien\s+de\s+fois\b|\bwie\s+oft\b|\bcu[aá]ntas\s+veces\b|多少次|几次", re.I)
+QUOTED = re.compile(r"[\"“'‘]([^\"”'’]{2,60})[\"”'’]")
+MAX_FORMS = 64
+GENERIC = {"times", "time", "novel", "book", "story", "chapter", "text", "word", "words", "phrase", "mentioned",
+           "mention", "mentions", "appear", "appears", "appeared", "occur", "occurs", "name", "named", "used"}
+
+
+MENTION_QUESTION = re.compile(r"\b(first|last)\b(?:\s+\w+){0,3}?\s+(?:mention\w*|appear\w*|occur\w*|named|seen|"
+                              r"heard)\b|\b(first|last)\s+(?:mention|appearance)\b", re.I)
+"""ask for the first or last mention ("When is Wickham first mentioned?", "Where does Toad last appear?")."""
+
+
+def is_counting(question: str) -> bool:
+    """Counting questions, and questions about a first or last mention (answered from the same occurrences)."""
+    return bool(COUNTING_QUESTION.search(question)) or mention_order(question) is not None
+
+
+def mention_order(question: str) -> str | None:
+    """"first" or "last" when the question asks where something is first or last mentioned."""
+    found = MENTION_QUESTION.search(question)
+    return (found.group(1) or found.group(2)).lower() if found else None
+
+
+def phrase_forms(book: Book, phrase: str) -> list[str]:
+    """Every combination of the inflected forms of the phrase's words (at most 64), the phrase itself first."""
+    lex = book.lexicon
+    tokens = lex.words(phrase)
+    choices = [book.forms(t) if t not in lex.stopwords else (t,) for t in tokens]
+    combos = itertools.islice(itertools.product(*choices), MAX_FORMS)
+    return list(dict.fromkeys([" ".join(tokens), *(" ".join(c) for c in combos)]))
+
+
+def fallback_phrase(question: str, book: Book) -> str:
+    """A quoted phrase in the question, else its last content word that occurs in the book."""
+    quoted = QUOTED.search(question)
+    if quoted:
+        return quoted.group(1)
+    candidates = [w for w in book.lexicon.content_words(COUNTING_QUESTION.sub(" ", question)) if w not in GENERIC]
+    in_book = [w for w in candidates if any(f in book.index.vocabulary for f in book.forms(w))]
+    return (in_book or candidates or [""])[-1]
+
+
+def count(book: Book, phrase: str, source: str = "model") -> Count:
+    """Whole-word, case-insensitive occurrences of ``phrase`` in any inflected form, with where each lies
+    (in Chinese, written without spaces, every occurrence of its characters).
+
+    The words of a phrase may be separated by any punctuation and spacing ("Mr. Darcy", "Mr.\\nDarcy")."""
+    variants = phrase_forms(book, phrase)
+    if not variants or not variants[0]:
+        return Count(phrase, [], 0, [], source)
+    pattern = book.lexicon.matcher(variants)
+    matches = list(pattern.finditer(book.text))
+    starts = np.array([m.start() for m in matches], dtype=np.int64)
+    sentence_of = np.searchsorted(book.bounds[:, 0], starts, side="right") - 1
+    occurrences = []
+    for m, sid in zip(matches, sentence_of.tolist()):
+        sid = max(sid, 0)
+        chapter = int(book.chapter_of[sid])
+        occurrences.append(Occurrence(sid, m.start(), m.end(), chapter, book.chapters[chapter].title,
+                                      book.page_of(m.start()), m.group(0)))
+    return Count(phrase, variants, len(matches), occurrences, source)
+
+
+def answer_by_counting(engine, book: Book, question: str, options: dict[str, str] | None):
+    """The counting answer: the model names the phrase (kept only if it comes from the question), every
+    occurrence is counted and cited; a first or last mention is answered with that occurrence."""
+    reply = yield from engine.call("count_phrase", prompts.count_phrase(question), 1, max_tokens=16)
+    phrase, source = counting_phrase(question, parse_terms(reply, 1), book)
+    result = count(book, phrase, source)
+    yield Event(Kind.COUNT, 1, result)
+    where = list(dict.fromkeys(o.sentence_id for o in result.occurrences))
+    order = mention_order(question)
+    if order and where:
+        sid = where[0] if order == "first" else where[-1]
+        place = book.sentence(sid)
+        text = (f'"{result.phrase}" is {order} mentioned in chapter {place.chapter + 1} ({place.chapter_title}), '
+                f'[S{sid}]: "{" ".join(place.text.split())}" ({result.total} mentions in all).')
+        return Answer(text, [Citation(sid, place.citation, place.text)], count=result, evidence=[sid])
+    shown = ", ".join(f"[S{sid}]" for sid in where[:20])
+    more = f" and {len(where) - 20} more sentences" if len(where) > 20 else ""
+    text = (f'"{result.phrase}" (counting the forms {", ".join(result.forms)}) occurs {result.total} times'
+            + (f": {shown}{more}." if result.total else "."))
+    choice = closest_number_option(result.total, options) if options else None
+    citations = [Citation(sid, book.sentence(sid).citation, book.sentence(sid).text) for sid in where[:20]]
+    return Answer(text, citations, choice=choice, count=result, evidence=where)
+
+
+def counting_phrase(question: str, proposed: list[str], book: Book) -> tuple[str, str]:
+    """What to count: a phrase quoted in the question; else the model's phrase if all its words come from the
+    question; else the question's last content word found in the book."""
+    if QUOTED.search(question):
+        return fallback_phrase(question, book), "question"
+    said = book.lexicon.words
+    asked = {f for w in said(question) for f in book.forms(w)}
+    if proposed and len(said(proposed[0])) <= 4 and set(said(proposed[0])) <= asked:
+        return proposed[0], "model"
+    return fallback_phrase(question, book), "question"
+
+
+def closest_number_option(total: int, options: dict[str, str]) -> str | None:
+    """The option whose number is nearest to ``total`` (options such as "12 times")."""
+    numbered = {}
+    for key, text in options.items():
+        found = re.search(r"\d+", text.replace(",", ""))
+        if found:
+            numbered[key] = abs(int(found.group()) - total)
+    return min(numbered, key=numbered.get) if numbered else None

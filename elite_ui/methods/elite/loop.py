@@ -1,0 +1,294 @@
+"""The ELITE loop (section 4 of the paper), one method a stage: the model's search terms (:meth:`first_terms`),
+collection (``retrieval.collect``), importance (:meth:`weigh`), the judge (in :meth:`explore`), breadth- and
+depth-wise exploration (:meth:`breadth`, :meth:`depth`), then organising and answering (:meth:`organise`,
+:meth:`vote`). Counting questions take ``counting``; an edited search starts from ``edit``.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections import Counter
+
+import numpy as np
+
+from ...book import Book
+from ...book.lexicon import NAME
+from ...book.names import NameIndex
+from ...models import LLM, Embed
+from .. import prompts
+from ..base import Engine, Prepared, chosen_answer
+from ..parsing import parse_choice, parse_sentence_ids, parse_terms, parse_verdict
+from ..trace import Answer, Chunk, Chunks, Collection, Event, Exploration, Hit, Kind, Notice, Sample, Term, Terms, Trim, Verdict
+from .counting import answer_by_counting, is_counting
+from .edit import Edit, pinned_chunks, resume
+from .importance import kl_divergence, noise_levels, perturb, similarity_importance
+from .retrieval import collect, widen
+from .settings import Settings
+
+
+class Elite(Engine):
+    """Answers questions about a book with the ELITE method, reporting every stage as an event."""
+
+    name = "elite"
+
+    def __init__(self, llm: LLM, settings: Settings | None = None, *, embed: Embed | None = None,
+                 cancel: threading.Event | None = None, names: NameIndex | None = None):
+        super().__init__(llm, settings or Settings(), embed=embed, cancel=cancel)
+        self.names = names
+
+    def steps(self, book: Book, question: str, options: dict[str, str] | None, *, prepared: Prepared,
+              generate: bool = True, edit: Edit | None = None):
+        """Counting questions take the counting path; every other question (and every edited search) the loop."""
+        if is_counting(question) and not edit:
+            return (yield from answer_by_counting(self, book, question, options))
+        return (yield from self.explore(book, question, options, generate, edit))
+
+    def explore(self, book: Book, question: str, options: dict[str, str] | None, generate: bool = True,
+                edit: Edit | None = None):
+        """Iterations of collect, weigh, judge and explore until the evidence suffices or ``iter_max``; then
+        organise and answer."""
+        s = self.settings
+        rng = np.random.default_rng(s.seed)
+        if edit:
+            start, terms, all_terms, chunks, retrieved = yield from resume(self, book, edit)
+        else:
+            terms = yield from self.first_terms(book, question, options)
+            start, all_terms, chunks, retrieved = 1, [], {}, set()
+        last = max(s.iter_max, start)
+        for iteration in range(start, last + 1):
+            if not (edit and iteration == start):
+                terms += self.name_variants(book, terms, {t.text.casefold() for t in all_terms + terms})
+            all_terms += terms
+            yield Event(Kind.TERMS, iteration, Terms(terms, list(all_terms)))
+            hits = collect(book, [t.text for t in all_terms if t.in_book], s.recall_index,
+                           required=[t.text for t in terms if t.in_book], exclude=retrieved)
+            retrieved.update(h.sentence_id for h in hits)
+            yield Event(Kind.COLLECTION, iteration, Collection(hits))
+            found = [c for c in widen(book, hits, s.neighbor_num, iteration) if c.key not in chunks]
+            if edit and iteration == start:
+                pinned = pinned_chunks(book, edit.pinned, s.neighbor_num, iteration)
+                found = pinned + [c for c in found if not any(p.first <= c.first and c.last <= p.last
+                                                                 for p in pinned)]
+            chunks.update((c.key, c) for c in found)
+            yield Event(Kind.CHUNKS, iteration, Chunks(found))
+            yield from self.weigh(found, question, options, iteration, rng)
+            if chunks:
+                evidence = self.evidence_text(ranked(chunks.values()))
+                reply = yield from self.call("judge", prompts.judge(question, options, evidence), iteration,
+                                             max_tokens=48)
+                sufficient, reason = parse_verdict(reply)
+                verdict = Verdict(s.judge_default if sufficient is None else sufficient, reason,
+                                  sufficient is not None)
+            else:
+                verdict = Verdict(False, "nothing was found for these terms", True)
+            yield Event(Kind.JUDGE, iteration, verdict)
+            if verdict.sufficient or iteration == last:
+                break
+            tried = {t.text.casefold() for t in all_terms}
+            breadth = yield from self.breadth(book, question, all_terms, hits, tried, iteration)
+            tried |= {t.text.casefold() for t in breadth}
+            depth = yield from self.depth(book, question, found, all_terms + breadth, tried, iteration)
+            terms = breadth + depth
+            yield Event(Kind.EXPLORATION, iteration, Exploration(breadth, depth))
+            if not any(t.in_book for t in terms):
+                yield Event(Kind.WARNING, iteration, Notice("no new search terms were found; stopping."))
+                break
+        ceiling = book.stats.get("ceiling")
+        if ceiling and generate and not options and not verdict.sufficient:
+            return Answer(f"Not found so far: the book up to {ceiling['label']} does not say.",
+                          evidence=sorted({sid for c in chunks.values() for sid in range(c.first, c.last + 1)}))
+        answer = yield from self.organise(book, question, options, ranked(chunks.values()), iteration, generate)
+        return answer
+
+    def first_terms(self, book: Book, question: str, options: dict[str, str] | None):
+        """The model's search terms for the question, with the question's own words (or only them, announced,
+        when the model gave nothing usable)."""
+        s = self.settings
+        reply = yield from self.call("terms", prompts.terms(question, options, s.max_terms), 1)
+        terms = self.new_terms(book, parse_terms(reply, s.max_terms), "question", set())
+        tried = {t.text.casefold() for t in terms} | {w for t in terms for w in t.words}
+        if not any(t.in_book for t in terms):
+            terms += self.new_terms(book, book.lexicon.content_words(question), "fallback", tried, by="lexical")
+            yield Event(Kind.WARNING, 1, Notice("the model gave no usable search terms; searching for the question's "
+                                                "own words instead."))
+        elif s.question_words:
+            terms += self.new_terms(book, book.lexicon.content_words(question), "question", tried, by="lexical")
+        return terms
+
+    def new_terms(self, book: Book, texts: list[str], origin: str, tried: set[str], by: str = "model") -> list[Term]:
+        out = []
+        for text in texts:
+            if text.casefold() in tried:
+                continue
+            tried.add(text.casefold())
+            ws = book.lexicon.content_words(text)
+            in_book = any(f in book.index.vocabulary for w in ws for f in book.forms(w))
+            out.append(Term(text, origin, ws, True, in_book, by))
+        return out
+
+    def name_variants(self, book: Book, terms: list[Term], tried: set[str]) -> list[Term]:
+        """The other names of each character a term names (Lizzy, Eliza for Elizabeth), from the name index; only
+        names found in ``book`` (so none from beyond a spoiler ceiling shows in the trace)."""
+        if not (self.names and self.settings.name_variants):
+            return []
+        out = []
+        for term in terms:
+            character = self.names.find(term.text)
+            if character:
+                out += [t for t in self.new_terms(book, self.names.search_words(character), "names", tried,
+                                                  by=f"names: {character.name}") if t.in_book]
+        return out
+
+    def weigh(self, found: list[Chunk], question: str, options, iteration: int, rng: np.random.Generator):
+        """Importance of each new chunk (all, or the ``importance_chunks`` best by overlap)."""
+        s = self.settings
+        if s.importance_samples <= 0:
+            return
+        chosen = sorted(found, key=lambda c: -c.score)
+        if s.importance_chunks:
+            chosen = chosen[: s.importance_chunks]
+        for chunk in chosen:
+            started = time.perf_counter()
+            passage = self.fit(chunk.text, s.evidence_tokens)
+            chunk.base_answer = yield from self.call(
+                "importance", prompts.passage_answer(question, options, passage), iteration, max_tokens=40)
+            base_letters = self.llm.choice_logprobs(prompts.passage_answer(question, options, passage),
+                                                    options) if options else None
+            answers, kls = [], []
+            for n, level in enumerate(noise_levels(s.importance_samples, rng)):
+                noisy = perturb(passage, level, seed=s.seed * 1000 + n)
+                noisy_messages = prompts.passage_answer(question, options, noisy)
+                answers.append((yield from self.call("importance", noisy_messages, iteration, max_tokens=40)))
+                if base_letters:
+                    letters = self.llm.choice_logprobs(noisy_messages, options)
+                    kls.append(kl_divergence(base_letters, letters) if letters else None)
+                else:
+                    kls.append(None)
+                chunk.samples.append(Sample(round(level, 4), math.nan, answers[-1], kls[-1]))
+            chunk.importance, sims = similarity_importance(chunk.base_answer, answers, self.embed)
+            for sample, sim in zip(chunk.samples, sims):
+                sample.similarity = round(sim, 4)
+            valid = [k for k in kls if k is not None]
+            chunk.kl_importance = float(np.mean(valid)) if valid else None
+            chunk.seconds = round(time.perf_counter() - started, 3)
+            yield Event(Kind.IMPORTANCE, iteration, chunk)
+
+    def breadth(self, book: Book, question: str, all_terms: list[Term], hits: list[Hit], tried: set[str],
+                iteration: int):
+        found = "\n".join(f"- {h.text[:160]}" for h in hits[:3]) or "- nothing"
+        reply = yield from self.call(
+            "breadth", prompts.breadth(question, [t.text for t in all_terms], found, self.settings.max_terms),
+            iteration)
+        return self.new_terms(book, parse_terms(reply, self.settings.max_terms), "breadth", set(tried))
+
+    def depth(self, book: Book, question: str, found: list[Chunk], known: list[Term], tried: set[str],
+              iteration: int):
+        """Terms taken from the iteration's best chunks: the model's picks that occur in them, else their rarest
+        words that recur elsewhere in the book."""
+        s = self.settings
+        top = ranked(found)[: s.deep_search_index]
+        if not top:
+            return []
+        passages = self.fit("\n\n".join(c.text for c in top), s.evidence_tokens)
+        reply = yield from self.call("depth", prompts.depth(question, passages, s.deep_search_num), iteration)
+        present = set(book.lexicon.words(passages))
+        picked = [t for t in parse_terms(reply, s.deep_search_num) if set(book.lexicon.content_words(t)) <= present]
+        terms = self.new_terms(book, picked, "depth", set(tried))
+        if not terms:
+            known = {w for t in known for w in t.words}
+            terms = self.new_terms(book, salient_words(book, passages, known)[: s.deep_search_num], "depth",
+                                   set(tried), by="lexical")
+        return terms
+
+    def evidence_text(self, chunks: list[Chunk]) -> str:
+        """Chunks, best first, each with its importance where scored, within the evidence token budget."""
+        budget = self.settings.evidence_tokens
+        blocks = []
+        for n, chunk in enumerate(chunks, 1):
+            mark = (f" (importance {chunk.importance:.2f})" if chunk.importance is not None
+                    and not math.isnan(chunk.importance) else "")
+            block = f"[{n}]{mark} {' '.join(chunk.text.split())}"
+            cost = self.llm.count_tokens(block)
+            if cost > budget:
+                if not blocks:
+                    blocks.append(self.fit(block, budget))
+                break
+            budget -= cost
+            blocks.append(block)
+        return "\n".join(blocks) or "(nothing found)"
+
+    def budgeted_sentences(self, book: Book, sentence_ids: list[int]) -> list[int]:
+        budget = self.settings.evidence_tokens
+        kept = []
+        for sid in sentence_ids:
+            cost = self.llm.count_tokens(book.sentence(sid).text) + 4
+            if cost > budget:
+                break
+            budget -= cost
+            kept.append(sid)
+        return kept
+
+    def organise(self, book: Book, question: str, options, chunks: list[Chunk], iteration: int,
+                 generate: bool = True):
+        """Trim the evidence to what the model calls relevant, then answer from it (voting for multiple choice)."""
+        ordered = list(dict.fromkeys(sid for c in chunks for sid in range(c.first, c.last + 1)))
+        candidates = self.budgeted_sentences(book, ordered)
+        listing = "\n".join(f"S{sid}: {' '.join(book.sentence(sid).text.split())}" for sid in sorted(candidates))
+        kept, picked = candidates, []
+        if candidates and self.settings.trim:
+            reply = yield from self.call("trim", prompts.trim(question, options, listing), iteration, max_tokens=64)
+            picked = [sid for sid in parse_sentence_ids(reply) if sid in set(candidates)]
+            pinned = {sid for c in chunks if c.pinned for sid in range(c.first, c.last + 1)} & set(candidates)
+            kept = sorted(set(picked) | pinned) if picked else candidates
+        if candidates:
+            yield Event(Kind.TRIM, iteration, Trim(sorted(kept), sorted(set(candidates) - set(kept)), bool(picked),
+                                                   self.settings.trim))
+        kept = sorted(kept)
+        if not generate:
+            return Answer("", evidence=kept)
+        evidence = "\n".join(f"[S{sid}] {' '.join(book.sentence(sid).text.split())}" for sid in kept)
+        messages = prompts.answer(question, options, evidence or "(nothing found)")
+        if options:
+            return (yield from self.vote(book, messages, options, kept, iteration))
+        return (yield from self.written_answer(book, messages, kept, iteration))
+
+    def vote(self, book: Book, messages, options: dict[str, str], kept: list[int], iteration: int):
+        s = self.settings
+        votes: Counter[str] = Counter()
+        for n in range(max(1, s.voter_num)):
+            reply = yield from self.call("vote", messages, iteration, max_tokens=12,
+                                         temperature=0.0 if n == 0 else 0.8, seed=s.seed + n)
+            choice = parse_choice(reply, options)
+            if choice:
+                votes[choice] += 1
+        logprobs = self.llm.choice_logprobs(messages, options)
+        if not votes and logprobs:
+            votes[max(logprobs, key=logprobs.get)] += 1
+        total = sum(votes.values())
+        order = {k: i for i, k in enumerate(options)}
+        choice = (max(votes, key=lambda k: (votes[k], (logprobs or {}).get(k, 0.0), -order[k]))
+                  if votes else None)
+        shares = {k: round(votes.get(k, 0) / total, 3) if total else 0.0 for k in options}
+        return chosen_answer(book, options, choice, kept, votes={k: votes.get(k, 0) for k in options},
+                             vote_shares=shares)
+
+
+def ranked(chunks) -> list[Chunk]:
+    """Pinned chunks first, then the most important (unscored chunks after scored ones), then by overlap, then
+    book order."""
+    def key(c: Chunk):
+        importance = c.importance if c.importance is not None and not math.isnan(c.importance) else -1.0
+        return (not c.pinned, -importance, -c.score, c.first)
+    return sorted(chunks, key=key)
+
+
+def salient_words(book: Book, text: str, known: set[str]) -> list[str]:
+    """Words of ``text`` worth a search: names (capitalised inside a sentence) first, then the rarest words,
+    keeping only words that occur in at least two sentences of the book."""
+    vocabulary, frequency = book.index.vocabulary, book.index.document_frequency
+    names = {w.lower() for w in NAME.findall(text)}
+    candidates = [w for w in book.lexicon.content_words(text) if w not in known and w in vocabulary
+                  and frequency[vocabulary[w]] >= 2]
+    return sorted(candidates, key=lambda w: (w not in names, frequency[vocabulary[w]]))

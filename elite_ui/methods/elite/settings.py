@@ -1,0 +1,54 @@
+"""ELITE's settings, each described once (its help and range), and the presets. The first six carry the paper's
+names and defaults."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...settings import setting
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The loop's settings. The first six carry the paper's names and defaults."""
+
+    recall_index: int = setting(25, "sentences kept per collection step (top K by overlap)", low=1, high=100,
+                                panel=True)
+    neighbor_num: int = setting(2, "sentences added on each side of a hit to make its chunk", low=0, high=10,
+                                panel=True)
+    deep_search_index: int = setting(5, "how many of an iteration's chunks depth-wise exploration reads", low=1,
+                                     high=20, panel=True)
+    deep_search_num: int = setting(10, "depth-wise terms per iteration, at most", low=1, high=30, panel=True)
+    voter_num: int = setting(10, "votes cast for a multiple-choice answer; the majority wins", low=1, high=20,
+                             panel=True)
+    iter_max: int = setting(5, "iterations of collect-judge-explore at most", low=1, high=10, panel=True)
+    max_terms: int = setting(10, "terms asked for at the start and per breadth-wise expansion", low=1, high=30)
+    question_words: bool = setting(True, "also search for the question's own content words, beside the model's "
+                                         "terms", panel=True)
+    importance_samples: int = setting(3, "noise levels λ sampled per chunk for its importance (0 turns importance "
+                                         "off)", low=0, high=10, panel=True)
+    importance_chunks: int = setting(0, "score only this many new chunks per iteration, best overlap first (0: "
+                                        "all)", low=0, high=50, panel=True)
+    judge_default: bool = setting(False, "verdict taken when the judge's reply says neither yes nor no (no: keep "
+                                         "searching)")
+    name_variants: bool = setting(True, "when a term names a character, also search its other names (the book's "
+                                        "name index)", panel=True)
+    trim: bool = setting(True, "let the model drop evidence it finds irrelevant before answering (the paper's "
+                               "organising step)", panel=True)
+    evidence_tokens: int = setting(2000, "token budget for the evidence shown to the judge and to the answer",
+                                   low=200, high=8000, panel=True)
+    answer_tokens: int = setting(160, "longest free-form answer, in tokens", low=16, high=2048)
+    max_question_chars: int = setting(2000, "longest question, in characters", low=1, high=100_000)
+    seed: int = setting(0, "seed of the noise levels, the perturbations and the sampled votes", low=0)
+
+
+PRESETS = {
+    "paper": Settings(),
+    "laptop": Settings(
+        recall_index=8, neighbor_num=1, deep_search_index=2, deep_search_num=5, voter_num=3, iter_max=2,
+        max_terms=6, importance_samples=1, importance_chunks=3, trim=False, evidence_tokens=800, answer_tokens=96,
+    ),
+}
+"""``paper``: the paper's settings. ``laptop``: about half a minute per question with the embedded model on a CPU;
+trimming is off because SmolLM2-135M's picks dropped most of the evidence (FairytaleQA evidence recall 0.26 with
+trimming, 0.66 without, 0.70 with the question's words too; see docs/benchmark.md)."""

@@ -1,0 +1,118 @@
+"""Defensive readers of model output: small models ramble, repeat themselves and ignore formats."""
+
+from __future__ import annotations
+
+import re
+
+import json_repair
+from rapidfuzz import fuzz, process
+
+from ..book.lexicon import STOPWORDS, content_words, words
+
+LIST_MARKER = re.compile(r"^\s*(?:[-*•·]+|\d+[.)]|[a-z][.)]|terms?:|search(?: words| terms)?:|keywords?:)\s*", re.I)
+SPLIT = re.compile(r"[\n,;|]+")
+QUOTES = "\"'“”‘’`*_"
+MAX_TERM_WORDS = 5
+FRAGMENT_START = {"and", "or", "but", "which", "that", "what", "where", "when", "who", "why", "how", "because"}
+
+
+def parse_terms(text: str, limit: int) -> list[str]:
+    """Search terms from a list the model wrote (lines, commas, JSON or numbered), deduplicated, junk dropped.
+
+    Junk: empty items, items longer than five words (sentences, not terms), items with no content word and
+    items mostly of stopwords ("The answer is") or opening like a clause ("and the..."). A label before a colon
+    is dropped ("Names: Darcy" -> Darcy).
+    """
+    items: list[str] = []
+    if "[" in text:
+        found = json_repair.loads(text[text.index("[") :])
+        if isinstance(found, list):
+            items = [str(x) for x in found if isinstance(x, (str, int, float))]
+    if not items:
+        items = SPLIT.split(text)
+    terms: dict[str, str] = {}
+    for item in items:
+        item = item.rsplit(":", 1)[-1]
+        item = " ".join(LIST_MARKER.sub("", item.strip()).strip(QUOTES + " .:!?()[]{}").split())
+        tokens = words(item)
+        if not item or len(tokens) > MAX_TERM_WORDS or not content_words(item):
+            continue
+        if sum(t in STOPWORDS for t in tokens) * 2 > len(tokens) or tokens[0] in FRAGMENT_START:
+            continue
+        terms.setdefault(item.casefold(), item)
+        if len(terms) >= limit:
+            break
+    return list(terms.values())
+
+
+YES = re.compile(r"\b(yes|sufficient|enough|adequate|can be answered)\b", re.I)
+NO = re.compile(r"\b(no|not|insufficient|missing|lacks?|cannot|can't|unclear)\b", re.I)
+
+
+def parse_verdict(text: str) -> tuple[bool | None, str]:
+    """(sufficient?, reason) from a yes/no reply; None when the reply says neither first."""
+    first = text.strip().split("\n", 1)[0]
+    reason = re.sub(r"^\W*(yes|no)\b\W*", "", first, flags=re.I).strip() or text.strip()[:200]
+    no, yes = NO.search(first), YES.search(first)
+    if no and (not yes or no.start() <= yes.start()):
+        return False, reason[:200]
+    if yes:
+        return True, reason[:200]
+    return None, reason[:200]
+
+
+def parse_choice(text: str, options: dict[str, str]) -> str | None:
+    """The option letter a reply picks: "(B)", "B.", "Answer: B", or else the option text it quotes most closely."""
+    letters = "".join(re.escape(k) for k in options)
+    if not letters:
+        return None
+    for pattern in (rf"\(([{letters}])\)", rf"\b(?:answer|option)\s*(?:is)?\s*:?\s*\(?([{letters}])\b",
+                    rf"^\W*([{letters}])\b"):
+        found = re.search(pattern, text, re.I | re.M)
+        if found and found.group(1).upper() in options:
+            return found.group(1).upper()
+    best = process.extractOne(text, options, scorer=fuzz.partial_ratio, score_cutoff=80)
+    return best[2] if best else None
+
+
+SENTENCE_LABEL = re.compile(r"\bS\s?(\d{1,7})\b")
+
+
+def parse_sentence_ids(text: str) -> list[int]:
+    """Sentence IDs cited as S123 (in any brackets), in order of first mention."""
+    return list(dict.fromkeys(int(m) for m in SENTENCE_LABEL.findall(text)))
+
+
+LOOP_WORDS = 12
+"""Longest run of words :func:`cut_loop` looks for repeated back to back."""
+
+
+def cut_loop(text: str) -> str:
+    """``text`` up to where a run of 1 to LOOP_WORDS words starts repeating a third time in a row
+    ("and then she walked again and then she walked again and then...")."""
+    spans = [m.span() for m in re.finditer(r"\S+", text)]
+    tokens = [text[a:b].lower() for a, b in spans]
+    cut = len(tokens)
+    for size in range(1, LOOP_WORDS + 1):
+        for start in range(0, min(cut, len(tokens) - 3 * size + 1)):
+            run = tokens[start : start + size]
+            if run == tokens[start + size : start + 2 * size] == tokens[start + 2 * size : start + 3 * size]:
+                cut = min(cut, start + size)
+                break
+    return text if cut == len(tokens) else text[: spans[cut - 1][1]]
+
+
+def clean_answer(text: str) -> str:
+    """Cut a reply where the model starts repeating itself: a sentence or line it already wrote, or a run of
+    words looping back to back."""
+    seen: set[str] = set()
+    kept: list[str] = []
+    for piece in re.split(r"(?<=[.!?])\s+|\n+", cut_loop(text.strip())):
+        key = " ".join(piece.lower().split())
+        if not key:
+            continue
+        if key in seen:
+            break
+        seen.add(key)
+        kept.append(piece.strip())
+    return " ".join(kept)

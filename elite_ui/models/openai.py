@@ -1,0 +1,135 @@
+"""Any server speaking the OpenAI chat-completions API: llama-server, Ollama, vLLM, LM Studio (httpx)."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Generator, Iterable
+
+from ..errors import ModelError
+from .base import DEFAULT_CONTEXT, LLM, Completion, Request
+
+
+class OpenAICompatibleLLM(LLM):
+    """Any server speaking the OpenAI chat-completions API: llama-server, Ollama, vLLM, LM Studio."""
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        *,
+        api_key: str | None = None,
+        n_ctx: int = DEFAULT_CONTEXT,
+        timeout: float = 120.0,
+        retries: int = 2,
+    ):
+        import httpx
+
+        base = base_url.rstrip("/")
+        self.base_url = base if base.endswith("/v1") else base + "/v1"
+        self.name = model
+        self.n_ctx = n_ctx
+        self.retries = retries
+        headers = {"Authorization": f"Bearer {api_key or os.environ.get('OPENAI_API_KEY', 'none')}"}
+        self.client = httpx.Client(timeout=httpx.Timeout(timeout, connect=10.0), headers=headers)
+
+    def post(self, payload: dict) -> dict:
+        import httpx
+
+        last = ""
+        for attempt in range(self.retries + 1):
+            try:
+                response = self.client.post(f"{self.base_url}/chat/completions", json=payload)
+            except httpx.TimeoutException:
+                last = "it did not answer in time"
+            except httpx.HTTPError as exc:
+                last = f"it could not be reached ({type(exc).__name__})"
+            else:
+                if response.status_code < 500:
+                    if response.status_code >= 400:
+                        raise ModelError(f"the model server at {self.base_url} refused the request: "
+                                         f"HTTP {response.status_code} {response.text[:200]}")
+                    try:
+                        return response.json()
+                    except ValueError:
+                        raise ModelError(f"the model server at {self.base_url} sent a reply that is not JSON.") \
+                            from None
+                last = f"it failed with HTTP {response.status_code}"
+            if attempt < self.retries:
+                time.sleep(0.5 * 2**attempt)
+        raise ModelError(f"the model server at {self.base_url} is unavailable: {last}.")
+
+    def payload(self, request: Request) -> dict:
+        payload = {
+            "model": self.name,
+            "messages": request.messages,
+            "max_tokens": request.max_tokens,
+            "temperature": request.temperature,
+        }
+        if request.stop:
+            payload["stop"] = list(request.stop)
+        if request.seed is not None:
+            payload["seed"] = request.seed
+        return payload
+
+    def _complete(self, request: Request) -> Completion:
+        data = self.post(self.payload(request))
+        try:
+            choice = data["choices"][0]
+            text = choice["message"]["content"] or ""
+        except (KeyError, IndexError, TypeError):
+            raise ModelError(f"the model server at {self.base_url} sent a reply without choices.") from None
+        return completion(text, data.get("usage") or {}, choice.get("finish_reason") or "stop")
+
+    def _stream(self, request: Request) -> Generator[str, None, Completion]:
+        import httpx
+
+        payload = self.payload(request) | {"stream": True, "stream_options": {"include_usage": True}}
+        pieces, usage, finish = [], {}, "stop"
+        try:
+            with self.client.stream("POST", f"{self.base_url}/chat/completions", json=payload) as response:
+                if response.status_code >= 400:
+                    response.read()
+                    raise ModelError(f"the model server at {self.base_url} refused the request: "
+                                     f"HTTP {response.status_code} {response.text[:200]}")
+                for line in response.iter_lines():
+                    if not line.startswith("data:") or line.strip() == "data: [DONE]":
+                        continue
+                    try:
+                        data = json.loads(line[5:])
+                    except ValueError:
+                        continue
+                    usage = data.get("usage") or usage
+                    for choice in data.get("choices") or []:
+                        piece = (choice.get("delta") or {}).get("content") or ""
+                        finish = choice.get("finish_reason") or finish
+                        if piece:
+                            pieces.append(piece)
+                            yield piece
+        except httpx.TimeoutException:
+            raise ModelError(f"the model server at {self.base_url} stopped answering mid-reply.") from None
+        except httpx.HTTPError as exc:
+            raise ModelError(f"the model server at {self.base_url} could not be reached ({type(exc).__name__}).") \
+                from None
+        return completion("".join(pieces), usage, finish)
+
+    def choice_logprobs(self, messages: list[dict[str, str]], choices: Iterable[str]) -> dict[str, float] | None:
+        request = Request("choice", messages, max_tokens=1)
+        payload = self.payload(request) | {"logprobs": True, "top_logprobs": 20}
+        try:
+            top = self.post(payload)["choices"][0]["logprobs"]["content"][0]["top_logprobs"]
+        except (KeyError, IndexError, TypeError):
+            return None
+        seen = {}
+        for entry in top:
+            key = entry["token"].strip()
+            seen.setdefault(key, entry["logprob"])
+        return {c: seen.get(c, -30.0) for c in choices}
+
+
+def completion(text: str, usage: dict, finish_reason: str) -> Completion:
+    """A :class:`Completion` from an OpenAI-style ``usage`` object (counts a server leaves out read as 0)."""
+    details = usage.get("prompt_tokens_details") or {}
+    return Completion(text, int(usage.get("prompt_tokens") or 0), int(details.get("cached_tokens") or 0),
+                      int(usage.get("completion_tokens") or 0), finish_reason=finish_reason)

@@ -1,0 +1,57 @@
+"""Driving the app in a real headless Chromium (Debian's, through Playwright): start the app on a free port,
+stop it; the browser's path and flags. The browser tests and ``benchmarks/ui.py`` use these."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+"""The repository (``app.py`` lies there)."""
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+
+
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run", "--disable-quic"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_app(*args: str, timeout: float = 120) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONUNBUFFERED": "1",
+           "ELITE_CACHE": tempfile.mkdtemp(prefix="elite-cache-")}
+    process = subprocess.Popen([sys.executable, str(ROOT / "app.py"), "--port", str(port), *args], cwd=ROOT, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    url = f"http://127.0.0.1:{port}/"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the app exited:\n{process.stdout.read()}")
+        try:
+            urllib.request.urlopen(url, timeout=2)
+            return process, url
+        except OSError:
+            time.sleep(0.5)
+    process.kill()
+    raise RuntimeError("the app did not start in time")
+
+
+def stop_app(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
