@@ -12,11 +12,11 @@ import sys
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from elite_ui.app.config import from_args  # noqa: E402
-from elite_ui.app.page import CSS, HEAD, build  # noqa: E402
-from elite_ui.app.state import Model  # noqa: E402
-from elite_ui.book.lexicon import detect_language  # noqa: E402
-from elite_ui.errors import EliteError  # noqa: E402
+from elite_ui.app.config import from_args
+from elite_ui.app.page import CSS, HEAD, build
+from elite_ui.app.state import Model
+from elite_ui.book.lexicon import detect_language
+from elite_ui.errors import EliteError
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,4 +1,4 @@
-"""Hostile books, timed: ``python benchmarks/hostile.py``.
+"""Hostile books, timed: ``python -m benchmarks.hostile``.
 
 Loads every input of tests/hostile.py (broken epubs and PDFs, a zip bomb, odd text files) plus a 50 MB file, each
 in a fresh process, and prints its outcome (a Book or our error), the seconds it took and the process's peak
@@ -13,8 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-
-from benchmarks import ROOT
+from benchmarks import ROOT, write_figures
 from elite_ui.testing.hostile import variants
 
 # peak memory from VmHWM: ru_maxrss would carry the parent's peak over across exec
@@ -43,7 +42,7 @@ def main() -> None:
     rows = []
     for name, path in inputs:
         done = subprocess.run([sys.executable, "-c", PROBE, str(path)], capture_output=True, text=True, cwd=ROOT,
-                              timeout=300)
+                              timeout=300, check=False)
         if done.returncode:
             row = {"name": name, "seconds": None, "outcome": f"CRASH: {done.stderr.strip().splitlines()[-1]}",
                    "peak_mb": None}
@@ -58,6 +57,7 @@ def main() -> None:
           f"{len(rows) - len(ok)} crashed; slowest {max(r['seconds'] for r in ok):.2f} s, "
           f"highest peak memory {max(r['peak_mb'] for r in ok):.0f} MB (a process that loads nothing: about "
           f"{min(r['peak_mb'] for r in ok):.0f} MB)")
+    write_figures("hostile", {"rows": rows})
 
 
 if __name__ == "__main__":

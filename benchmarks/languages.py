@@ -1,4 +1,4 @@
-"""Books beyond English: ``python benchmarks/languages.py [--paragraphs N]``.
+"""Books beyond English: ``python -m benchmarks.languages [--paragraphs N]``.
 
 For each generated sample novel (tests/languages.py: French, German, Spanish, Chinese), every question's own
 content words are searched (no model) and the rank of the sentence holding its answer is reported, once with the
@@ -15,7 +15,6 @@ import argparse
 import tempfile
 import time
 from pathlib import Path
-
 
 from benchmarks import write_figures
 from elite_ui.book import load_book
@@ -46,8 +45,8 @@ def main() -> None:
                 seconds.append(time.perf_counter() - started)
             seconds = min(seconds)
             english = book.read_as("en")
-            own, own_candidates = zip(*(rank(book, q, fact) for fact, q, _ in sample.facts))
-            as_english, english_candidates = zip(*(rank(english, q, fact) for fact, q, _ in sample.facts))
+            own, own_candidates = zip(*(rank(book, q, fact) for fact, q, _ in sample.facts), strict=True)
+            as_english, english_candidates = zip(*(rank(english, q, fact) for fact, q, _ in sample.facts), strict=True)
             mb = path.stat().st_size / 2**20
 
             def hit(ranks, k):

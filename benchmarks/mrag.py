@@ -1,4 +1,4 @@
-"""M-RAG on the embedded model, printed as figures: ``python benchmarks/mrag.py BOOK [--sample N] [--audit N]
+"""M-RAG on the embedded model, printed as figures: ``python -m benchmarks.mrag BOOK [--sample N] [--audit N]
 [--model GGUF | --server URL --model NAME]``.
 
 1. extraction (laptop preset, or --set NAME=VALUE): time, LLM calls and tokens, coverage after the first call and
@@ -23,13 +23,12 @@ from pathlib import Path
 
 import numpy as np
 
-
+from benchmarks import write_figures
 from elite_ui.book import load_book
-from elite_ui.models import MiniLMEmbedder
-from elite_ui.models import open_llm
 from elite_ui.methods.chunk_rag import chunks
 from elite_ui.methods.mrag import PRESETS, MarkerIndex, Mrag, MragSettings, Store, Window
 from elite_ui.methods.trace import Event
+from elite_ui.models import MiniLMEmbedder, open_llm
 from elite_ui.settings import overridden
 
 QUESTIONS = ["Who is the main character?", "Where does the story begin?", "Who is the hero's closest friend?",
@@ -132,7 +131,6 @@ def main() -> None:
     parser.add_argument("--audit", type=int, default=0, help="statements of N markers judged by the model")
     parser.add_argument("--model", help="a GGUF file (default: the embedded SmolLM2-135M), or with --server the name")
     parser.add_argument("--server", help="an OpenAI-compatible server's base URL")
-    parser.add_argument("--out", help="write the figures as JSON here")
     args = parser.parse_args()
     settings: MragSettings = overridden(PRESETS[args.preset], args.set)
     book = load_book(args.book)
@@ -154,8 +152,7 @@ def main() -> None:
     if args.audit:
         figures["statement_audit"] = statement_audit(engine, book, index, args.audit)
     print(json.dumps(figures, indent=1))
-    if args.out:
-        Path(args.out).write_text(json.dumps(figures, indent=1), encoding="utf-8")
+    write_figures(f"mrag-{Path(args.book).stem}" + (f"-sample{args.sample}" if args.sample else ""), figures)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""How the sentence segmenters compare on ../shared/corpus: ``python benchmarks/segmenters.py``.
+"""How the sentence segmenters compare on ../shared/corpus: ``python -m benchmarks.segmenters``.
 
 For each novel, a 40,000-character sample from its middle is cut into the loader's paragraphs, line breaks inside
 a paragraph become spaces (hard-wrapped lines are not sentences), and each paragraph is segmented by raw
@@ -16,8 +16,7 @@ import blingfire
 import pysbd
 import syntok.segmenter
 
-
-from benchmarks import CORPUS
+from benchmarks import CORPUS, write_figures
 from elite_ui.book.segment import paragraph_spans, sentence_bounds
 from elite_ui.book.text import repair, strip_gutenberg
 
@@ -93,6 +92,11 @@ def main() -> None:
         print(f"{name:32s} {statistics.median(scores[name]):.3f}, {min(scores[name]):.3f}"
               f"{'':22s}{statistics.median(speed[name]):.2f}")
     print(f"{'pysbd':32s} (reference){'':27s}{statistics.median(speed['pysbd']):.2f}")
+    write_figures("segmenters", {"books": len(scores[next(iter(SEGMENTERS))]), "sample_chars": SAMPLE, "rows": [
+        {"segmenter": name, "f1_median": round(statistics.median(scores[name]), 3),
+         "f1_worst": round(min(scores[name]), 3), "seconds_per_mb": round(statistics.median(speed[name]), 2)}
+        for name in SEGMENTERS] + [{"segmenter": "pysbd", "f1_median": None, "f1_worst": None,
+                                    "seconds_per_mb": round(statistics.median(speed["pysbd"]), 2)}]})
 
 
 if __name__ == "__main__":

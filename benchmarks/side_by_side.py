@@ -1,5 +1,5 @@
 """One question answered by each strategy of the app's side-by-side view, on the embedded model:
-``python benchmarks/side_by_side.py [BOOK] [--question Q ...]``.
+``python -m benchmarks.side_by_side [BOOK] [--question Q ...]``.
 
 For each question: ELITE (laptop preset, with the book's character-name index), chunk-embedding RAG (MiniLM) and
 BM25 over 100-word chunks, each answering through the same answer step; printed: the answer, the evidence
@@ -11,13 +11,12 @@ from __future__ import annotations
 import argparse
 import time
 
-
 from benchmarks import ROOT, write_figures
 from elite_ui.book import load_book
+from elite_ui.book.names import build_names
 from elite_ui.methods import METHODS, Tools
 from elite_ui.models import MiniLMEmbedder
 from elite_ui.models.llama_cpp import LlamaCppLLM
-from elite_ui.book.names import build_names
 
 QUESTIONS = ["Where does Toad live?", "What does Mole do at the start of the story?", "Who is Portly?"]
 

@@ -1,6 +1,6 @@
 """Soak: many questions in a row on one loaded book with the scripted model; prints memory growth.
 
-``python benchmarks/soak.py [--questions 50]``: five warm-up questions, then N more; resident memory (psutil) and
+``python -m benchmarks.soak [--questions 50]``: five warm-up questions, then N more; resident memory (psutil) and
 Python-heap memory (tracemalloc) are compared before and after the N, with every trace kept as a session would.
 """
 
@@ -12,12 +12,10 @@ import tracemalloc
 
 import psutil
 
-
-from benchmarks import CORPUS
+from benchmarks import CORPUS, write_figures
 from elite_ui.book import load_book
 from elite_ui.methods.elite import PRESETS, Elite
-from elite_ui.models import MiniLMEmbedder
-from elite_ui.models import ScriptedLLM
+from elite_ui.models import MiniLMEmbedder, ScriptedLLM
 
 REPLIES = {"terms": ["Darcy\nPemberley\nletter"], "judge": ["no", "yes"], "breadth": ["Derbyshire"],
            "depth": ["Elizabeth"], "importance": ["Darcy owns Pemberley.", "Nobody knows."],
@@ -50,6 +48,10 @@ def main() -> None:
     print(f"resident memory: {rss_before / 1e6:.1f} MB -> {rss_after / 1e6:.1f} MB "
           f"({(rss_after - rss_before) / rss_before:+.1%})")
     print(f"Python heap (the {args.questions} traces kept): +{(heap_after - heap_before) / 1e6:.2f} MB")
+    write_figures("soak", {"questions": args.questions, "errors": errors, "rss_before_mb": round(rss_before / 1e6, 1),
+                           "rss_after_mb": round(rss_after / 1e6, 1),
+                           "rss_growth": round((rss_after - rss_before) / rss_before, 4),
+                           "heap_growth_mb": round((heap_after - heap_before) / 1e6, 2)})
 
 
 if __name__ == "__main__":

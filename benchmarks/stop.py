@@ -1,4 +1,4 @@
-"""How fast Stop takes effect in each stage, on the embedded model: ``python benchmarks/stop.py [--delay 0.5]``.
+"""How fast Stop takes effect in each stage, on the embedded model: ``python -m benchmarks.stop [--delay 0.5]``.
 
 For each stage (ELITE's terms, importance, judge, breadth, depth and answer calls on the `paper` preset, and
 M-RAG's extraction), a question is started and the cancel flag is set ``--delay`` seconds into that stage's first
@@ -13,16 +13,14 @@ import tempfile
 import threading
 import time
 
-
-from benchmarks import ROOT
+from benchmarks import ROOT, write_figures
 from elite_ui.book import load_book
-from elite_ui.methods.elite import PRESETS, Elite
 from elite_ui.errors import Cancelled
-from elite_ui.models import MiniLMEmbedder
-from elite_ui.models import Request
-from elite_ui.models.llama_cpp import PREFILL_SLICE, LlamaCppLLM
+from elite_ui.methods.elite import PRESETS, Elite
 from elite_ui.methods.mrag import PRESETS as MRAG_PRESETS
 from elite_ui.methods.mrag import Mrag
+from elite_ui.models import MiniLMEmbedder, Request
+from elite_ui.models.llama_cpp import PREFILL_SLICE, LlamaCppLLM
 
 STAGES = ["terms", "importance", "judge", "breadth", "depth", "answer", "extract"]
 
@@ -59,6 +57,7 @@ def main() -> None:
     llm.complete(Request("warm-up", [{"role": "user", "content": "Say yes."}], 4))  # first call maps the weights
     embed(["warm up"])
     print(f"prompt slices of {PREFILL_SLICE} tokens; cancel set {args.delay} s into the stage's first call")
+    figures = {"slice_tokens": PREFILL_SLICE, "delay_seconds": args.delay, "stopped_after": {}}
     for stage in STAGES:
         if stage == "extract":
             def run(cancel):
@@ -70,6 +69,8 @@ def main() -> None:
         seconds = stop_during(llm, stage, args.delay, run)
         print(f"{stage:10s} " + (f"stopped {seconds:.2f} s after the flag" if seconds is not None
                                  else "never reached (the question ended first)"), flush=True)
+        figures["stopped_after"][stage] = None if seconds is None else round(seconds, 2)
+    write_figures("stop", figures)
 
 
 if __name__ == "__main__":

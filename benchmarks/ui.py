@@ -1,4 +1,4 @@
-"""How fast the app responds, in a real headless Chromium, on the scripted model: ``python benchmarks/ui.py``.
+"""How fast the app responds, in a real headless Chromium, on the scripted model: ``python -m benchmarks.ui``.
 
 Prints: page load; loading les-miserables.txt (3.2 MB) through the upload box until its card shows; the time from
 clicking Ask to the first trace element; and for a 5-iteration question (paper preset), the time to render its
@@ -8,6 +8,7 @@ trace (Python: HTML and both charts; browser: putting that HTML on the page and 
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import tempfile
 import time
@@ -15,8 +16,7 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-
-from benchmarks import CORPUS
+from benchmarks import CORPUS, write_figures
 from elite_ui.app import render
 from elite_ui.book import load_book
 from elite_ui.methods.elite import PRESETS, Elite
@@ -30,7 +30,7 @@ SCRIPT = {"replies": {"terms": ["Valjean\nbishop\ncandlesticks"], "judge": ["no,
                       "trim": ["S1"], "answer": ["The bishop gives Jean Valjean his silver candlesticks."]}}
 
 
-def python_render_seconds() -> float:
+def python_render_seconds() -> tuple[int, float]:
     book = load_book(BOOK)
     trace = Elite(ScriptedLLM(json.loads(json.dumps(SCRIPT["replies"]))), PRESETS["paper"],
                   embed=lambda texts: __import__("numpy").ones((len(texts), 4))).run(book, "What does the bishop give?")
@@ -44,15 +44,15 @@ def python_render_seconds() -> float:
         times.append(time.perf_counter() - started)
     print(f"render a {iterations}-iteration trace in Python (HTML + both charts): "
           f"median {statistics.median(times) * 1000:.0f} ms")
-    return statistics.median(times)
+    return iterations, statistics.median(times)
 
 
 def main() -> None:
-    python_render_seconds()
+    iterations, render_seconds = python_render_seconds()
+    figures = {"iterations": iterations, "render_python_ms": round(render_seconds * 1000), "book": BOOK.name,
+               "book_mb": round(BOOK.stat().st_size / 1e6, 1)}
     script = Path(tempfile.mkdtemp()) / "script.json"
     script.write_text(json.dumps(SCRIPT))
-    import os
-
     os.environ["ELITE_PRESET"] = "paper"
     process, url = start_app("--scripted", str(script))
     try:
@@ -62,17 +62,20 @@ def main() -> None:
             started = time.perf_counter()
             page.goto(url)
             page.wait_for_selector("#question textarea")
-            print(f"page load: {time.perf_counter() - started:.2f} s")
+            figures["page_load_s"] = round(time.perf_counter() - started, 2)
+            print(f"page load: {figures['page_load_s']:.2f} s")
             started = time.perf_counter()
             page.set_input_files("#upload input[type=file]", str(BOOK))
             page.wait_for_selector("#book-info:has-text('sentences')", timeout=60000)
+            figures["upload_s"] = round(time.perf_counter() - started, 2)
             print(f"upload and load {BOOK.name} ({BOOK.stat().st_size / 1e6:.1f} MB) until its card shows: "
-                  f"{time.perf_counter() - started:.2f} s")
+                  f"{figures['upload_s']:.2f} s")
             page.fill("#question textarea", "What does the bishop give Jean Valjean?")
             started = time.perf_counter()
             page.click("#ask")
             page.wait_for_selector("#trace .chip")
-            print(f"first trace element visible after Ask: {time.perf_counter() - started:.2f} s")
+            figures["first_trace_s"] = round(time.perf_counter() - started, 2)
+            print(f"first trace element visible after Ask: {figures['first_trace_s']:.2f} s")
             page.wait_for_selector("#status:has-text('Done')", timeout=300000)
             print(f"whole 5-iteration question on the scripted model: {time.perf_counter() - started:.2f} s, "
                   f"{page.locator('#trace .iteration').count()} iteration blocks")
@@ -86,9 +89,11 @@ def main() -> None:
                 return performance.now() - t;
             }""")
             print(f"browser: put the 5-iteration trace HTML on the page and lay it out: {browser_ms:.0f} ms")
+            figures["render_browser_ms"] = round(browser_ms)
             browser.close()
     finally:
         stop_app(process)
+    write_figures("ui", figures)
 
 
 if __name__ == "__main__":

@@ -19,14 +19,14 @@ class SettingsError(EliteError):
     """A setting was given a value it cannot take."""
 
 
-def setting(default: Any, help: str, *, low: float | None = None, high: float | None = None,
+def setting(default: Any, help_text: str, *, low: float | None = None, high: float | None = None,
             choices: tuple[str, ...] | None = None, panel: bool = False, kind: type | None = None,
             **extra: Any) -> Any:
     """A settings field: its default, one line of help, the range (``low``..``high``) or ``choices`` a value
     must keep to, and whether the app's settings panel shows it. ``kind`` is the value's type when the default
     (None) does not tell; ``extra`` keeps anything else a generator needs (an environment variable's name...)."""
     return dataclasses.field(default=default, metadata={
-        "help": help, "low": low, "high": high, "choices": choices, "panel": panel,
+        "help": help_text, "low": low, "high": high, "choices": choices, "panel": panel,
         "kind": kind or type(default), **extra})
 
 
@@ -72,7 +72,7 @@ class Described:
         """``value`` if it is within this setting's range or choices, else a :class:`SettingsError`."""
         if self.choices and value not in self.choices:
             raise SettingsError(f"{self.name} must be one of {', '.join(self.choices)}, not {value!r}.")
-        if self.low is not None and value < self.low or self.high is not None and value > self.high:
+        if (self.low is not None and value < self.low) or (self.high is not None and value > self.high):
             raise SettingsError(f"{self.name} goes from {self.low:g} to {self.high:g}; {value!r} is out of range.")
         return value
 

@@ -6,7 +6,6 @@ import hashlib
 from pathlib import Path
 
 import numpy as np
-
 import pytest
 
 from elite_ui.book import load_book

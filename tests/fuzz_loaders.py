@@ -5,6 +5,7 @@ first byte of each input picks the format, the rest is the file. Anything but a 
 libFuzzer stops and saves the input as crash-*.
 """
 
+import contextlib
 import sys
 import tempfile
 from pathlib import Path
@@ -24,10 +25,8 @@ def one_input(data: bytes) -> None:
         return
     path = FOLDER / f"input{SUFFIXES[data[0] % len(SUFFIXES)]}"
     path.write_bytes(data[1:])
-    try:
+    with contextlib.suppress(BookError):
         load_book(path)
-    except BookError:
-        pass
 
 
 def main() -> None:

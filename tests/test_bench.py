@@ -6,8 +6,8 @@ import json
 import pytest
 
 from elite_ui.bench import cli, datasets, harness, scoring, strategies
-from elite_ui.settings import overridden
 from elite_ui.models import ScriptedLLM
+from elite_ui.settings import overridden
 
 from .conftest import trigram_embed
 
@@ -158,8 +158,8 @@ def test_the_report_page_has_its_table_and_charts(tmp_path):
 
 
 def test_settings_can_be_overridden_from_the_command_line():
-    from elite_ui.methods.elite import PRESETS
     from elite_ui.errors import EliteError
+    from elite_ui.methods.elite import PRESETS
 
     changed = overridden(PRESETS["laptop"], ["trim=false", "recall_index=25"])
     assert changed.trim is False and changed.recall_index == 25 and changed.neighbor_num == 1

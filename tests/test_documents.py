@@ -8,7 +8,6 @@ import pytest
 
 from elite_ui.book import load_book
 from elite_ui.errors import BookError
-
 from elite_ui.testing.files import make_epub, make_pdf
 
 from .conftest import BOOKS
@@ -108,7 +107,7 @@ def test_pdf_keeps_pages_joins_hyphens_and_drops_running_lines(tmp_path):
     assert dawn.page == 3 and dawn.citation.endswith("p. 3")
 
 
-@pytest.mark.parametrize("name,content,message", [
+@pytest.mark.parametrize(("name", "content", "message"), [
     ("empty.txt", b"", "empty"),
     ("noise.txt", bytes(range(256)) * 40, "binary"),
     ("book.docx", b"PK\x03\x04", "unsupported"),
@@ -147,7 +146,7 @@ def test_a_50_mb_file_is_refused_before_reading(tmp_path):
     path = tmp_path / "huge.txt"
     with open(path, "wb") as f:
         f.truncate(50 * 1024 * 1024)
-    with pytest.raises(BookError, match="50.0 MB; the limit is 20 MB"):
+    with pytest.raises(BookError, match=r"50\.0 MB; the limit is 20 MB"):
         load_book(path)
 
 

@@ -5,9 +5,8 @@ import threading
 
 import pytest
 
+from elite_ui.errors import Cancelled, ModelError, QuestionError
 from elite_ui.methods.elite import Elite, Settings
-from elite_ui.errors import Cancelled
-from elite_ui.errors import ModelError, QuestionError
 from elite_ui.models import ScriptedLLM
 
 from .conftest import trigram_embed

@@ -25,7 +25,8 @@ def test_any_bytes_end_in_a_book_or_a_clear_error(tmp_path, data, suffix):
     try:
         book = load_book(path)
     except BookError as exc:
-        assert str(exc) and "\n" not in str(exc)
+        message = str(exc)
+        assert message and "\n" not in message
     else:
         assert len(book) >= 1
 

@@ -4,11 +4,11 @@ and words in its own way, and its questions find their facts through its stopwor
 import pytest
 
 from elite_ui.book import load_book
-from elite_ui.methods.elite import Elite, Settings
 from elite_ui.book.lexicon import ENGLISH
+from elite_ui.methods.elite import Elite, Settings
+from elite_ui.methods.elite.retrieval import collect
 from elite_ui.models import ScriptedLLM
 from elite_ui.testing.languages import SAMPLES, sample_text
-from elite_ui.methods.elite.retrieval import collect
 
 from .conftest import trigram_embed
 
@@ -39,7 +39,7 @@ def test_every_sentence_is_cut_where_it_ends(sample):
 
 def test_stopwords_are_the_language_s_own(sample):
     book, described = sample
-    for fact, question, _ in described.facts:
+    for _, question, _ in described.facts:
         kept = book.lexicon.content_words(question)
         assert kept and not set(kept) & book.lexicon.stopwords
         assert len(kept) < len(book.lexicon.words(question))
@@ -64,11 +64,10 @@ def test_chinese_cut_as_english_finds_none_of_its_facts(tmp_path):
 
 
 def test_inflected_forms_come_from_the_book_through_the_stem(sample):
-    book, described = sample
+    book, _ = sample
     if book.language == "zh":
         assert book.forms("钥匙") == ("钥匙",)
         return
-    fact, question, searched = described.facts[1]
     verb = {"fr": "trouvé", "de": "fanden", "es": "encontraron"}[book.language]
     found = {"fr": "trouvèrent", "de": "fanden", "es": "encontraron"}[book.language]
     assert found in book.forms(verb)

@@ -4,6 +4,7 @@ import json
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import ClassVar
 
 import pytest
 
@@ -30,8 +31,8 @@ def test_prompts_that_do_not_fit_the_context_are_refused():
 
 
 class Stub(BaseHTTPRequestHandler):
-    replies: list = []
-    seen: list = []
+    replies: ClassVar[list] = []
+    seen: ClassVar[list] = []
 
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))

@@ -6,7 +6,6 @@ import pytest
 
 from elite_ui.book import load_book
 from elite_ui.errors import BookError
-
 from elite_ui.testing.hostile import variants
 
 EXPECTED_ERRORS = {
@@ -65,6 +64,6 @@ def test_coverage_guided_fuzzing_of_the_loaders_finds_no_crash(tmp_path):
     done = subprocess.run([sys.executable, "-m", "tests.fuzz_loaders", "-seed=1", "-runs=2000", "-max_total_time=120",
                            "-rss_limit_mb=3000",
                            f"-artifact_prefix={tmp_path}/", str(seeds)], capture_output=True, text=True,
-                          timeout=300, cwd=Path(__file__).resolve().parents[1])
+                          timeout=300, cwd=Path(__file__).resolve().parents[1], check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     assert re.search(r"Done \d+ runs", done.stderr)

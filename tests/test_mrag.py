@@ -1,17 +1,17 @@
 """M-RAG with a scripted model: paragraphs and windows, extraction with coverage, retries and fallback, the
 resumable store, assembly under the budget in both orders, and the fidelity audit."""
 
+import itertools
 import json
 import re
 import threading
 
 import pytest
 
-from elite_ui.errors import Cancelled
-from elite_ui.errors import EliteError
-from elite_ui.models import ScriptedLLM
+from elite_ui.errors import Cancelled, EliteError
 from elite_ui.methods.mrag import Marker, Mrag, MragSettings, audit, parse_markers
 from elite_ui.methods.mrag.index import windows
+from elite_ui.models import ScriptedLLM
 
 from .conftest import trigram_embed
 
@@ -52,7 +52,7 @@ def mrag(replies, tmp_path, **settings):
 
 
 def build(engine, book):
-    return [e for e in engine.build(book)]
+    return list(engine.build(book))
 
 
 def test_windows_pack_paragraphs_up_to_the_budget_and_never_leave_one_out():
@@ -65,7 +65,7 @@ def test_paragraphs_cover_every_sentence_once_and_never_cross_a_chapter(lake, tm
     engine = mrag(faithful, tmp_path)
     paras, planned = engine.plan(lake)
     assert paras[0][0] == 0 and paras[-1][1] == len(lake) - 1
-    assert all(b[0] == a[1] + 1 for a, b in zip(paras, paras[1:]))
+    assert all(b[0] == a[1] + 1 for a, b in itertools.pairwise(paras))
     assert all(lake.chapter_of[first] == lake.chapter_of[last] for first, last in paras)
     assert planned[0][0] == 0 and planned[-1][1] == len(paras) - 1
 
@@ -200,7 +200,7 @@ def test_values_fill_the_budget_in_either_order(lake, tmp_path, order):
     assert chosen and assembly.spent <= 60 and assembly.spent == sum(m.tokens for m in chosen)
     matches = assembly.matches
     assert [m.rank for m in matches] == sorted(m.rank for m in matches)
-    assert all(a.similarity >= b.similarity for a, b in zip(matches, matches[1:]))
+    assert all(a.similarity >= b.similarity for a, b in itertools.pairwise(matches))
     index = engine.index(lake)
     if order == "position":
         firsts = [min(index.markers[m.marker].paragraphs) for m in chosen]

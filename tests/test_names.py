@@ -6,10 +6,10 @@ import re
 import pytest
 
 from elite_ui.book import load_book
+from elite_ui.book.names import NameIndex, NamesError, build_names, names_for, save_names
 from elite_ui.methods.elite import Elite, Settings
 from elite_ui.models import ScriptedLLM
 from elite_ui.testing.languages import sample_text
-from elite_ui.book.names import NameIndex, NamesError, build_names, names_for, save_names
 
 from .conftest import BOOKS, trigram_embed
 

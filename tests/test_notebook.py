@@ -1,12 +1,14 @@
 """The reading notebook and what the browser keeps of a session: entries with their locations, the Markdown
 export, the conversation as JSON and back, and the cached book reopened by its hash."""
 
+from pathlib import Path
+
 from elite_ui.app import notebook, render
+from elite_ui.app.panels.exports import export
+from elite_ui.app.state import Session, editable, run_label
 from elite_ui.book import load_book, load_cached
 from elite_ui.methods.elite import Elite, Settings
 from elite_ui.models import ScriptedLLM
-from elite_ui.app.panels.exports import export
-from elite_ui.app.state import Session, editable, run_label
 
 from .conftest import trigram_embed
 
@@ -60,7 +62,7 @@ def test_a_session_saves_its_book_hash_and_exports_its_notebook(pride):
     session.notebook.append(notebook.answer_entry(pride, trace, run_label(1, trace)))
     saved = session.saved()
     assert saved["book"] == pride.digest and saved["notebook"][0]["question"] == "What is Pemberley?"
-    assert open(export(session, "notebook"), encoding="utf-8").read().startswith("# Reading notebook")
+    assert Path(export(session, "notebook")).read_text(encoding="utf-8").startswith("# Reading notebook")
     assert export(Session(), "notebook") is None
     assert editable(trace) == {1: [t.text for t in trace.of("terms")[0].data.new]}
 

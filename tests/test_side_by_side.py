@@ -42,7 +42,7 @@ def test_chunks_are_placed_best_first_within_the_budget_and_answered_with_citati
 
 
 def test_nothing_past_a_spoiler_ceiling_is_placed(method, pride):
-    llm, chosen, prepared = method
+    _, chosen, prepared = method
     cut = pride.up_to(500, "chapter 5")
     trace = chosen.run(cut, "What is Pemberley?", prepared=prepared)
     assert all(c.last <= 500 for c in trace.of("retrieval")[0].data.chunks)

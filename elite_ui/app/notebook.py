@@ -52,16 +52,14 @@ def entries_from(saved: object) -> list[dict]:
         return isinstance(q, dict) and isinstance(q.get("sentence"), int) and all(
             isinstance(q.get(k), str) for k in ("label", "where", "text"))
 
-    entries = []
-    for entry in saved if isinstance(saved, list) else []:
-        if not isinstance(entry, dict) or not all(isinstance(entry.get(k), str) for k in ("book", "title", "when")):
-            continue
-        if entry.get("kind") == "answer" and all(isinstance(entry.get(k), str) for k in ("question", "answer", "run")) \
-                and isinstance(entry.get("quotes"), list) and all(map(quote_ok, entry["quotes"])):
-            entries.append(entry)
-        elif entry.get("kind") == "quote" and quote_ok(entry):
-            entries.append(entry)
-    return entries
+    def answer_ok(entry: dict) -> bool:
+        return all(isinstance(entry.get(k), str) for k in ("question", "answer", "run")) \
+            and isinstance(entry.get("quotes"), list) and all(map(quote_ok, entry["quotes"]))
+
+    checks = {"answer": answer_ok, "quote": quote_ok}
+    return [entry for entry in (saved if isinstance(saved, list) else [])
+            if isinstance(entry, dict) and all(isinstance(entry.get(k), str) for k in ("book", "title", "when"))
+            and entry.get("kind") in checks and checks[entry["kind"]](entry)]
 
 
 def turn_record(turn: dict) -> dict:

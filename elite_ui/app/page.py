@@ -11,8 +11,21 @@ import gradio as gr
 
 from ..book import default_cache_dir
 from .config import Config
-from .panels import (book, chat, exports, model_panel, names, notebook, options, reader, session, settings,
-                     side, strategy, trace)
+from .panels import (
+    book,
+    chat,
+    exports,
+    model_panel,
+    names,
+    notebook,
+    options,
+    reader,
+    session,
+    settings,
+    side,
+    strategy,
+    trace,
+)
 from .panels import mrag as mrag_panel
 from .state import Model
 

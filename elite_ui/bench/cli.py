@@ -19,6 +19,7 @@ from . import datasets
 from .harness import run
 from .strategies import NAMES
 
+
 def convert(args: argparse.Namespace) -> Path:
     out = Path(args.out)
     source = Path(args.source)

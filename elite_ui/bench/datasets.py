@@ -98,7 +98,7 @@ def from_leval(source: Path, out: Path) -> list[Question]:
     for d, line in enumerate(source.read_text(encoding="utf-8").splitlines()):
         doc = json.loads(line)
         book = save_book(out, f"{source.stem}-{d}", doc["input"])
-        for n, (instruction, gold) in enumerate(zip(doc["instructions"], doc["outputs"])):
+        for n, (instruction, gold) in enumerate(zip(doc["instructions"], doc["outputs"], strict=False)):
             text, options = split_options(instruction)
             if options:
                 letter = re.match(r"\s*\(([A-D])\)", gold)
@@ -143,7 +143,7 @@ def from_novelqa(source: Path, book_file: Path, out: Path) -> list[Question]:
     for row in rows:
         options = row.get("Options") or None
         if isinstance(options, list):
-            options = dict(zip("ABCD", options))
+            options = dict(zip("ABCD", options, strict=False))
         questions.append(Question(str(row["QID"]), book, row["Question"], row.get("Answer", ""), options,
                                   list(row.get("Evidences") or []), row.get("Aspect", ""), row.get("Complexity", "")))
     return questions

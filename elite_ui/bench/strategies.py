@@ -136,8 +136,5 @@ def generate(llm: LLM, question: str, options: dict[str, str] | None, context: s
     started = time.perf_counter()
     messages = answer_prompt(question, options, context or "(nothing found)")
     result = llm.complete(Request("answer", messages, max_tokens=12 if options else max_tokens))
-    if options:
-        prediction = choose(llm, messages, result.text, options) or ""
-    else:
-        prediction = clean_answer(result.text)
+    prediction = (choose(llm, messages, result.text, options) or "") if options else clean_answer(result.text)
     return Generated(prediction, time.perf_counter() - started, 1, result.prompt_tokens, result.completion_tokens)

@@ -9,7 +9,6 @@ import numpy as np
 from ..errors import BookError
 from .model import Book
 
-
 CEILING = re.compile(r"^\s*(?:(chapter|ch\.?|page|p\.?)\s*(\d+)|(\d+(?:\.\d+)?)\s*%)\s*$", re.I)
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 
-
 CHAPTER_HEADING = re.compile(
     r"^(?=(?-i:[A-Z]))(?:chapter|book|part|volume|letter|stave|canto|section|prologue|epilogue|preface|introduction|"
     r"chapitre|livre|partie|kapitel|buch|teil|cap[ií]tulo|libro|parte)"

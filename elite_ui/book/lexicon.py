@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from lemminflect import getAllInflections, getAllLemmas
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
@@ -83,7 +83,7 @@ class Lexicon:
         return Stemmer.Stemmer(algorithm).stemWords(words)
 
 
-@lru_cache(maxsize=None)
+@cache
 def lexicon(language: str = "en") -> Lexicon:
     """The lexicon of an ISO 639-1 language code; a language without a stopword list gets none."""
     if language == "en":

@@ -17,7 +17,6 @@ from .lexicon import WORD, detect_language, lexicon
 from .model import Book, Chapter, Draft
 from .segment import sentence_bounds, trim_span
 
-
 MAX_BYTES = 20 * 1024 * 1024
 
 

@@ -90,7 +90,7 @@ class Book:
         """The book's words grouped by Snowball stem (empty for languages without a stemmer)."""
         vocabulary = list(self.index.vocabulary)
         groups: dict[str, list[str]] = {}
-        for word, stem in zip(vocabulary, self.lexicon.stems(vocabulary) or []):
+        for word, stem in zip(vocabulary, self.lexicon.stems(vocabulary) or [], strict=False):
             groups.setdefault(stem, []).append(word)
         return groups
 

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from .model import Book
 from ..errors import EliteError
 from .lexicon import NAME, STOPWORDS
+from .model import Book
 
 TITLES = ("Mr", "Mrs", "Miss", "Ms", "Dr", "Lady", "Sir", "Lord", "Madame", "Mademoiselle", "Monsieur", "Mme",
           "Mlle", "Colonel", "Captain", "Uncle", "Aunt", "Master", "Mistress", "Father", "Mother", "Sister",
@@ -137,6 +137,18 @@ def build_names(book: Book, min_mentions: int = 3) -> NameIndex:
     names = {w for w, n in capitalised.items() if n >= min_mentions and lower[w.lower()] * 10 <= n
              and w.lower() not in STOPWORDS and w not in TITLES}
     written, pairs = written_forms(text, names, book.author)
+    firsts = given_names(names, written, pairs)
+    variants = forms_by_character(written, pairs, firsts, homes(firsts, pairs, capitalised))
+    join_bare_surnames(variants, firsts)
+    join_nicknames(variants)
+    places = Counter(PLACE.findall(text))
+    found = [character(key, counter) for key, counter in variants.items()]
+    return NameIndex(sorted((c for c in found if c.mentions >= min_mentions
+                             and (" " in c.name or places[c.name] * 5 <= 2 * c.mentions)), key=lambda c: -c.mentions))
+
+
+def given_names(names: set[str], written: Counter, pairs: Counter) -> set[str]:
+    """The names written at least as often before a surname as they are used as a surname themselves."""
     given, surname = Counter(), Counter()
     for (first, last), n in pairs.items():
         given[first] += n
@@ -144,7 +156,11 @@ def build_names(book: Book, min_mentions: int = 3) -> NameIndex:
     for (title, first, last), n in written.items():
         if title in SURNAME_TITLES and not last:
             surname[first] += n
-    firsts = {w for w in names if given[w] >= surname[w]}
+    return {w for w in names if given[w] >= surname[w]}
+
+
+def homes(firsts: set[str], pairs: Counter, capitalised: Counter) -> dict[str, str]:
+    """Each given name's character: its most written full name, or (a nickname) its parent name's."""
     home: dict[str, str] = {}
     for (first, last), _ in sorted(pairs.items(), key=lambda item: -item[1]):
         if first in firsts:
@@ -152,7 +168,12 @@ def build_names(book: Book, min_mentions: int = 3) -> NameIndex:
     for word in sorted(firsts, key=lambda w: -capitalised[w]):
         parent = nickname_parent(word, firsts, capitalised)
         home[word] = home[parent] if parent else home.get(word, word)
+    return home
 
+
+def forms_by_character(written: Counter, pairs: Counter, firsts: set[str], home: dict[str, str]) -> dict[str, Counter]:
+    """Every written form counted under its character: a given name's home; a surname (titled or bare) the one
+    character whose full name carries it, else a character of its own ("Mr. Bennet")."""
     def character_of(first: str, last: str) -> str:
         """A given name's character, unless this full name has another surname (Jean Prouvaire, not Valjean)."""
         return home[first] if not last or home[first].endswith(f" {last}") else f"{first} {last}"
@@ -171,10 +192,19 @@ def build_names(book: Book, min_mentions: int = 3) -> NameIndex:
             sole = len(holders) == 1 and next(iter(holders.values())) * 2 >= n
             key = next(iter(holders)) if sole else " ".join(filter(None, [with_stop(title), first]))
         variants.setdefault(key, Counter())[form] += n
+    return variants
+
+
+def join_bare_surnames(variants: dict[str, Counter], firsts: set[str]) -> None:
+    """A surname alone ("Darcy") joins its most written titled form ("Mr. Darcy")."""
     for bare in [k for k in variants if " " not in k and k not in firsts]:
         titled = [k for k in variants if k.endswith(f" {bare}") and k.split()[0].rstrip(".") in TITLES]
         if titled:
             variants[max(titled, key=lambda k: sum(variants[k].values()))].update(variants.pop(bare))
+
+
+def join_nicknames(variants: dict[str, Counter]) -> None:
+    """A one-word character that is a nickname or diminutive of a more mentioned one's name joins it."""
     totals = {k: sum(c.values()) for k, c in variants.items()}
     keys_of: dict[str, list[str]] = {}
     for key in variants:
@@ -185,10 +215,6 @@ def build_names(book: Book, min_mentions: int = 3) -> NameIndex:
                    if k != word and k in variants and totals[k] > totals[word]]
         if parents:
             variants[max(parents, key=totals.get)].update(variants.pop(word))
-    places = Counter(PLACE.findall(text))
-    found = [character(key, counter) for key, counter in variants.items()]
-    return NameIndex(sorted((c for c in found if c.mentions >= min_mentions
-                             and (" " in c.name or places[c.name] * 5 <= 2 * c.mentions)), key=lambda c: -c.mentions))
 
 
 def written_forms(text: str, names: set[str], author: str) -> tuple[Counter, Counter]:
@@ -199,7 +225,7 @@ def written_forms(text: str, names: set[str], author: str) -> tuple[Counter, Cou
         if first in names:
             written[(title, first, last if last in names else "")] += 1
     pairs = Counter()
-    for (title, first, last), n in written.items():
+    for (_, first, last), n in written.items():
         if last and [first, last] != author.split()[-2:]:
             pairs[(first, last)] += n
     for (title, first, last), n in list(written.items()):

@@ -9,7 +9,6 @@ import re
 import blingfire
 import numpy as np
 
-
 TITLE_ABBREVIATION = re.compile(r"[A-Z](?<![^\W_].)(?:r|rs|s|t|me|lle|essrs|ev|ol|apt|en)?\.(?=\s)")
 """A capital alone (an initial) or a title such as Mr, Mrs, Dr, St, Mme, Rev, Capt, followed by a full stop."""
 

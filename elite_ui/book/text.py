@@ -7,7 +7,6 @@ import re
 
 from ..errors import BookError
 
-
 MOJIBAKE_HINT = re.compile(
     "[\u00c2-\u00f4][\u0080-\u00bf\u0152\u0153\u0160\u0161\u0178\u017d\u017e\u0192\u02c6\u02dc"
     "\u2013-\u2022\u2026\u2030\u2039\u203a\u20ac\u2122]"

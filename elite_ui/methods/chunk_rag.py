@@ -101,7 +101,7 @@ class BM25Chunks:
         query = bm25s.tokenize([question + " " + " ".join((options or {}).values())], stopwords="en",
                                show_progress=False)
         ids, scores = retriever.retrieve(query, k=min(count, RANKED), show_progress=False)
-        return [(int(i), float(score)) for i, score in zip(ids[0], scores[0])]
+        return [(int(i), float(score)) for i, score in zip(ids[0], scores[0], strict=True)]
 
 
 RANKERS = {"embedding": MiniLMChunks(), "bm25": BM25Chunks()}

@@ -94,7 +94,7 @@ def cut_loop(text: str) -> str:
     tokens = [text[a:b].lower() for a, b in spans]
     cut = len(tokens)
     for size in range(1, LOOP_WORDS + 1):
-        for start in range(0, min(cut, len(tokens) - 3 * size + 1)):
+        for start in range(min(cut, len(tokens) - 3 * size + 1)):
             run = tokens[start : start + size]
             if run == tokens[start + size : start + 2 * size] == tokens[start + 2 * size : start + 3 * size]:
                 cut = min(cut, start + size)

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 from ..errors import QuestionError
 
-
 DEFAULT_CONTEXT = 8192
 
 

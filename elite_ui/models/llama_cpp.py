@@ -91,7 +91,7 @@ class LlamaCppLLM(LLM):
 
     def cached_prefix(self, tokens: list[int]) -> int:
         cached = 0
-        for a, b in zip(self.llama._input_ids.tolist(), tokens):
+        for a, b in zip(self.llama._input_ids.tolist(), tokens, strict=False):
             if a != b:
                 break
             cached += 1

@@ -12,7 +12,6 @@ from pathlib import Path
 from ..errors import ModelError
 from .base import DEFAULT_CONTEXT, LLM, Completion, Request
 
-
 Script = Callable[[Request], str]
 
 
@@ -46,8 +45,7 @@ class ScriptedLLM(LLM):
 
     def _stream(self, request: Request) -> Generator[str, None, Completion]:
         result = self._complete(request)
-        for piece in re.findall(r"\S+\s*", result.text):
-            yield piece
+        yield from re.findall(r"\S+\s*", result.text)
         return result
 
     def _complete(self, request: Request) -> Completion:

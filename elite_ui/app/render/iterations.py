@@ -12,7 +12,6 @@ from ...book import Book
 from ...methods.trace import EditMade, Event, Kind
 from .common import ceiling_note, cite_link, esc, grouped, highlight, stage_costs, totals_line
 
-
 ORIGINS = {"question": "from the question", "breadth": "breadth-wise", "depth": "depth-wise",
            "fallback": "question words (fallback)", "names": "another name of a character",
            "reader": "added by the reader"}

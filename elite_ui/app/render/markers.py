@@ -61,7 +61,7 @@ def trace_html(book: Book, events: list[Event]) -> str:
                      f"{assembly.seconds * 1000:.1f} ms{budget_bar(placed, assembly.budget)}</div>")
         rows = []
         for m in assembly.matches:
-            links = " ".join(cite_link(book, sid, f"P{p}") for p, sid in zip(m.paragraphs, m.anchors))
+            links = " ".join(cite_link(book, sid, f"P{p}") for p, sid in zip(m.paragraphs, m.anchors, strict=True))
             value = (f"<details><summary>{'paragraphs placed (flagged value replaced)' if m.replaced else 'value'}"
                      f"</summary>{esc(m.text)}</details>" if m.placed else "")
             checked = audits.get(m.marker)

@@ -69,7 +69,7 @@ def count(book: Book, phrase: str, source: str = "model") -> Count:
     starts = np.array([m.start() for m in matches], dtype=np.int64)
     sentence_of = np.searchsorted(book.bounds[:, 0], starts, side="right") - 1
     occurrences = []
-    for m, sid in zip(matches, sentence_of.tolist()):
+    for m, sid in zip(matches, sentence_of.tolist(), strict=True):
         sid = max(sid, 0)
         chapter = int(book.chapter_of[sid])
         occurrences.append(Occurrence(sid, m.start(), m.end(), chapter, book.chapters[chapter].title,

@@ -20,7 +20,22 @@ from ...models import LLM, Embed
 from .. import prompts
 from ..base import Engine, Prepared, chosen_answer
 from ..parsing import parse_choice, parse_sentence_ids, parse_terms, parse_verdict
-from ..trace import Answer, Chunk, Chunks, Collection, Event, Exploration, Hit, Kind, Notice, Sample, Term, Terms, Trim, Verdict
+from ..trace import (
+    Answer,
+    Chunk,
+    Chunks,
+    Collection,
+    Event,
+    Exploration,
+    Hit,
+    Kind,
+    Notice,
+    Sample,
+    Term,
+    Terms,
+    Trim,
+    Verdict,
+)
 from .counting import answer_by_counting, is_counting
 from .edit import Edit, pinned_chunks, resume
 from .importance import kl_divergence, noise_levels, perturb, similarity_importance
@@ -168,7 +183,7 @@ class Elite(Engine):
                     kls.append(None)
                 chunk.samples.append(Sample(round(level, 4), math.nan, answers[-1], kls[-1]))
             chunk.importance, sims = similarity_importance(chunk.base_answer, answers, self.embed)
-            for sample, sim in zip(chunk.samples, sims):
+            for sample, sim in zip(chunk.samples, sims, strict=True):
                 sample.similarity = round(sim, 4)
             valid = [k for k in kls if k is not None]
             chunk.kl_importance = float(np.mean(valid)) if valid else None

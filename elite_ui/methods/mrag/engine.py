@@ -255,7 +255,7 @@ class Mrag(Engine):
         anchors = [m.anchors[0] for m in chosen]
         if not generate:
             return Answer("", evidence=sorted(set(anchors)))
-        context = "\n".join(f"[S{sid}] {m.text}" for sid, m in zip(anchors, chosen))
+        context = "\n".join(f"[S{sid}] {m.text}" for sid, m in zip(anchors, chosen, strict=True))
         return (yield from self.answer_from(book, question, options, context, sorted(set(anchors))))
 
     def passages(self, book: Book, trace: Trace) -> list[tuple[int, str]]:

@@ -1,0 +1,149 @@
+"""The docs' measured tables, made from what the benchmark scripts wrote in ``benchmarks/results/`` (cog runs
+these from the Markdown files: ``cog -r -I . README.md docs/*.md``; a test fails when a table drifts)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from benchmarks import ROOT
+
+RESULTS = ROOT / "benchmarks" / "results"
+
+
+def latest(name: str) -> Path:
+    """The newest ``<date>/<name>.json`` of the results."""
+    found = sorted(RESULTS.glob(f"*/{name}.json"))
+    if not found:
+        raise FileNotFoundError(f"no benchmarks/results/*/{name}.json: run the benchmark that writes it")
+    return found[-1]
+
+
+def figures(name: str) -> dict:
+    return json.loads(latest(name).read_text(encoding="utf-8"))
+
+
+def where(name: str) -> str:
+    """Where a table's figures come from, as a link from docs/."""
+    path = latest(name).relative_to(ROOT)
+    return f"[`{path}`](../{path})"
+
+
+def rows(head: list[str], body: list[list]) -> str:
+    """A Markdown table."""
+    lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
+    lines += ["| " + " | ".join("—" if v is None else str(v) for v in row) + " |" for row in body]
+    return "\n".join(lines)
+
+
+def num(value, digits: int = 2) -> str | None:
+    return None if value is None else f"{value:,.{digits}f}"
+
+
+def runs_table(names: list[str]) -> str:
+    """Benchmark runs (``python -m elite_ui.bench run``), one row per summary."""
+    body = []
+    for name in names:
+        s = figures(name)
+        generation = None if s["run"]["retrieval_only"] else num(s["generation_seconds"])
+        body.append([name, s["questions"], num(s["accuracy"]), num(s["evidence_recall"]), num(s["context_tokens"], 0),
+                     f"{round(s['llm_calls'], 1):g}", num(s["prepare_seconds_per_book"]), num(s["retrieval_seconds"]),
+                     generation, num(s["storage_bytes"] / 1e6), num(s["expansion_ratio"])])
+    return rows(["run", "questions", "accuracy", "evidence recall", "context tokens", "LLM calls", "prepare s/book",
+                 "retrieval s", "generation s", "stored MB", "expansion"], body)
+
+
+def engine_table() -> str:
+    f = figures("engine")
+    load, collect, memory = f["loading"], f["collection"], f["memory"]
+    return rows(["what", "target", "measured"], [
+        [f"read + segment + index {load['book']} ({load['mb']} MB, {load['sentences']:,} sentences)", "≤ 1.0 s",
+         f"median {load['load_median_s']} s of 5 ({load['load_min_s']}-{load['load_max_s']})"],
+        ["opening it again (its parsed structure from the cache)", "instant",
+         f"median {load['cached_median_ms']} ms of 5 (cache file {load['cache_mb']} MB)"],
+        ["one collection step on it (8 terms, top 25, widening 2)", "≤ 20 ms median",
+         f"median {collect['median_ms']} ms, p95 {collect['p95_ms']} ms"],
+        ["memory held by the loaded book", "≤ 10x text",
+         f"{memory['held_mb']} MB, {memory['held_x']}x the file (peak while loading {memory['peak_mb']} MB)"],
+    ])
+
+
+def questions_table() -> str:
+    """Per question on the embedded model (``python -m benchmarks.engine``)."""
+    body = [[q["book"], q["question"], q["iterations"], q["calls"], f"{q['evaluated_tokens']:,}",
+             f"{q['cached_tokens']:,}", q["generated_tokens"], q["seconds"], f"{q['outside_share']:.1%}"]
+            for q in figures("engine").get("questions", [])]
+    return rows(["book", "question", "iterations", "LLM calls", "prompt tokens evaluated", "reused", "generated",
+                 "seconds", "outside the LLM"], body)
+
+
+def ui_table() -> str:
+    f = figures("ui")
+    return rows(["what", "target", "measured"], [
+        ["page load (headless Chromium)", "≤ 3 s", f"{f['page_load_s']} s"],
+        [f"uploading {f['book']} ({f['book_mb']} MB) until its card shows", "≤ 3 s", f"{f['upload_s']} s"],
+        ["first trace element visible after Ask (scripted model)", "≤ 2 s", f"{f['first_trace_s']} s"],
+        [f"rendering a {f['iterations']}-iteration trace (paper preset)", "≤ 1 s",
+         f"{f['render_python_ms']} ms in Python (HTML and both charts), {f['render_browser_ms']} ms in the browser"],
+    ])
+
+
+def segmenters_table() -> str:
+    f = figures("segmenters")
+    return rows(["segmenter", "boundary F1 vs pysbd, median (worst book)", "seconds per MB"],
+                [[r["segmenter"], "reference" if r["f1_median"] is None else f"{r['f1_median']} ({r['f1_worst']})",
+                  r["seconds_per_mb"]] for r in f["rows"]])
+
+
+def languages_table() -> str:
+    names = {"fr": "French", "de": "German", "es": "Spanish", "zh": "Chinese"}
+    f = figures("languages")
+    body = []
+    for code, name in names.items():
+        r = f[code]
+        own = sum(rank == 1 for rank in r["ranks_own"])
+        english = sum(rank == 1 for rank in r["ranks_as_english"])
+        body.append([name, r["detected"], f"{own}/{len(r['ranks_own'])} / {english}/{len(r['ranks_as_english'])}",
+                     f"{r['candidate_share_own']:.0%} / {r['candidate_share_as_english']:.0%}",
+                     f"{r['load_s_per_mb']} s/MB"])
+    return rows(["language", "detected", "fact ranked first: own / as English",
+                 "sentences sharing a word with the question: own / as English", "load (better of two)"], body)
+
+
+def side_by_side_table() -> str:
+    f = figures("side-by-side")
+    body = []
+    for q in f["questions"]:
+        for method in ("elite", "embedding", "bm25"):
+            r = q[method]
+            body.append([q["question"], method, r["calls"], f"{r['prompt_tokens']:,}", r["generated"], r["seconds"],
+                         r["evidence"]])
+    build = ", ".join(f"{name} {p['seconds']} s ({p['bytes'] / 1e6:.1f} MB)" for name, p in f["preparation"].items())
+    return rows(["question", "method", "LLM calls", "prompt tokens", "generated", "seconds", "evidence sentences"],
+                body) + f"\n\nChunk index build on *{f['book']}*: {build}."
+
+
+def stop_line() -> str:
+    f = figures("stop")
+    stages = ", ".join(f"{stage} {'—' if s is None else f'{s:.2f}'}" for stage, s in f["stopped_after"].items())
+    return (f"the flag set {f['delay_seconds']} s into each stage's first call, prompts read in slices of "
+            f"{f['slice_tokens']} tokens; seconds from the flag to the question ending: {stages}")
+
+
+def soak_line() -> str:
+    f = figures("soak")
+    return (f"{f['questions']} questions in a row on one book, {f['errors']} without an answer, resident memory "
+            f"{f['rss_before_mb']} MB -> {f['rss_after_mb']} MB ({f['rss_growth']:+.1%}), Python heap "
+            f"+{f['heap_growth_mb']} MB")
+
+
+def hostile_line() -> str:
+    found = figures("hostile")["rows"]
+    ran = [r for r in found if r["seconds"] is not None]
+    slowest = max(ran, key=lambda r: r["seconds"])
+    heaviest = max(ran, key=lambda r: r["peak_mb"])
+    return (f"{len(found)} inputs: {sum(r['outcome'].startswith('book') for r in ran)} load, "
+            f"{sum(r['outcome'].startswith('error') for r in ran)} are refused with one sentence, "
+            f"{len(found) - len(ran)} crash; the slowest takes {slowest['seconds']:.2f} s ({slowest['name']}), the "
+            f"highest peak memory is {heaviest['peak_mb']:.0f} MB ({heaviest['name']}; "
+            f"{min(r['peak_mb'] for r in ran):.0f} MB is the interpreter with its libraries)")
