@@ -112,8 +112,17 @@ def summary_line(event: Event) -> str | None:
 
 
 def report(trace: Trace, book: Book) -> str:
+    """What the book says (the best evidence, quoted), the model's answer, votes, citations and totals."""
     answer = trace.answer
-    lines = [with_citations(answer.text, book), ""]
+    lines = []
+    if answer.quotes:
+        lines.append("What the book says:")
+        lines += [f"  \"{' '.join(q.text.split())}\" [{q.label}]" for q in answer.quotes]
+        lines += ["", "The model's answer:"]
+    lines += [with_citations(answer.text, book)]
+    if answer.caveat:
+        lines.append(f"({answer.caveat})")
+    lines.append("")
     if answer.vote_shares:
         lines.append("Votes: " + ", ".join(f"{k} {v:.0%}" for k, v in answer.vote_shares.items()))
     if answer.citations:

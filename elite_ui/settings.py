@@ -89,6 +89,13 @@ def described(cls: type) -> list[Described]:
     return out
 
 
+def check_choices(settings) -> None:
+    """Raise :class:`SettingsError` when a field with choices holds another value (call in ``__post_init__``)."""
+    for d in described(type(settings)):
+        if d.choices:
+            d.check(getattr(settings, d.name))
+
+
 def field_of(cls: type, name: str) -> Described:
     for d in described(cls):
         if d.name == name:

@@ -52,6 +52,7 @@ def test_report_expands_citations_with_chapters(pride):
     trace = Elite(ScriptedLLM(replies), Settings(recall_index=3, importance_samples=0), embed=trigram_embed).run(
         pride, "Where do the Bennets live?")
     text = report(trace, pride)
-    assert text.startswith("The Bennets live at Longbourn.")
+    assert text.startswith("What the book says:\n  \"") and "Longbourn" in text.splitlines()[1]
+    assert "The model's answer:\nThe Bennets live at Longbourn." in text
     assert "Citations (chosen by word overlap):" in text and ", ch. " in text
     assert with_citations("see [S10]", pride) == f"see [{pride.sentence(10).citation}]"

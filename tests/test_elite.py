@@ -251,3 +251,63 @@ def test_first_and_last_mentions_come_from_the_occurrences(pride, order):
     assert trace.answer.evidence == [expected] and trace.answer.citations[0].sentence_id == expected
     assert f"is {order} mentioned in chapter {pride.sentence(expected).chapter + 1}" in trace.answer.text
     assert f"[S{expected}]" in trace.answer.text and f"({count.total} mentions in all)" in trace.answer.text
+
+
+def purposes(trace):
+    return [e.data.purpose for e in trace.of("llm_call")]
+
+
+def test_without_model_terms_or_judge_only_the_answer_calls_the_model(pride):
+    lexical = Settings(recall_index=5, neighbor_num=1, model_terms=False, judge=False, importance_samples=0,
+                       trim=False, ranking="bm25", reach=2, evidence_tokens=600)
+    trace = engine({"answer": ["Pemberley is Darcy's estate [S4000]."]}, lexical).run(pride, "What is Pemberley?")
+    assert purposes(trace) == ["answer"]
+    assert {t.origin for t in trace.of("terms")[0].data.new} == {"fallback"} and not trace.of("warning")
+    assert trace.of("collection")[0].data.hits[0].weight > 0 and not trace.of("judge")
+    quotes = trace.answer.quotes
+    assert 1 <= len(quotes) <= 3 and all("pemberley" in q.text.lower() for q in quotes)
+    assert not trace.answer.caveat
+
+
+def test_the_judge_can_write_the_next_terms_itself(pride):
+    settings = Settings(recall_index=4, neighbor_num=1, iter_max=2, importance_samples=0, trim=False,
+                        next_terms="judge", evidence_tokens=600)
+    replies = {"terms": ["Wickham"], "judge": ["No, the regiment is missing.\nBrighton\nmilitia"],
+               "answer": ["He joined the regulars."]}
+    trace = engine(replies, settings).run(pride, "Which regiment does Wickham join?")
+    assert purposes(trace) == ["terms", "judge", "judge", "answer"], "no breadth or depth call"
+    proposed = trace.of("exploration")[0].data
+    assert [t.text for t in proposed.breadth] == ["Brighton", "militia"] and proposed.depth == []
+    assert all(t.by == "judge" for t in proposed.breadth)
+    assert trace.answer.caveat.startswith("The passages found may not answer")
+
+
+def test_the_answer_reads_the_judged_passages_after_the_same_prefix(pride):
+    settings = Settings(recall_index=4, neighbor_num=1, iter_max=1, importance_samples=0, trim=False,
+                        evidence_tokens=600)
+    llm = ScriptedLLM({"terms": ["Pemberley"], "judge": ["yes"], "answer": ["An estate."]})
+    Elite(llm, settings, embed=trigram_embed).run(pride, "What is Pemberley?")
+    judge, answer = (next(r for r in llm.log if r.purpose == p).messages[-1]["content"] for p in ("judge", "answer"))
+    shared = judge.split("\n\n")[:-1]
+    assert answer.split("\n\n")[:-1] == shared and "[S" in shared[-1], "question and passages come first, alike"
+
+
+def test_options_words_are_searched_and_each_hit_says_which_option_it_supports(pride):
+    settings = Settings(recall_index=8, neighbor_num=0, iter_max=1, importance_samples=0, trim=False, voter_num=1,
+                        option_words=True, ranking="bm25", evidence_tokens=600)
+    options = {"A": "a clerk to their father", "B": "a captain in the navy"}
+    trace = engine({"terms": ["Philips"], "judge": ["yes"], "vote": ["(A)"]}, settings).run(
+        pride, "What had Mr. Philips been before he married Mrs. Bennet's sister?", options)
+    terms = trace.of("terms")[0].data.new
+    assert {(t.text, t.by) for t in terms if t.origin == "options"} >= {("clerk", "option A"), ("navy", "option B")}
+    hits = trace.of("collection")[0].data.hits
+    assert any(h.supports == ["A"] and "clerk" in h.matched for h in hits)
+    assert all(set(h.supports) <= {"A", "B"} for h in hits)
+
+
+def test_a_written_answer_stopped_by_its_length_ends_with_a_whole_sentence(pride):
+    settings = Settings(recall_index=3, iter_max=1, importance_samples=0, trim=False, judge=False,
+                        answer_tokens=16)
+    long = "Pemberley is Mr. Darcy's estate [S4000]. It lies in Derbyshire and has a great park that"
+    trace = engine({"terms": ["Pemberley"], "answer": [long]}, settings).run(pride, "What is Pemberley?")
+    assert trace.answer.text == "Pemberley is Mr. Darcy's estate [S4000]."

@@ -62,3 +62,33 @@ def test_widening_stops_at_the_book_edges(write_book):
     book = write_book(STORY)
     [chunk] = widen(book, collect(book, ["opened"], 1), 2)
     assert (chunk.first, chunk.last) == (0, 2)
+
+
+def test_bm25_lets_one_rare_word_outweigh_common_ones(write_book):
+    book = write_book(STORY)
+    by_overlap = [h.sentence_id for h in collect(book, ["captain", "harbour", "gull"], 3)]
+    by_bm25 = [h.sentence_id for h in collect(book, ["captain", "harbour", "gull"], 3, ranking="bm25")]
+    assert by_overlap[0] == 6, "Eq. 1: the sentence with two of the words wins"
+    assert by_bm25[0] == 3, "BM25: the one sentence with the rare 'gull' wins"
+
+
+def test_the_bm25_formulas_are_lucene_s(write_book):
+    import math
+
+    import numpy as np
+
+    from elite_ui.methods.lexical import idf_lucene, saturation
+    assert idf_lucene(1, 7) == math.log(1 + 6.5 / 1.5) and idf_lucene(7, 7) > 0
+    short, long = saturation(np.array([4.0, 16.0]), 8.0)
+    assert short > 1 > long > 0
+
+
+def test_smoothing_ranks_clustered_matches_first(write_book):
+    book = write_book("A gull. The sea was grey. A lone gull flew. Then a captain came. The captain saw a gull. "
+                      "Dawn broke over the captain and his ship.")
+    alone = collect(book, ["gull", "captain"], 1, ranking="bm25")
+    cluster = collect(book, ["gull", "captain"], 1, ranking="bm25", reach=2, decay=0.5)
+    assert alone[0].sentence_id == 4 and cluster[0].sentence_id == 4
+    spread = collect(book, ["gull"], 3, ranking="bm25", reach=2, decay=0.5)
+    assert spread[0].sentence_id == 2, "the gull with gulls around it ranks first"
+    assert spread[0].weight > spread[-1].weight

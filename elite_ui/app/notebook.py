@@ -67,8 +67,9 @@ def turn_record(turn: dict) -> dict:
     answer: Answer | None = turn.get("answer")
     record = {"question": turn["question"], "error": turn.get("error")}
     if answer is not None:
-        record["answer"] = {"text": answer.text, "evidence": answer.evidence,
-                            "citations": [[c.sentence_id, c.label, c.text, c.automatic] for c in answer.citations]}
+        record["answer"] = {"text": answer.text, "evidence": answer.evidence, "caveat": answer.caveat,
+                            "citations": [[c.sentence_id, c.label, c.text, c.automatic] for c in answer.citations],
+                            "quotes": [[c.sentence_id, c.label, c.text, c.automatic] for c in answer.quotes]}
     return record
 
 
@@ -79,9 +80,14 @@ def turn_from(record: dict) -> dict:
         turn["error"] = str(record["error"])
     elif record.get("answer"):
         saved = record["answer"]
-        turn["answer"] = Answer(str(saved.get("text", "")), [Citation(int(c[0]), str(c[1]), str(c[2]), bool(c[3]))
-                                                            for c in saved.get("citations", [])],
-                                evidence=[int(s) for s in saved.get("evidence", [])])
+        turn["answer"] = Answer(str(saved.get("text", "")), citations(saved.get("citations", [])),
+                                evidence=[int(s) for s in saved.get("evidence", [])],
+                                quotes=citations(saved.get("quotes", [])), caveat=str(saved.get("caveat", "")))
     else:
         turn["error"] = "stopped."
     return turn
+
+
+def citations(saved: list) -> list[Citation]:
+    """Citations as :func:`turn_record` wrote them: [sentence, label, text, automatic]."""
+    return [Citation(int(c[0]), str(c[1]), str(c[2]), bool(c[3])) for c in saved]

@@ -67,6 +67,9 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--shuffle", action="store_true", help="take a seeded random sample instead of the first N")
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--retrieval-only", action="store_true", help="skip answering: compare retrievers only")
+    r.add_argument("--own-answer", action="store_true",
+                   help="answer with the method's own answer step (calls, tokens and seconds then include it) "
+                        "instead of the shared generator")
     r.add_argument("--out", required=True)
     r.set_defaults(func=run)
     p = commands.add_parser("report", help="compare runs in one HTML page")

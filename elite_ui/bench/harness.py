@@ -21,7 +21,7 @@ from ..errors import EliteError
 from ..models import LLM, Embed, open_llm
 from ..settings import overridden
 from . import datasets
-from .scoring import evidence_recall, score
+from .scoring import evidence_recall, quote_hit, score
 from .strategies import Generated, Retrieved, defaults, generate, strategy
 
 
@@ -60,8 +60,12 @@ def run(args: argparse.Namespace, llm: LLM | None = None, embed: Embed | None = 
             prep = prepared[book.digest]
             error = None
             try:
-                found = chosen.retrieve(book, prep, q.question, q.options, args.budget)
-                generated = None if args.retrieval_only else generate(llm, q.question, q.options, found.context)
+                if args.own_answer:
+                    found, prediction = chosen.answer(book, prep, q.question, q.options, args.budget)
+                    generated = Generated(prediction, 0.0, 0, 0, 0)
+                else:
+                    found = chosen.retrieve(book, prep, q.question, q.options, args.budget)
+                    generated = None if args.retrieval_only else generate(llm, q.question, q.options, found.context)
             except EliteError as exc:
                 error, found = str(exc), Retrieved("", 0.0)
                 generated = None if args.retrieval_only else Generated("", 0.0, 0, 0, 0)
@@ -75,6 +79,8 @@ def run(args: argparse.Namespace, llm: LLM | None = None, embed: Embed | None = 
                 "llm_calls": found.llm_calls + (generated.llm_calls if generated else 0),
                 "prompt_tokens": found.prompt_tokens + (generated.prompt_tokens if generated else 0),
                 "completion_tokens": found.completion_tokens + (generated.completion_tokens if generated else 0),
+                "evaluated_tokens": found.evaluated_tokens + (generated.evaluated_tokens if generated else 0),
+                "quotes": found.quotes, "quote_hit": quote_hit(q.evidence, found.quotes),
                 "prepare_seconds": round(prep.seconds, 4) if first_use else 0.0,
                 "book_prepare_seconds": round(prep.seconds, 4), "storage_bytes": prep.bytes,
                 "retrieval_seconds": round(found.seconds, 4),
@@ -117,6 +123,10 @@ def summarise(rows: list[dict]) -> dict:
         "evidence_recall": mean([r["evidence_recall"] for r in rows]),
         "context_tokens": mean([r["context_tokens"] for r in rows]),
         "llm_calls": mean([r["llm_calls"] for r in rows]),
+        "evaluated_tokens": mean([r.get("evaluated_tokens") for r in rows]),
+        "seconds_median": round(statistics.median(r["retrieval_seconds"] + r["generation_seconds"] for r in rows), 2)
+        if rows else None,
+        "quote_hit": mean([None if r.get("quote_hit") is None else float(r["quote_hit"]) for r in rows]),
         "prepare_seconds_per_book": mean([r["book_prepare_seconds"] for r in books.values()]),
         "retrieval_seconds": mean([r["retrieval_seconds"] for r in rows]),
         "generation_seconds": mean([r["generation_seconds"] for r in rows]),

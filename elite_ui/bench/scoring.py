@@ -25,20 +25,34 @@ def normalise(text: str) -> str:
     return " ".join(text.lower().split())
 
 
+def gold_sentences(item: str) -> list[str]:
+    """A gold evidence string's sentences (of three words or more), normalised."""
+    return [normalise(s) for s in re.split(r"(?<=[.!?])\s+", item) if len(s.split()) >= 3] or [normalise(item)]
+
+
+def present(sentence: str, haystack: str) -> bool:
+    """``sentence`` is in ``haystack``: exactly, ignoring case and spacing, or fuzzily at ``FUZZY_THRESHOLD``."""
+    return sentence in haystack or (bool(haystack) and fuzz.partial_ratio(sentence, haystack) >= FUZZY_THRESHOLD)
+
+
 def evidence_recall(evidence: list[str], context: str) -> float | None:
-    """Mean over gold evidence strings of the share of their sentences found in ``context`` (exactly, ignoring case
-    and spacing, or fuzzily at ``FUZZY_THRESHOLD``). None when there is no gold evidence."""
+    """Mean over gold evidence strings of the share of their sentences found in ``context``. None when there is
+    no gold evidence."""
     if not evidence:
         return None
     haystack = normalise(context)
-    shares = []
-    for item in evidence:
-        sentences = [normalise(s) for s in re.split(r"(?<=[.!?])\s+", item) if len(s.split()) >= 3] or [
-            normalise(item)]
-        found = sum(1 for s in sentences if s in haystack or (haystack and fuzz.partial_ratio(s, haystack)
-                                                               >= FUZZY_THRESHOLD))
-        shares.append(found / len(sentences))
+    shares = [sum(present(s, haystack) for s in gold_sentences(item)) / len(gold_sentences(item))
+              for item in evidence]
     return sum(shares) / len(shares)
+
+
+def quote_hit(evidence: list[str], quotes: list[str] | None) -> bool | None:
+    """Whether a sentence of the gold evidence is among the ``quotes`` (or a quote lies inside a gold sentence).
+    None without gold evidence or quotes."""
+    if not evidence or quotes is None:
+        return None
+    quoted = [normalise(q) for q in quotes]
+    return any(present(s, q) or present(q, s) for item in evidence for s in gold_sentences(item) for q in quoted)
 
 
 def tokens(text: str) -> list[str]:

@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass, field
 
 from ..book import Book
+from ..errors import EliteError
 from ..methods import METHODS, Method, Prepared, Tools
 from ..methods.base import choose
 from ..methods.parsing import clean_answer
@@ -26,6 +27,10 @@ class Retrieved:
     llm_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    evaluated_tokens: int = 0
+    """Prompt tokens the model read (not reused from its KV cache)."""
+    quotes: list[str] | None = None
+    """The sentences the method quotes first as what the book says (None: a strategy that quotes nothing)."""
     extra: dict = field(default_factory=dict)
 
 
@@ -36,6 +41,7 @@ class Generated:
     llm_calls: int
     prompt_tokens: int
     completion_tokens: int
+    evaluated_tokens: int = 0
 
 
 BUDGETS = {"elite": "evidence_tokens", "embedding": "evidence_tokens", "bm25": "evidence_tokens",
@@ -76,13 +82,23 @@ class Strategy:
         return engine.prepare(book)
 
     def retrieve(self, book: Book, prepared: Prepared, question: str, options, budget: int) -> Retrieved:
+        return self.run(book, prepared, question, options, budget, generate=False)[0]
+
+    def answer(self, book: Book, prepared: Prepared, question: str, options, budget: int) -> tuple[Retrieved, str]:
+        """The method's own answer (a letter for multiple choice), with what finding and writing it cost."""
+        return self.run(book, prepared, question, options, budget, generate=True)
+
+    def run(self, book: Book, prepared: Prepared, question: str, options, budget: int,
+            generate: bool) -> tuple[Retrieved, str]:
         started = time.perf_counter()
         engine = self.engine(budget)
-        trace = engine.run(book, question, options, prepared=prepared, generate=False)
+        trace = engine.run(book, question, options, prepared=prepared, generate=generate)
         context = fill(self.llm, engine.passages(book, trace), budget)
         totals = trace.totals()
-        return Retrieved(context, time.perf_counter() - started, totals["llm_calls"], totals["prompt_tokens"],
-                         totals["completion_tokens"], method_figures(trace))
+        found = Retrieved(context, time.perf_counter() - started, totals["llm_calls"], totals["prompt_tokens"],
+                          totals["completion_tokens"], totals["evaluated_tokens"],
+                          [q.text for q in trace.answer.quotes], method_figures(trace))
+        return found, (trace.answer.choice or "") if options else trace.answer.text
 
 
 def method_figures(trace) -> dict:
@@ -107,6 +123,9 @@ class Vanilla:
 
     def prepare(self, book: Book) -> Prepared:
         return Prepared()
+
+    def answer(self, book, prepared, question, options, budget) -> tuple[Retrieved, str]:
+        raise EliteError("vanilla has no answer of its own; leave out --own-answer.")
 
     def retrieve(self, book, prepared, question, options, budget) -> Retrieved:
         started = time.perf_counter()
@@ -137,4 +156,5 @@ def generate(llm: LLM, question: str, options: dict[str, str] | None, context: s
     messages = answer_prompt(question, options, context or "(nothing found)")
     result = llm.complete(Request("answer", messages, max_tokens=12 if options else max_tokens))
     prediction = (choose(llm, messages, result.text, options) or "") if options else clean_answer(result.text)
-    return Generated(prediction, time.perf_counter() - started, 1, result.prompt_tokens, result.completion_tokens)
+    return Generated(prediction, time.perf_counter() - started, 1, result.prompt_tokens, result.completion_tokens,
+                     result.prompt_tokens - result.cached_tokens)

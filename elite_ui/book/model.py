@@ -97,6 +97,11 @@ class Book:
     def __len__(self) -> int:
         return len(self.bounds)
 
+    @cached_property
+    def sentence_lengths(self) -> np.ndarray:
+        """The number of distinct words of each sentence (what BM25 normalises a match by)."""
+        return np.bincount(self.index.sentence_ids, minlength=len(self)).astype(np.float64)
+
     def sentence(self, sid: int) -> Sentence:
         if not 0 <= sid < len(self.bounds):
             raise IndexError(f"no sentence S{sid}")

@@ -2,7 +2,8 @@
 model calls reported as trace events, stopping, question checks, and what a method prepares once per book.
 
 A method subclasses :class:`Engine` and implements :meth:`Engine.steps`, a generator of trace events that returns
-the :class:`~elite_ui.methods.trace.Answer`; its settings need ``seed`` and ``max_question_chars`` fields.
+the :class:`~elite_ui.methods.trace.Answer`; its settings need ``seed``, ``max_question_chars`` and ``quotes``
+fields.
 """
 
 from __future__ import annotations
@@ -12,12 +13,15 @@ import time
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import asdict, dataclass
 
+import numpy as np
+
 from ..book import Book
 from ..book.lexicon import words
 from ..errors import Cancelled, EliteError, ModelError, QuestionError
 from ..models import LLM, Embed, MiniLMEmbedder, Request
 from . import prompts
-from .parsing import clean_answer, parse_choice, parse_sentence_ids
+from .lexical import best_sentences, bm25_scores, targets
+from .parsing import clean_answer, parse_choice, parse_sentence_ids, whole_sentences
 from .trace import Answer, Citation, Delta, Done, Event, Kind, LLMCall, Start, Trace
 
 
@@ -67,6 +71,8 @@ class Engine:
         yield Event(Kind.START, 0, Start(question, options, asdict(self.settings), book.summary(), self.llm.name,
                                          self.name, book.stats.get("ceiling"), self.index_card(prepared)))
         answer = yield from self.steps(book, question, options, prepared=prepared, generate=generate, **kwargs)
+        if not answer.quotes and answer.count is None:
+            answer.quotes = self.quotes(book, question, options, answer.evidence)
         yield Event(Kind.ANSWER, 0, answer)
         yield Event(Kind.DONE, 0, Done(round(time.perf_counter() - started, 3)))
 
@@ -74,6 +80,14 @@ class Engine:
               generate: bool = True, **kwargs):
         """The method's own stages, as events; returns the answer."""
         raise NotImplementedError
+
+    def quotes(self, book: Book, question: str, options: dict[str, str] | None, evidence: list[int]) -> list[Citation]:
+        """The evidence's best sentences for the question and its options (BM25), shown first as what the book
+        says; a method with a ranking of its own (ELITE) quotes by that instead."""
+        found = targets(book, [question, *(options or {}).values()])
+        scores = bm25_scores(book, found) if found else np.zeros(len(book))
+        return [Citation(sid, book.sentence(sid).citation, book.sentence(sid).text)
+                for sid in best_sentences(book, evidence, scores, self.settings.quotes)]
 
     def index_card(self, prepared: Prepared) -> dict | None:
         """Figures on the prepared index the trace opens with (M-RAG's card), if any."""
@@ -123,9 +137,10 @@ class Engine:
         return text if cost <= tokens else text[: len(text) * tokens // cost]
 
     def call(self, purpose: str, messages: list[dict[str, str]], iteration: int, *, max_tokens: int = 96,
-             temperature: float = 0.0, seed: int | None = None, stream: bool = False):
-        """One LLM call, yielded as an ``llm_call`` event; returns the reply text. With ``stream``, the reply is
-        also yielded piece by piece as ``answer_delta`` events while it is written."""
+             temperature: float = 0.0, seed: int | None = None, stream: bool = False, full: bool = False):
+        """One LLM call, yielded as an ``llm_call`` event; returns the reply text (with ``full``, the whole
+        :class:`~elite_ui.models.base.Completion`). With ``stream``, the reply is also yielded piece by piece as
+        ``answer_delta`` events while it is written."""
         if self.cancel.is_set():
             raise Cancelled("stopped.")
         request = Request(purpose, messages, max_tokens=max_tokens, temperature=temperature,
@@ -143,13 +158,17 @@ class Engine:
         yield Event(Kind.LLM_CALL, iteration, LLMCall(purpose, prompt, result.text, result.prompt_tokens,
                                                     result.cached_tokens, result.completion_tokens,
                                                     round(result.seconds, 4), result.finish_reason))
-        return result.text
+        return result if full else result.text
 
     def written_answer(self, book: Book, messages: list[dict[str, str]], evidence: list[int], iteration: int):
-        """A free-form answer, streamed while it is written, cut where the model loops, with its citations."""
-        reply = yield from self.call("answer", messages, iteration, max_tokens=self.settings.answer_tokens,
-                                     stream=True)
-        text = clean_answer(reply) or "I could not find the answer in the book."
+        """A free-form answer, streamed while it is written, cut where the model loops, ending with a whole
+        sentence (a reply stopped by its length or its loop ends at its last full sentence), with citations."""
+        result = yield from self.call("answer", messages, iteration, max_tokens=self.settings.answer_tokens,
+                                      stream=True, full=True)
+        text = clean_answer(result.text)
+        if result.finish_reason == "length" or text != " ".join(result.text.split()):
+            text = whole_sentences(text)
+        text = text or "I could not find the answer in the book."
         return Answer(text, cite(book, text, evidence), evidence=evidence)
 
     def answer_from(self, book: Book, question: str, options: dict[str, str] | None, context: str,

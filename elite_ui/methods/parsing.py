@@ -116,3 +116,17 @@ def clean_answer(text: str) -> str:
         seen.add(key)
         kept.append(piece.strip())
     return " ".join(kept)
+
+
+SENTENCE_END = re.compile(r"(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bDr)(?<!\bSt)(?<!\b[A-Z])[.!?…][\"”’)\]]*"
+                          r"(?:\s*\[[^\]]{1,40}\][.!?]?)?")
+"""The end of a sentence: its stop (not a title's or an initial's), closing quotes or brackets, and a citation
+that may follow it ("[S12].")."""
+
+
+def whole_sentences(text: str) -> str:
+    """``text`` up to the end of its last whole sentence; a text with no sentence end is kept, marked as cut."""
+    ends = [m.end() for m in SENTENCE_END.finditer(text)]
+    if ends:
+        return text[: ends[-1]].strip()
+    return f"{text.rstrip()}…" if text.strip() else ""

@@ -1,4 +1,5 @@
-"""Prompt texts of every ELITE stage. Short, one task each, question first so calls share a cached prefix."""
+"""Prompt texts of every stage. Short, one task each. The judge, the trim and the answer see the same question and
+passages first and differ only in their last lines, so each call after the first reuses the model's KV cache."""
 
 from __future__ import annotations
 
@@ -38,12 +39,18 @@ def passage_answer(question: str, options: dict[str, str] | None, passage: str) 
     return messages(f"Question: {question}{options_block(options)}\n\nPassage:\n{passage}\n\n{tail}")
 
 
-def judge(question: str, options: dict[str, str] | None, evidence: str) -> list[dict[str, str]]:
-    return messages(
-        f"Question: {question}{options_block(options)}\n\nEvidence found in the book (with the importance "
-        f"of each passage to the answer, 0 to 1):\n{evidence}\n\n"
-        "Is this evidence enough to answer the question? Reply yes or no, then give the reason in one line."
-    )
+def passages(question: str, options: dict[str, str] | None, evidence: str) -> str:
+    """What the judge, the trim and the answer read first: the question and the passages found."""
+    return f"Question: {question}{options_block(options)}\n\nPassages from the book:\n{evidence}\n\n"
+
+
+def judge(question: str, options: dict[str, str] | None, evidence: str, next_terms: int = 0) -> list[dict[str, str]]:
+    """Does the evidence suffice? With ``next_terms``, the reply also proposes what to search for next."""
+    more = (f" If not, write up to {next_terms} new search terms for what is missing, one per line."
+            if next_terms else "")
+    return messages(passages(question, options, evidence)
+                    + "Is this evidence enough to answer the question? Reply yes or no, then give the reason in one "
+                      f"line.{more}")
 
 
 def breadth(question: str, tried: list[str], found: str, limit: int) -> list[dict[str, str]]:
@@ -62,11 +69,9 @@ def depth(question: str, passages: str, limit: int) -> list[dict[str, str]]:
     )
 
 
-def trim(question: str, options: dict[str, str] | None, sentences: str) -> list[dict[str, str]]:
-    return messages(
-        f"Question: {question}{options_block(options)}\n\nSentences:\n{sentences}\n\n"
-        "Which sentences help answer the question? Reply with their labels only, for example: S12, S40."
-    )
+def trim(question: str, options: dict[str, str] | None, evidence: str) -> list[dict[str, str]]:
+    return messages(passages(question, options, evidence)
+                    + "Which sentences help answer the question? Reply with their labels only, for example: S12, S40.")
 
 
 def answer(question: str, options: dict[str, str] | None, evidence: str) -> list[dict[str, str]]:
@@ -75,7 +80,7 @@ def answer(question: str, options: dict[str, str] | None, evidence: str) -> list
     else:
         tail = ("Answer in one or two sentences. After each fact, put the label of the sentence it comes from "
                 "in square brackets.")
-    return messages(f"Question: {question}{options_block(options)}\n\nPassages from the book:\n{evidence}\n\n{tail}")
+    return messages(passages(question, options, evidence) + tail)
 
 
 MARKER_SYSTEM = "You build a search index of a novel."

@@ -59,12 +59,16 @@ class Place:
 
 @dataclass
 class Hit(Place):
-    """A retrieved sentence: ``score`` is the number of distinct target words in it (the paper's overlap)."""
+    """A retrieved sentence: ``score`` is the number of distinct target words in it (the paper's overlap),
+    ``weight`` what it was ranked by (the ``ranking`` formula, smoothed over its neighbours), ``supports`` the
+    options whose words it holds (multiple choice)."""
 
     score: int
     matched: list[str]
     text: str
     rank: int = 0
+    weight: float = 0.0
+    supports: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -87,6 +91,8 @@ class Chunk:
     score: int
     text: str
     iteration: int
+    weight: float = 0.0
+    """The best weight of its hits."""
     importance: float | None = None
     kl_importance: float | None = None
     base_answer: str = ""
@@ -133,6 +139,9 @@ class Count:
 
 @dataclass
 class Answer:
+    """The model's answer with its citations; ``quotes``: the best evidence sentences, shown first as what the book
+    says; ``caveat``: said when the search was judged insufficient."""
+
     text: str
     citations: list[Citation] = field(default_factory=list)
     choice: str | None = None
@@ -140,6 +149,8 @@ class Answer:
     vote_shares: dict[str, float] | None = None
     count: Count | None = None
     evidence: list[int] = field(default_factory=list)
+    quotes: list[Citation] = field(default_factory=list)
+    caveat: str = ""
 
 
 @dataclass

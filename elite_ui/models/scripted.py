@@ -59,8 +59,11 @@ class ScriptedLLM(LLM):
             text = (queue.pop(0) if len(queue) > 1 else queue[0]) if queue else self.default
         if isinstance(text, BaseException):
             raise text
+        finish = "stop"
+        if self.count_tokens(text) > request.max_tokens:  # as a real model would, stop at the length limit
+            text, finish = text[: request.max_tokens * 3], "length"
         return Completion(text=text, prompt_tokens=self.count_messages(request.messages),
-                          completion_tokens=self.count_tokens(text))
+                          completion_tokens=self.count_tokens(text), finish_reason=finish)
 
     def choice_logprobs(self, messages: list[dict[str, str]], choices: Iterable[str]) -> dict[str, float] | None:
         if self.logprobs is None:

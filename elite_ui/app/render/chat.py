@@ -19,12 +19,26 @@ def chat(book: Book | None, turns: list[dict]) -> str:
         if turn.get("error"):
             body = f"<span class='error'>{esc(turn['error'])}</span>"
         elif answer is not None:
-            body = linked(answer.text, book) if book else esc(answer.text)
-            if answer.citations and not SENTENCE_LABEL.search(answer.text):
-                body += "<div class='sources'>Sources: " + " ".join(
-                    cite_link(book, c.sentence_id) for c in answer.citations[:8]) + "</div>"
+            body = answered(book, answer)
         else:
             body = esc(turn.get("partial", "")) or f"<i>{esc(turn.get('status', 'Searching the book…'))}</i>"
         parts.append(f"<div class='msg bot'>{body}</div>")
     parts.append("</div>")
     return "".join(parts)
+
+
+def answered(book: Book | None, answer: Answer) -> str:
+    """An answer: first what the book says (its best evidence sentences, quoted and cited), then the model's
+    answer with its citations, then the caveat when the search was judged insufficient."""
+    text = linked(answer.text, book) if book else esc(answer.text)
+    if book and answer.citations and not SENTENCE_LABEL.search(answer.text):
+        text += "<div class='sources'>Sources: " + " ".join(
+            cite_link(book, c.sentence_id) for c in answer.citations[:8]) + "</div>"
+    caveat = f"<div class='caveat'>{esc(answer.caveat)}</div>" if answer.caveat else ""
+    if not answer.quotes:
+        return text + caveat
+    quoted = "".join(f"<blockquote>“{esc(' '.join(q.text.split()))}” "
+                     f"{cite_link(book, q.sentence_id) if book else esc('[' + q.label + ']')}</blockquote>"
+                     for q in answer.quotes)
+    return (f"<div class='quotes'><b>What the book says</b>{quoted}</div>"
+            f"<div class='model-answer'><b>The model's answer</b> {text}</div>{caveat}")

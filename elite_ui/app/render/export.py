@@ -13,7 +13,12 @@ def markdown_export(book: Book, trace: Trace) -> str:
     answer = trace.answer
     lines = [f"# {trace.question}", "", f"*{book.title}*" + (f" by {book.author}" if book.author else ""), ""]
     if answer:
+        if answer.quotes:
+            lines += ["## What the book says", ""] + [f"> {' '.join(q.text.split())} — **{q.label}**\n"
+                                                      for q in answer.quotes]
         lines += ["## Answer", "", answer.text, ""]
+        if answer.caveat:
+            lines += [f"*{answer.caveat}*", ""]
         if answer.vote_shares:
             lines += ["Votes: " + ", ".join(f"{k} {v:.0%}" for k, v in answer.vote_shares.items()), ""]
         if answer.citations:

@@ -14,7 +14,7 @@ from .common import ceiling_note, cite_link, esc, grouped, highlight, stage_cost
 
 ORIGINS = {"question": "from the question", "breadth": "breadth-wise", "depth": "depth-wise",
            "fallback": "question words (fallback)", "names": "another name of a character",
-           "reader": "added by the reader"}
+           "reader": "added by the reader", "options": "from an option"}
 
 
 def trace_html(book: Book, events: list[Event]) -> str:
@@ -24,53 +24,60 @@ def trace_html(book: Book, events: list[Event]) -> str:
     parts = ["<div class='trace'>", ceiling_note(events), edit_note(book, edits[0]) if edits else ""]
     tried: set[str] = set()
     for iteration in sorted(i for i in by if i > 0):
-        stage = by[iteration]
-        verdict = stage["judge"][0] if stage["judge"] else None
-        title = f"Iteration {iteration}"
-        if edits and iteration < edits[0].iteration:
-            title += f" (kept from run {edits[0].run})"
-        elif edits and iteration == edits[0].iteration:
-            title += " (edited)"
-        if verdict is not None:
-            title += " · " + ("sufficient" if verdict.sufficient else "not sufficient")
-        parts.append(f"<details open class='iteration' data-iteration='{iteration}'><summary>{title}</summary>")
-        for count in stage["count"]:
-            parts.append(count_block(book, count))
-        for terms in stage["terms"]:
-            parts.append(f"<div class='terms'><b>Terms</b> {chips(terms.new, tried)}</div>")
-            tried |= {t.text.casefold() for t in terms.new}
-        for collection in stage["collection"]:
-            parts.append(hits_table(book, collection.hits, stage["chunks"]))
-        scored = stage["importance"]
-        if scored:
-            parts.append("<div class='importance'><b>Importance</b> " + " ".join(
-                f"<span class='imp' title='{esc(samples_note(c))}'>S{c.first}–S{c.last}: "
-                f"{c.importance:.2f}</span>" for c in scored) + "</div>")
-        if verdict is not None:
-            note = "" if verdict.parsed else " (the reply said neither yes nor no; default taken)"
-            parts.append(f"<div class='verdict {'yes' if verdict.sufficient else 'no'}'><b>Judge</b> "
-                         f"{'sufficient' if verdict.sufficient else 'not sufficient'}: {esc(verdict.reason)}"
-                         f"{esc(note)}</div>")
-        for warning in stage["warning"]:
-            parts.append(f"<div class='warning'>{esc(warning.message)}</div>")
-        for exploration in stage["exploration"]:
-            parts.append("<div class='exploration'><b>Next</b> breadth-wise: "
-                         f"{chips(exploration.breadth, tried) or '—'}; depth-wise: "
-                         f"{chips(exploration.depth, tried) or '—'}</div>")
-        for trim in stage["trim"]:
-            kept = " ".join(cite_link(book, sid) for sid in trim.kept)
-            how = ("chosen by the model" if trim.by_model else "all kept: trimming is off" if not trim.enabled
-                   else "all kept: the model's pick was unreadable")
-            parts.append(f"<div class='trim'><b>Evidence kept</b> ({how}): {kept}</div>")
-        parts.append(stage_costs(stage["llm_call"]))
-        parts.append("</details>")
-    finals = by[0]
-    for answer in finals["answer"]:
+        parts.append(iteration_block(book, iteration, by[iteration], edits[0] if edits else None, tried))
+    parts += [finals(book, by[0]["answer"]), totals_line(events), "</div>"]
+    return "".join(parts)
+
+
+def iteration_block(book: Book, iteration: int, stage: dict, edit: EditMade | None, tried: set[str]) -> str:
+    """One iteration: its terms, hits, importance, verdict, next terms, evidence kept and costs (``tried``
+    collects the terms seen so far, to mark the ones tried before)."""
+    verdict = stage["judge"][0] if stage["judge"] else None
+    title = f"Iteration {iteration}"
+    if edit and iteration < edit.iteration:
+        title += f" (kept from run {edit.run})"
+    elif edit and iteration == edit.iteration:
+        title += " (edited)"
+    if verdict is not None:
+        title += " · " + ("sufficient" if verdict.sufficient else "not sufficient")
+    parts = [f"<details open class='iteration' data-iteration='{iteration}'><summary>{title}</summary>"]
+    parts += [count_block(book, count) for count in stage["count"]]
+    for terms in stage["terms"]:
+        parts.append(f"<div class='terms'><b>Terms</b> {chips(terms.new, tried)}</div>")
+        tried |= {t.text.casefold() for t in terms.new}
+    parts += [hits_table(book, collection.hits, stage["chunks"]) for collection in stage["collection"]]
+    if stage["importance"]:
+        parts.append("<div class='importance'><b>Importance</b> " + " ".join(
+            f"<span class='imp' title='{esc(samples_note(c))}'>S{c.first}–S{c.last}: "
+            f"{c.importance:.2f}</span>" for c in stage["importance"]) + "</div>")
+    if verdict is not None:
+        note = "" if verdict.parsed else " (the reply said neither yes nor no; default taken)"
+        parts.append(f"<div class='verdict {'yes' if verdict.sufficient else 'no'}'><b>Judge</b> "
+                     f"{'sufficient' if verdict.sufficient else 'not sufficient'}: {esc(verdict.reason)}"
+                     f"{esc(note)}</div>")
+    parts += [f"<div class='warning'>{esc(warning.message)}</div>" for warning in stage["warning"]]
+    parts += ["<div class='exploration'><b>Next</b> breadth-wise: "
+              f"{chips(exploration.breadth, tried) or '—'}; depth-wise: {chips(exploration.depth, tried) or '—'}</div>"
+              for exploration in stage["exploration"]]
+    for trim in stage["trim"]:
+        kept = " ".join(cite_link(book, sid) for sid in trim.kept)
+        how = ("chosen by the model" if trim.by_model else "all kept: trimming is off" if not trim.enabled
+               else "all kept: the model's pick was unreadable")
+        parts.append(f"<div class='trim'><b>Evidence kept</b> ({how}): {kept}</div>")
+    parts += [stage_costs(stage["llm_call"]), "</details>"]
+    return "".join(parts)
+
+
+def finals(book: Book, answers: list) -> str:
+    """After the iterations: the sentences quoted first, and the vote shares of a multiple-choice answer."""
+    parts = []
+    for answer in answers:
+        if answer.quotes:
+            parts.append("<div class='quoted'><b>Quoted first</b> (the evidence's best sentences by the final "
+                         "ranking): " + " ".join(cite_link(book, q.sentence_id) for q in answer.quotes) + "</div>")
         if answer.vote_shares:
             parts.append("<div class='votes'><b>Votes</b> " + " ".join(
                 f"<span class='vote'>{esc(k)}: {v:.0%}</span>" for k, v in answer.vote_shares.items()) + "</div>")
-    parts.append(totals_line(events))
-    parts.append("</div>")
     return "".join(parts)
 
 
@@ -84,6 +91,10 @@ def chips(terms, tried: set[str]) -> str:
             note += ", taken from the text"
         elif term.by.startswith("names: "):
             note += f", a name of {term.by.removeprefix('names: ')}"
+        elif term.by == "judge":
+            note += ", written by the judge"
+        elif term.by.startswith("option "):
+            note += f", the words of {term.by}"
         out.append(f"<span class='chip {esc(term.origin)} {state}{missing}' title='{esc(note)}'>"
                    f"{esc(term.text)}</span>")
     return " ".join(out)
@@ -112,13 +123,18 @@ def hits_table(book: Book, hits, chunk_groups) -> str:
     rows = "".join(
         f"<tr class='hit'><td>{h.rank}</td><td>{cite_link(book, h.sentence_id)} <a href='#pin' class='pin' "
         f"data-sid='{h.sentence_id}' title='pin as evidence for an edited search'>pin</a></td><td>{h.score}</td>"
-        f"<td class='sentence'>{highlight(book, h.text, h.matched)}</td>"
-        f"<td>{esc(chunk_of.get(h.sentence_id, ''))}</td></tr>"
+        f"<td>{h.weight:.2f}</td><td class='sentence'>{highlight(book, h.text, h.matched)}"
+        f"{supports(h.supports)}</td><td>{esc(chunk_of.get(h.sentence_id, ''))}</td></tr>"
         for h in hits)
     if not rows:
         return "<div class='hits none'>No sentence holds these terms.</div>"
-    return ("<table class='hits'><tr><th>#</th><th>where</th><th>overlap</th><th>sentence</th><th>chunk</th></tr>"
-            f"{rows}</table>")
+    return ("<table class='hits'><tr><th>#</th><th>where</th><th>overlap</th><th>score</th><th>sentence</th>"
+            f"<th>chunk</th></tr>{rows}</table>")
+
+
+def supports(letters: list[str]) -> str:
+    """Which multiple-choice options a retrieved sentence holds the words of."""
+    return f" <span class='supports'>supports {esc(', '.join(letters))}</span>" if letters else ""
 
 
 def count_block(book: Book, count) -> str:

@@ -19,11 +19,13 @@ from ...book.names import NameIndex
 from ...models import LLM, Embed
 from .. import prompts
 from ..base import Engine, Prepared, chosen_answer
+from ..lexical import RANKINGS, best_sentences, smoothed, targets
 from ..parsing import parse_choice, parse_sentence_ids, parse_terms, parse_verdict
 from ..trace import (
     Answer,
     Chunk,
     Chunks,
+    Citation,
     Collection,
     Event,
     Exploration,
@@ -62,8 +64,8 @@ class Elite(Engine):
 
     def explore(self, book: Book, question: str, options: dict[str, str] | None, generate: bool = True,
                 edit: Edit | None = None):
-        """Iterations of collect, weigh, judge and explore until the evidence suffices or ``iter_max``; then
-        organise and answer."""
+        """Iterations of collect, weigh, judge and explore until the evidence suffices or ``iter_max`` (one
+        iteration without the judge); then organise and answer."""
         s = self.settings
         rng = np.random.default_rng(s.seed)
         if edit:
@@ -71,14 +73,17 @@ class Elite(Engine):
         else:
             terms = yield from self.first_terms(book, question, options)
             start, all_terms, chunks, retrieved = 1, [], {}, set()
-        last = max(s.iter_max, start)
+        last = max(s.iter_max, start) if s.judge else start
+        verdict = None
         for iteration in range(start, last + 1):
             if not (edit and iteration == start):
                 terms += self.name_variants(book, terms, {t.text.casefold() for t in all_terms + terms})
             all_terms += terms
             yield Event(Kind.TERMS, iteration, Terms(terms, list(all_terms)))
             hits = collect(book, [t.text for t in all_terms if t.in_book], s.recall_index,
-                           required=[t.text for t in terms if t.in_book], exclude=retrieved)
+                           required=[t.text for t in terms if t.in_book], exclude=retrieved, ranking=s.ranking,
+                           reach=s.reach, decay=s.decay)
+            mark_support(book, hits, question, options)
             retrieved.update(h.sentence_id for h in hits)
             yield Event(Kind.COLLECTION, iteration, Collection(hits))
             found = [c for c in widen(book, hits, s.neighbor_num, iteration) if c.key not in chunks]
@@ -89,47 +94,70 @@ class Elite(Engine):
             chunks.update((c.key, c) for c in found)
             yield Event(Kind.CHUNKS, iteration, Chunks(found))
             yield from self.weigh(found, question, options, iteration, rng)
-            if chunks:
-                evidence = self.evidence_text(ranked(chunks.values()))
-                reply = yield from self.call("judge", prompts.judge(question, options, evidence), iteration,
-                                             max_tokens=48)
-                sufficient, reason = parse_verdict(reply)
-                verdict = Verdict(s.judge_default if sufficient is None else sufficient, reason,
-                                  sufficient is not None)
-            else:
-                verdict = Verdict(False, "nothing was found for these terms", True)
+            if not s.judge:
+                break
+            verdict, proposed = yield from self.judged(book, question, options, chunks, all_terms, iteration)
             yield Event(Kind.JUDGE, iteration, verdict)
             if verdict.sufficient or iteration == last:
                 break
             tried = {t.text.casefold() for t in all_terms}
-            breadth = yield from self.breadth(book, question, all_terms, hits, tried, iteration)
-            tried |= {t.text.casefold() for t in breadth}
-            depth = yield from self.depth(book, question, found, all_terms + breadth, tried, iteration)
+            if s.next_terms == "judge":
+                breadth, depth = self.new_terms(book, proposed, "breadth", tried, by="judge"), []
+            else:
+                breadth = yield from self.breadth(book, question, all_terms, hits, tried, iteration)
+                tried |= {t.text.casefold() for t in breadth}
+                depth = yield from self.depth(book, question, found, all_terms + breadth, tried, iteration)
             terms = breadth + depth
             yield Event(Kind.EXPLORATION, iteration, Exploration(breadth, depth))
             if not any(t.in_book for t in terms):
                 yield Event(Kind.WARNING, iteration, Notice("no new search terms were found; stopping."))
                 break
         ceiling = book.stats.get("ceiling")
-        if ceiling and generate and not options and not verdict.sufficient:
+        if ceiling and generate and not options and verdict is not None and not verdict.sufficient:
             return Answer(f"Not found so far: the book up to {ceiling['label']} does not say.",
                           evidence=sorted({sid for c in chunks.values() for sid in range(c.first, c.last + 1)}))
-        answer = yield from self.organise(book, question, options, ranked(chunks.values()), iteration, generate)
+        scores = self.final_scores(book, all_terms)
+        answer = yield from self.organise(book, question, options, self.ranked(chunks.values(), scores), scores,
+                                          iteration, generate)
+        if verdict is not None and not verdict.sufficient and generate:
+            answer.caveat = "The passages found may not answer this question: the search was judged insufficient."
         return answer
+
+    def judged(self, book: Book, question: str, options, chunks: dict, all_terms: list[Term], iteration: int):
+        """The judge's verdict on the evidence so far (the passages the answer would read, in the same words, so
+        that the answer's call reuses this one's KV cache), and the next terms its reply proposes, if asked to."""
+        s = self.settings
+        if not chunks:
+            return Verdict(False, "nothing was found for these terms", True), []
+        scores = self.final_scores(book, all_terms)
+        ordered = self.ranked(chunks.values(), scores)
+        listing = self.listing(book, sorted(self.budgeted_sentences(book, ordered)), ordered)
+        asked = s.max_terms if s.next_terms == "judge" else 0
+        reply = yield from self.call("judge", prompts.judge(question, options, listing, asked), iteration,
+                                     max_tokens=48 + 10 * asked)
+        sufficient, reason = parse_verdict(reply)
+        proposed = parse_terms(reply.strip().partition("\n")[2], s.max_terms) if asked else []
+        return Verdict(s.judge_default if sufficient is None else sufficient, reason, sufficient is not None), proposed
 
     def first_terms(self, book: Book, question: str, options: dict[str, str] | None):
         """The model's search terms for the question, with the question's own words (or only them, announced,
-        when the model gave nothing usable)."""
+        when the model gave nothing usable, or when it is not asked) and the options' words."""
         s = self.settings
-        reply = yield from self.call("terms", prompts.terms(question, options, s.max_terms), 1)
-        terms = self.new_terms(book, parse_terms(reply, s.max_terms), "question", set())
+        terms: list[Term] = []
+        if s.model_terms:
+            reply = yield from self.call("terms", prompts.terms(question, options, s.max_terms), 1)
+            terms = self.new_terms(book, parse_terms(reply, s.max_terms), "question", set())
         tried = {t.text.casefold() for t in terms} | {w for t in terms for w in t.words}
         if not any(t.in_book for t in terms):
             terms += self.new_terms(book, book.lexicon.content_words(question), "fallback", tried, by="lexical")
-            yield Event(Kind.WARNING, 1, Notice("the model gave no usable search terms; searching for the question's "
-                                                "own words instead."))
+            if s.model_terms:
+                yield Event(Kind.WARNING, 1, Notice("the model gave no usable search terms; searching for the "
+                                                    "question's own words instead."))
         elif s.question_words:
             terms += self.new_terms(book, book.lexicon.content_words(question), "question", tried, by="lexical")
+        if s.option_words and options:
+            for key, text in options.items():
+                terms += self.new_terms(book, book.lexicon.content_words(text), "options", tried, by=f"option {key}")
         return terms
 
     def new_terms(self, book: Book, texts: list[str], origin: str, tried: set[str], by: str = "model") -> list[Term]:
@@ -161,7 +189,7 @@ class Elite(Engine):
         s = self.settings
         if s.importance_samples <= 0:
             return
-        chosen = sorted(found, key=lambda c: -c.score)
+        chosen = sorted(found, key=lambda c: -c.weight if s.ranking == "bm25" else -c.score)
         if s.importance_chunks:
             chosen = chosen[: s.importance_chunks]
         for chunk in chosen:
@@ -203,54 +231,66 @@ class Elite(Engine):
         """Terms taken from the iteration's best chunks: the model's picks that occur in them, else their rarest
         words that recur elsewhere in the book."""
         s = self.settings
-        top = ranked(found)[: s.deep_search_index]
+        top = self.ranked(found)[: s.deep_search_index]
         if not top:
             return []
-        passages = self.fit("\n\n".join(c.text for c in top), s.evidence_tokens)
-        reply = yield from self.call("depth", prompts.depth(question, passages, s.deep_search_num), iteration)
-        present = set(book.lexicon.words(passages))
+        text = self.fit("\n\n".join(c.text for c in top), s.evidence_tokens)
+        reply = yield from self.call("depth", prompts.depth(question, text, s.deep_search_num), iteration)
+        present = set(book.lexicon.words(text))
         picked = [t for t in parse_terms(reply, s.deep_search_num) if set(book.lexicon.content_words(t)) <= present]
         terms = self.new_terms(book, picked, "depth", set(tried))
         if not terms:
             known = {w for t in known for w in t.words}
-            terms = self.new_terms(book, salient_words(book, passages, known)[: s.deep_search_num], "depth",
+            terms = self.new_terms(book, salient_words(book, text, known)[: s.deep_search_num], "depth",
                                    set(tried), by="lexical")
         return terms
 
-    def evidence_text(self, chunks: list[Chunk]) -> str:
-        """Chunks, best first, each with its importance where scored, within the evidence token budget."""
-        budget = self.settings.evidence_tokens
-        blocks = []
-        for n, chunk in enumerate(chunks, 1):
-            mark = (f" (importance {chunk.importance:.2f})" if chunk.importance is not None
-                    and not math.isnan(chunk.importance) else "")
-            block = f"[{n}]{mark} {' '.join(chunk.text.split())}"
-            cost = self.llm.count_tokens(block)
-            if cost > budget:
-                if not blocks:
-                    blocks.append(self.fit(block, budget))
-                break
-            budget -= cost
-            blocks.append(block)
-        return "\n".join(blocks) or "(nothing found)"
-
-    def budgeted_sentences(self, book: Book, sentence_ids: list[int]) -> list[int]:
+    def budgeted_sentences(self, book: Book, chunks: list[Chunk]) -> list[int]:
+        """The sentences of ``chunks``, best chunk first, while they fit the evidence token budget (a sentence
+        that does not fit is skipped; its text and a separator count)."""
         budget = self.settings.evidence_tokens
         kept = []
-        for sid in sentence_ids:
-            cost = self.llm.count_tokens(book.sentence(sid).text) + 4
-            if cost > budget:
-                break
-            budget -= cost
-            kept.append(sid)
+        for sid in dict.fromkeys(sid for c in chunks for sid in range(c.first, c.last + 1)):
+            cost = self.llm.count_tokens(book.sentence(sid).text) + 1
+            if cost <= budget:
+                budget -= cost
+                kept.append(sid)
         return kept
 
-    def organise(self, book: Book, question: str, options, chunks: list[Chunk], iteration: int,
+    @staticmethod
+    def listing(book: Book, sentence_ids: list[int], chunks: list[Chunk]) -> str:
+        """The evidence as the judge, the trim and the answer read it: one labelled sentence a line, in book
+        order, a scored chunk's importance before its first sentence."""
+        marks = {c.first: f"(importance {c.importance:.2f}) " for c in chunks
+                 if c.importance is not None and not math.isnan(c.importance)}
+        return "\n".join(f"[S{sid}] {marks.get(sid, '')}{' '.join(book.sentence(sid).text.split())}"
+                         for sid in sentence_ids) or "(nothing found)"
+
+    def final_scores(self, book: Book, terms: list[Term]) -> np.ndarray:
+        """Every sentence scored against every term tried (the ranking that orders the evidence and the quotes)."""
+        found = targets(book, [t.text for t in terms if t.in_book])
+        return RANKINGS[self.settings.ranking](book, found) if found else np.zeros(len(book))
+
+    def ranked(self, chunks, scores: np.ndarray | None = None) -> list[Chunk]:
+        """Pinned chunks first, then the most important (unscored chunks after scored ones), then the best: by
+        overlap (the paper), or by the final ``bm25`` scores of all terms tried, smoothed; then book order."""
+        s = self.settings
+        if s.ranking == "bm25" and scores is not None:
+            rank = smoothed(scores, s.reach, s.decay)
+            for chunk in chunks:
+                chunk.weight = round(float(rank[chunk.first : chunk.last + 1].max()), 4)
+
+        def key(c: Chunk):
+            importance = c.importance if c.importance is not None and not math.isnan(c.importance) else -1.0
+            return (not c.pinned, -importance, -(c.weight if s.ranking == "bm25" else c.score), c.first)
+        return sorted(chunks, key=key)
+
+    def organise(self, book: Book, question: str, options, chunks: list[Chunk], scores: np.ndarray, iteration: int,
                  generate: bool = True):
-        """Trim the evidence to what the model calls relevant, then answer from it (voting for multiple choice)."""
-        ordered = list(dict.fromkeys(sid for c in chunks for sid in range(c.first, c.last + 1)))
-        candidates = self.budgeted_sentences(book, ordered)
-        listing = "\n".join(f"S{sid}: {' '.join(book.sentence(sid).text.split())}" for sid in sorted(candidates))
+        """Trim the evidence to what the model calls relevant, quote its best sentences, then answer from it
+        (voting for multiple choice)."""
+        candidates = sorted(self.budgeted_sentences(book, chunks))
+        listing = self.listing(book, candidates, chunks)
         kept, picked = candidates, []
         if candidates and self.settings.trim:
             reply = yield from self.call("trim", prompts.trim(question, options, listing), iteration, max_tokens=64)
@@ -260,14 +300,22 @@ class Elite(Engine):
         if candidates:
             yield Event(Kind.TRIM, iteration, Trim(sorted(kept), sorted(set(candidates) - set(kept)), bool(picked),
                                                    self.settings.trim))
-        kept = sorted(kept)
+        quotes = self.quoted(book, kept, scores)
         if not generate:
-            return Answer("", evidence=kept)
-        evidence = "\n".join(f"[S{sid}] {' '.join(book.sentence(sid).text.split())}" for sid in kept)
-        messages = prompts.answer(question, options, evidence or "(nothing found)")
+            return Answer("", evidence=kept, quotes=quotes)
+        evidence = listing if kept == candidates else self.listing(book, kept, chunks)
+        messages = prompts.answer(question, options, evidence)
         if options:
-            return (yield from self.vote(book, messages, options, kept, iteration))
-        return (yield from self.written_answer(book, messages, kept, iteration))
+            answer = yield from self.vote(book, messages, options, kept, iteration)
+        else:
+            answer = yield from self.written_answer(book, messages, kept, iteration)
+        answer.quotes = quotes
+        return answer
+
+    def quoted(self, book: Book, kept: list[int], scores: np.ndarray) -> list[Citation]:
+        """The best ``quotes`` evidence sentences by their own final score (against every term tried)."""
+        return [Citation(sid, book.sentence(sid).citation, book.sentence(sid).text)
+                for sid in best_sentences(book, kept, scores, self.settings.quotes)]
 
     def vote(self, book: Book, messages, options: dict[str, str], kept: list[int], iteration: int):
         s = self.settings
@@ -290,15 +338,6 @@ class Elite(Engine):
                              vote_shares=shares)
 
 
-def ranked(chunks) -> list[Chunk]:
-    """Pinned chunks first, then the most important (unscored chunks after scored ones), then by overlap, then
-    book order."""
-    def key(c: Chunk):
-        importance = c.importance if c.importance is not None and not math.isnan(c.importance) else -1.0
-        return (not c.pinned, -importance, -c.score, c.first)
-    return sorted(chunks, key=key)
-
-
 def salient_words(book: Book, text: str, known: set[str]) -> list[str]:
     """Words of ``text`` worth a search: names (capitalised inside a sentence) first, then the rarest words,
     keeping only words that occur in at least two sentences of the book."""
@@ -307,3 +346,14 @@ def salient_words(book: Book, text: str, known: set[str]) -> list[str]:
     candidates = [w for w in book.lexicon.content_words(text) if w not in known and w in vocabulary
                   and frequency[vocabulary[w]] >= 2]
     return sorted(candidates, key=lambda w: (w not in names, frequency[vocabulary[w]]))
+
+
+def mark_support(book: Book, hits: list[Hit], question: str, options: dict[str, str] | None) -> None:
+    """Which options each hit supports: those whose own words (not the question's) it holds."""
+    if not options:
+        return
+    asked = set(book.lexicon.content_words(question))
+    own = {key: {w for w in book.lexicon.content_words(text) if w not in asked} for key, text in options.items()}
+    for hit in hits:
+        matched = set(hit.matched)
+        hit.supports = [key for key, words in own.items() if matched & words]

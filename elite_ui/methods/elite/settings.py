@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...settings import setting
+from ...settings import check_choices, setting
 
 
 @dataclass(frozen=True)
@@ -23,8 +23,23 @@ class Settings:
                              panel=True)
     iter_max: int = setting(5, "iterations of collect-judge-explore at most", low=1, high=10, panel=True)
     max_terms: int = setting(10, "terms asked for at the start and per breadth-wise expansion", low=1, high=30)
+    model_terms: bool = setting(True, "ask the model for search terms (no: search the question's and options' own "
+                                      "words only)", panel=True)
     question_words: bool = setting(True, "also search for the question's own content words, beside the model's "
                                          "terms", panel=True)
+    option_words: bool = setting(False, "also search for the words of the multiple-choice options, and show which "
+                                        "option each retrieved sentence supports", panel=True)
+    ranking: str = setting("overlap", "how sentences are ranked: overlap (distinct matched words, the paper's "
+                                      "Eq. 1) or bm25 (rare words count more, long sentences less)",
+                           choices=("overlap", "bm25"), panel=True)
+    reach: int = setting(0, "neighbours on each side whose scores add to a sentence's rank, so clustered matches "
+                            "win (0: none)", low=0, high=10, panel=True)
+    decay: float = setting(0.5, "the weight of a neighbour's score, per sentence of distance", low=0.0, high=1.0)
+    judge: bool = setting(True, "ask the model whether the evidence suffices, and search again while it does not "
+                                "(no: one iteration)", panel=True)
+    next_terms: str = setting("explore", "where the next iteration's terms come from: explore (breadth- and "
+                                         "depth-wise calls) or judge (the judge's reply, no extra call)",
+                              choices=("explore", "judge"), panel=True)
     importance_samples: int = setting(3, "noise levels λ sampled per chunk for its importance (0 turns importance "
                                          "off)", low=0, high=10, panel=True)
     importance_chunks: int = setting(0, "score only this many new chunks per iteration, best overlap first (0: "
@@ -37,9 +52,14 @@ class Settings:
                                "organising step)", panel=True)
     evidence_tokens: int = setting(2000, "token budget for the evidence shown to the judge and to the answer",
                                    low=200, high=8000, panel=True)
+    quotes: int = setting(3, "evidence sentences quoted before the answer (\"What the book says\"), best first",
+                          low=0, high=10)
     answer_tokens: int = setting(160, "longest free-form answer, in tokens", low=16, high=2048)
     max_question_chars: int = setting(2000, "longest question, in characters", low=1, high=100_000)
     seed: int = setting(0, "seed of the noise levels, the perturbations and the sampled votes", low=0)
+
+    def __post_init__(self):
+        check_choices(self)
 
 
 PRESETS = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...settings import field_of, setting
+from ...settings import check_choices, setting
 
 EXTRACTION_FIELDS = ("paragraph_tokens", "window_tokens", "marker_tokens", "few_shot", "coverage_threshold", "retries")
 ORDERS = ("position", "similarity")
@@ -35,11 +35,13 @@ class MragSettings:
     replace_flagged: bool = setting(False, "place a flagged marker's cited paragraphs instead of its value",
                                     panel=True)
     answer_tokens: int = setting(96, "longest free-form answer, in tokens", low=16, high=2048)
+    quotes: int = setting(3, "evidence sentences quoted before the answer (\"What the book says\"), best first",
+                          low=0, high=10)
     max_question_chars: int = setting(2000, "longest question, in characters", low=1, high=100_000)
     seed: int = setting(0, "seed of the model's sampling", low=0)
 
     def __post_init__(self):
-        field_of(MragSettings, "order").check(self.order)
+        check_choices(self)
 
 
 PRESETS = {"paper": MragSettings(), "laptop": MragSettings(window_tokens=1024, marker_tokens=512)}

@@ -1,0 +1,100 @@
+"""Lexical ranking: the formulas that score a book's sentences against a set of words, each a small named function
+chosen by name (``RANKINGS``), in the manner of bm25s. ELITE's collection ranks with them, and every method's
+answer quotes its best evidence sentences by them.
+
+- ``overlap`` (the ELITE paper's Eq. 1): the number of distinct target words in the sentence; ties go to rarer
+  words (summed :func:`idf_smooth`).
+- ``bm25``: each target word in the sentence adds its :func:`idf_lucene` times :func:`saturation` of the
+  sentence's length (Robertson and Zaragoza 2009, "The Probabilistic Relevance Framework: BM25 and Beyond", with
+  Lucene's IDF as bm25s computes it), so one rare word outweighs several common ones.
+
+A target word matches a sentence through any of its inflected forms (letter, letters); :func:`smoothed` adds
+neighbours' scores, so that clustered matches outrank a sentence that holds them alone.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..book import Book
+
+K1, B = 1.2, 0.75
+"""BM25's term-frequency saturation and length normalisation, Lucene's defaults."""
+
+
+def idf_smooth(df: int, n: int) -> float:
+    """scikit-learn's smooth IDF, ln((n + 1) / (df + 1)) + 1: the overlap ranking's tie-break."""
+    return math.log((n + 1) / (df + 1)) + 1.0
+
+
+def idf_lucene(df: int, n: int) -> float:
+    """Lucene's BM25 IDF, ln(1 + (n - df + 0.5) / (df + 0.5)): never negative, however common the word."""
+    return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
+
+def saturation(length: np.ndarray, average: float, k1: float = K1, b: float = B) -> np.ndarray:
+    """BM25's term-frequency factor for a word present once, (k1 + 1) / (1 + k1 (1 - b + b |s| / avg |s|)):
+    a match counts for less in a longer sentence."""
+    return (k1 + 1.0) / (1.0 + k1 * (1.0 - b + b * length / max(average, 1e-9)))
+
+
+@dataclass
+class Target:
+    word: str
+    sentences: np.ndarray
+    df: int
+
+
+def targets(book: Book, terms: list[str]) -> list[Target]:
+    """The distinct target words of ``terms`` with the sentences each matches through any of its forms."""
+    out: dict[str, Target] = {}
+    for term in terms:
+        for word in book.lexicon.content_words(term):
+            if word in out:
+                continue
+            postings = [book.index.postings(f) for f in book.forms(word)]
+            sentences = np.unique(np.concatenate(postings)) if postings else np.zeros(0, dtype=np.int32)
+            out[word] = Target(word, sentences, len(sentences))
+    return list(out.values())
+
+
+def overlap_scores(book: Book, found: list[Target]) -> np.ndarray:
+    """The paper's Eq. 1, with the summed smooth IDF of the matched words as a fraction below 1 to break ties."""
+    n = max(len(book), 1)
+    overlap = np.zeros(len(book), dtype=np.float64)
+    weight = np.zeros(len(book), dtype=np.float64)
+    for target in found:
+        overlap[target.sentences] += 1
+        weight[target.sentences] += idf_smooth(target.df, n)
+    return overlap + weight / (weight.max() + 1.0)
+
+
+def bm25_scores(book: Book, found: list[Target]) -> np.ndarray:
+    """Each matched word's Lucene IDF times the saturation of the sentence's length (its distinct words)."""
+    n = max(len(book), 1)
+    lengths = book.sentence_lengths
+    factor = saturation(lengths, float(lengths.mean()) if len(lengths) else 1.0)
+    score = np.zeros(len(book), dtype=np.float64)
+    for target in found:
+        score[target.sentences] += idf_lucene(target.df, n) * factor[target.sentences]
+    return score
+
+
+RANKINGS: dict[str, Callable[[Book, list[Target]], np.ndarray]] = {"overlap": overlap_scores, "bm25": bm25_scores}
+
+
+def smoothed(scores: np.ndarray, reach: int, decay: float) -> np.ndarray:
+    """Each sentence's score plus its neighbours' within ``reach``, weighted ``decay`` per sentence of distance."""
+    if reach <= 0:
+        return scores
+    kernel = np.asarray([decay ** abs(d) for d in range(-reach, reach + 1)])
+    return np.convolve(scores, kernel, mode="same")
+
+
+def best_sentences(book: Book, sentence_ids: list[int], scores: np.ndarray, n: int) -> list[int]:
+    """The ``n`` sentences of ``sentence_ids`` with the highest positive ``scores`` (book order breaks ties)."""
+    return sorted((sid for sid in sentence_ids if scores[sid] > 0), key=lambda sid: (-scores[sid], sid))[:n]
