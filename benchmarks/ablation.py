@@ -15,38 +15,83 @@ import argparse
 import json
 import re
 from pathlib import Path
+from typing import NamedTuple
 
 from benchmarks import SHARED_BENCHMARKS, write_figures
 from elite_ui.bench.cli import parser as bench_parser
-from elite_ui.bench.harness import run
+from elite_ui.bench.harness import run, summarise
 
 SETS = {
-    "nd": (SHARED_BENCHMARKS / "novels-dev" / "novels-dev.jsonl", 0),
-    "ft": (Path("data/fairytale/dataset.jsonl"), 150),
-    "nv": (Path("tests/data/novels.jsonl"), 0),
+    "nd": (SHARED_BENCHMARKS / "novels-dev" / "novels-dev.jsonl", 0, None),
+    "ft": (Path("data/fairytale/dataset.jsonl"), 40, None),
+    "nv": (Path("tests/data/novels.jsonl"), 0, None),
+    "ft150": (Path("data/fairytale/dataset.jsonl"), 150, ("bm25 chunks", "lexical core", "default preset")),
 }
 """Question sets: our novels-dev, a seeded sample of FairytaleQA's test split (converted first with ``python -m
 elite_ui.bench convert fairytaleqa ../shared/benchmarks/fairytaleqa --out data/fairytale``), and the eight novel
-questions of tests/data. Each with how many questions to take (0: all)."""
+questions of tests/data; each with how many questions to take (0: all) and the rows it is measured with (None:
+all). ``ft150``, 150 FairytaleQA questions, compares the default preset with BM25 on more questions than the
+whole ablation can afford."""
 
 CORE = ["model_terms=false", "judge=false", "importance_samples=0", "trim=false", "option_words=true",
         "recall_index=100", "neighbor_num=2", "ranking=bm25", "reach=3"]
+LOOP = [*CORE, "model_terms=true", "judge=true", "iter_max=2"]
+
+
+class Row(NamedTuple):
+    """One row of the ablation (see ROWS)."""
+
+    strategy: str
+    preset: str
+    settings: list[str]
+    at_most: int = 0
+    answered: bool = False
+
+
+FEW = 12
+"""How many questions of a set the expensive rows take (the same seeded ones for each)."""
 ROWS = {
-    "bm25 chunks": ("bm25", "laptop", []),
-    "paper preset": ("elite", "paper", []),
-    "lexical core": ("elite", "laptop", CORE),
-    "+ model terms": ("elite", "laptop", [*CORE, "model_terms=true"]),
-    "+ judge and further iterations": ("elite", "laptop", [*CORE, "model_terms=true", "judge=true", "iter_max=2",
-                                                         "next_terms=judge"]),
-    "+ breadth/depth": ("elite", "laptop", [*CORE, "model_terms=true", "judge=true", "iter_max=2",
-                                             "next_terms=explore"]),
-    "+ importance": ("elite", "laptop", [*CORE, "model_terms=true", "judge=true", "iter_max=2",
-                                          "next_terms=explore", "importance_samples=1", "importance_chunks=3"]),
-    "+ trimming": ("elite", "laptop", [*CORE, "model_terms=true", "judge=true", "iter_max=2", "next_terms=explore",
-                                        "importance_samples=1", "importance_chunks=3", "trim=true"]),
-    "default preset": ("elite", "laptop", []),
+    "bm25 chunks": Row("bm25", "laptop", []),
+    "lexical core": Row("elite", "laptop", CORE),
+    "+ model terms": Row("elite", "laptop", [*CORE, "model_terms=true"]),
+    "+ judge and further iterations": Row("elite", "laptop", [*LOOP, "next_terms=judge"]),
+    "+ breadth/depth": Row("elite", "laptop", [*LOOP, "next_terms=explore"], FEW),
+    "+ importance": Row("elite", "laptop", [*LOOP, "next_terms=explore", "importance_samples=1",
+                                            "importance_chunks=3"], FEW),
+    "+ trimming": Row("elite", "laptop", [*LOOP, "next_terms=explore", "importance_samples=1", "importance_chunks=3",
+                                          "trim=true"], FEW),
+    "paper preset": Row("elite", "paper", [], FEW),
+    "default preset": Row("elite", "laptop", []),
+    "default preset, answered": Row("elite", "laptop", [], answered=True),
 }
-"""Each row: strategy, preset and the settings it overrides. The stages are added in the order the issue asked."""
+"""Each row: strategy, preset, the settings it overrides, at most how many of the set's questions it takes (0: all)
+and whether the method also answers (its own answer step: the cost a reader waits for). The rows whose loop costs
+4-17 calls a question take the first ``FEW`` of the seeded order, and every row is also summarised on those same
+questions. The stages are added in the order the issue asked."""
+
+
+def run_row(key: str, name: str, out: Path) -> list[dict]:
+    """One row on one set (resumed from its run folder): its results, one per question, in the seeded order."""
+    dataset, limit, _ = SETS[key]
+    row = ROWS[name]
+    limit = min(limit or row.at_most, row.at_most or limit)
+    folder = out / key / re.sub(r"[^a-z0-9]+", "-", name).strip("-")
+    argv = ["run", str(dataset), "--strategy", row.strategy, "--preset", row.preset, "--out", str(folder),
+            "--own-answer" if row.answered else "--retrieval-only", "--shuffle", "--seed", "0",
+            *(["--limit", str(limit)] if limit else [])]
+    for item in row.settings:
+        argv += ["--set", item]
+    results = run(bench_parser().parse_args(argv)) / "results.jsonl"
+    return [json.loads(line) for line in results.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def row_figures(name: str, results: list[dict]) -> dict:
+    """The figures the table shows, with the row's settings."""
+    row = ROWS[name]
+    summary = summarise(results)
+    return {k: summary[k] for k in ("questions", "evidence_recall", "quote_hit", "llm_calls", "evaluated_tokens",
+                                    "seconds_median", "context_tokens", "accuracy")} | {
+        "settings": row.settings, "preset": row.preset, "strategy": row.strategy}
 
 
 def main() -> None:
@@ -57,21 +102,18 @@ def main() -> None:
     args = parser.parse_args()
     figures = {}
     for key in args.sets.split(","):
-        dataset, limit = SETS[key]
-        for name in args.rows.split(","):
-            strategy, preset, overrides = ROWS[name]
-            folder = Path(args.out) / key / re.sub(r"[^a-z0-9]+", "-", name).strip("-")
-            argv = ["run", str(dataset), "--strategy", strategy, "--preset", preset, "--retrieval-only",
-                    "--out", str(folder), *(["--limit", str(limit), "--shuffle", "--seed", "0"] if limit else [])]
-            for item in overrides:
-                argv += ["--set", item]
-            summary = json.loads((run(bench_parser().parse_args(argv)) / "summary.json").read_text())
-            figures.setdefault(key, {})[name] = {k: summary[k] for k in (
-                "questions", "evidence_recall", "quote_hit", "llm_calls", "evaluated_tokens", "seconds_median",
-                "context_tokens")} | {"settings": overrides, "preset": preset, "strategy": strategy}
-            row = figures[key][name]
+        names = [n for n in args.rows.split(",") if SETS[key][2] is None or n in SETS[key][2]]
+        results = {name: run_row(key, name, Path(args.out)) for name in names}
+        figures[key] = {name: row_figures(name, found) for name, found in results.items()}
+        fewest = min(results.values(), key=len)
+        if any(len(found) > len(fewest) for found in results.values()):
+            same = {r["id"] for r in fewest}
+            figures[f"{key}-same"] = {name: row_figures(name, [r for r in found if r["id"] in same])
+                                      for name, found in results.items()}
+        for name, row in figures[key].items():
             print(f"{key} {name:30s} recall {row['evidence_recall']} hit@3 {row['quote_hit']} calls {row['llm_calls']} "
-                  f"evaluated {row['evaluated_tokens']} median {row['seconds_median']} s", flush=True)
+                  f"evaluated {row['evaluated_tokens']} median {row['seconds_median']} s "
+                  f"({row['questions']} questions)", flush=True)
     write_figures("ablation", figures)
 
 

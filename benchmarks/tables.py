@@ -147,3 +147,24 @@ def hostile_line() -> str:
             f"{len(found) - len(ran)} crash; the slowest takes {slowest['seconds']:.2f} s ({slowest['name']}), the "
             f"highest peak memory is {heaviest['peak_mb']:.0f} MB ({heaviest['name']}; "
             f"{min(r['peak_mb'] for r in ran):.0f} MB is the interpreter with its libraries)")
+
+
+ABLATION_SETS = {"nd": "novels-dev", "nv": "tests/data novels", "ft": "FairytaleQA", "ft150": "FairytaleQA"}
+
+
+def ablation_set(key: str, questions: int) -> str:
+    """A set's name in the ablation table: ``nd-same`` are novels-dev's rows on the questions every row took."""
+    base, _, same = key.partition("-")
+    return f"{ABLATION_SETS.get(base, base)} ({questions}{', the same for every row' if same else ''})"
+
+
+def ablation_table() -> str:
+    """ELITE stage by stage (``python -m benchmarks.ablation``): one row per stage added, per question set."""
+    body = []
+    for key, by_row in figures("ablation").items():
+        for name, r in by_row.items():
+            body.append([ablation_set(key, r["questions"]), name, num(r["evidence_recall"]), num(r["quote_hit"]),
+                         f"{round(r['llm_calls'], 1):g}", num(r["evaluated_tokens"], 0), num(r["seconds_median"]),
+                         num(r.get("accuracy"))])
+    return rows(["questions", "row", "evidence recall", "hit@3", "LLM calls", "prompt tokens evaluated",
+                 "median s", "accuracy"], body)

@@ -39,7 +39,10 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--strategy", choices=list(METHODS), default="elite",
                         help="; ".join(f"{m.name}: {m.summary}" for m in METHODS.values()))
     parser.add_argument("--up-to", metavar="WHERE", default="",
-                        help='spoiler ceiling: "chapter 12", "page 80" or "40%%"; nothing after it is used')
+                        help='spoiler ceiling: "chapter 12", "book 2, chapter 10", "page 80" or "40%%"; nothing '
+                             "after it is used, nor the front matter (preface, introduction) before the story")
+    parser.add_argument("--with-front-matter", action="store_true",
+                        help="under --up-to, search the front matter too")
     parser.add_argument("--language", help="read the book as this language (ISO code: en, fr, de, es, zh...) "
                                            "instead of the detected one")
     parser.add_argument("--preset", choices=sorted(METHODS["elite"].presets), default="laptop",
@@ -118,7 +121,7 @@ def report(trace: Trace, book: Book) -> str:
     if answer.quotes:
         lines.append("What the book says:")
         lines += [f"  \"{' '.join(q.text.split())}\" [{q.label}]" for q in answer.quotes]
-        lines += ["", "The model's answer:"]
+        lines += ["", f"{answer.heading}:"]
     lines += [with_citations(answer.text, book)]
     if answer.caveat:
         lines.append(f"({answer.caveat})")
@@ -152,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{book.title} by {book.author or 'unknown'}: {len(book)} sentences, {len(book.chapters)} chapters, "
               f"{book.lexicon.name}, {book.load_note()}", file=sys.stderr)
         read = reading_ceiling(book, args.up_to)
-        asked = book.up_to(*read) if read else book
+        asked = book.up_to(*read, front=args.with_front_matter) if read else book
         llm = open_llm(args.model_name or args.model, server=args.server, n_ctx=args.n_ctx,
                        n_gpu_layers=args.n_gpu_layers, n_threads=args.threads)
         show = None if args.quiet else (lambda e: (line := summary_line(e)) and print(line, file=sys.stderr))

@@ -161,8 +161,8 @@ def test_settings_can_be_overridden_from_the_command_line():
     from elite_ui.errors import EliteError
     from elite_ui.methods.elite import PRESETS
 
-    changed = overridden(PRESETS["laptop"], ["trim=false", "recall_index=25"])
-    assert changed.trim is False and changed.recall_index == 25 and changed.neighbor_num == 1
+    changed = overridden(PRESETS["laptop"], ["trim=true", "recall_index=25"])
+    assert changed.trim is True and changed.recall_index == 25 and changed.neighbor_num == 2
     mrag = overridden(strategies.defaults("mrag", "laptop"), ["order=similarity", "few_shot=no"])
     assert mrag.order == "similarity" and mrag.few_shot is False and mrag.window_tokens == 1024
     with pytest.raises(EliteError, match="order must be one of"):

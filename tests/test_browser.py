@@ -62,12 +62,22 @@ def ask(page, question: str) -> None:
     page.click("#ask")
 
 
+def every_stage_on(page) -> None:
+    """Turn on, in the settings panel, the stages the default preset leaves off: the judge with a further
+    iteration (breadth- and depth-wise) and importance."""
+    page.click("#settings-panel button.label-wrap, #settings-panel > button")
+    page.check("#elite-judge input")
+    page.fill("#elite-importance_samples input[type=number]", "1")
+    page.press("#elite-importance_samples input[type=number]", "Enter")
+
+
 def test_ask_and_watch_the_trace_then_read_a_citation(page):
     upload(page, BOOKS["pride-and-prejudice.txt"])
     assert "Jane Austen" in page.inner_text("#book-info")
     shot(page, "01-book-loaded")
+    every_stage_on(page)
     ask(page, "What is Pemberley?")
-    page.wait_for_selector("#trace .chip.question")
+    page.wait_for_selector("#trace .iteration .chip.question")
     shot(page, "02-first-terms")
     page.wait_for_selector("#status:has-text('Done')", timeout=60000)
     chips = page.locator("#trace .iteration").first.locator(".terms .chip").all_inner_texts()
@@ -82,19 +92,26 @@ def test_ask_and_watch_the_trace_then_read_a_citation(page):
     assert page.locator("#book-map .js-plotly-plot .scatterlayer .trace").count() == 3, "chapters + 2 iterations"
     assert "sufficient" in page.inner_text("#trace")
     shot(page, "03-trace-done")
-    page.locator("#chat a.cite").first.click()
+    assert page.locator("#chat .quotes a.cite").count() >= 1, "what the book says comes first"
+    link = page.locator("#chat .model-answer a.cite").first
+    sid = link.get_attribute("data-sid")
+    link.click()
     page.wait_for_selector("#reader mark#cited")
-    reader = page.inner_text("#reader")
-    assert "chapter" in reader and "S4000" in reader
+    assert page.inner_text("#reader .where").endswith(f"S{sid}")
     shot(page, "04-reader-view")
 
 
 def test_stop_a_running_question_and_ask_another(page):
     upload(page, BOOKS["pride-and-prejudice.txt"])
+    assert page.locator("#stop").is_disabled(), "nothing runs yet"
+    every_stage_on(page)
     ask(page, "What is Pemberley?")
-    page.wait_for_selector("#trace .chip.question")
+    page.wait_for_selector("#stop:enabled", timeout=10000)
     page.click("#stop")
-    page.wait_for_selector("#chat .msg.bot:has-text('stopped')")
+    page.wait_for_selector("#chat .msg.bot .stopped")
+    assert page.locator("#chat .error").count() == 0, "a stop is not an error"
+    page.wait_for_selector("#stop[disabled], #stop:disabled")
+    assert page.inner_text("#status").startswith("Stopped.")
     shot(page, "05-stopped")
     time.sleep(1)
     ask(page, "How many times does Elizabeth laugh?")
@@ -132,9 +149,10 @@ def test_exports_and_clear_errors(page, tmp_path):
     page.wait_for_selector("#status:has-text('Done')", timeout=60000)
     for button, suffix, expected in (("#export-md", ".md", "# How often does Elizabeth laugh?"),
                                      ("#export-json", ".json", '"kind": "count"')):
-        page.click(button)
-        link = page.wait_for_selector(f"#download a[download$='{suffix}']", timeout=10000)
-        assert expected in page.request.get(link.get_attribute("href")).text()
+        with page.expect_download() as download:
+            page.click(button)
+        assert download.value.suggested_filename == f"PRIDE. and PREJUDICE - How often does Elizabeth laugh{suffix}"
+        assert expected in Path(download.value.path()).read_text(encoding="utf-8")
     shot(page, "08-exported")
 
 
@@ -173,7 +191,7 @@ def test_two_visitors_never_see_each_other(browser, app):
     ask(first, "What is Pemberley?")
     first.wait_for_selector("#status:has-text('Done')", timeout=60000)
     assert "Jane Austen" in first.inner_text("#book-info") and "Grahame" in second.inner_text("#book-info")
-    assert second.locator("#chat .msg").count() == 0 and second.inner_text("#trace").strip() == ""
+    assert second.locator("#chat .msg").count() == 0 and second.locator("#trace .iteration").count() == 0
     ask(second, "How many times does Toad laugh?")
     second.wait_for_selector("#status:has-text('Done')", timeout=60000)
     assert first.locator("#chat .msg.user").all_inner_texts() == ["What is Pemberley?"]
@@ -308,17 +326,28 @@ def test_a_book_seen_before_opens_at_once(page, tmp_path):
     shot(page, "18-opened-from-the-cache")
 
 
-def test_a_spoiler_ceiling_is_shown_and_nothing_after_it_is_retrieved(page):
+def test_a_spoiler_ceiling_is_the_books_own_chapter_and_leaves_out_the_preface(page, pride):
     upload(page, BOOKS["pride-and-prejudice.txt"])
-    page.fill("#ceiling textarea, #ceiling input", "chapter 3")
+    assert "front matter: PRIDE. and PREJUDICE, PREFACE." in page.inner_text("#book-info")
+    page.fill("#ceiling textarea, #ceiling input", "chapter 10")
     ask(page, "What is Pemberley?")
     page.wait_for_selector("#status:has-text('Done')", timeout=60000)
-    assert "Spoiler ceiling" in page.inner_text("#trace") and "chapter 3" in page.inner_text("#trace")
+    assert "Spoiler ceiling" in page.inner_text("#trace") and "chapter 10" in page.inner_text("#trace")
     last = int(page.inner_text("#trace .ceiling").split("(S")[1].split(")")[0])
-    links = page.locator("#trace table.hits a.cite")
-    cited = [int(x) for x in links.evaluate_all("els => els.map(e => e.dataset.sid)")]
-    assert cited and max(cited) <= last
+    assert pride.sentence(last).text.strip() and pride.sentence(last + 1).chapter_title == "CHAPTER XI."
+    cited = [int(x) for x in page.locator("#trace table.hits a.cite").evaluate_all(
+        "els => els.map(e => e.dataset.sid)")]
+    assert cited and max(cited) <= last and min(cited) >= pride.first_read, "nothing from the editor's preface"
+    labels = page.locator("#trace table.hits a.cite").all_inner_texts()
+    assert all(int(label.split("ch. ")[1].rstrip("]")) <= 10 for label in labels)
     shot(page, "19-spoiler-ceiling")
+    page.check("#front input")
+    assert page.is_checked("#front input")
+    ask(page, "What is Pemberley?")
+    wait_done(page, 2)
+    cited = [int(x) for x in page.locator("#trace table.hits a.cite").evaluate_all(
+        "els => els.map(e => e.dataset.sid)")]
+    assert min(cited) < pride.first_read, "the reader asked for the front matter too"
     page.fill("#ceiling textarea, #ceiling input", "chapter 900")
     ask(page, "What is Pemberley?")
     page.wait_for_selector("#chat .error:has-text('chapter 900 is not in this book')", timeout=30000)
@@ -330,9 +359,15 @@ def test_first_mention_and_occurrences_by_chapter(page):
     page.wait_for_selector("#status:has-text('Done')", timeout=60000)
     assert "is first mentioned in chapter" in page.inner_text("#chat")
     per_chapter = page.inner_text("#trace .count .per-chapter")
-    assert per_chapter.startswith("ch. ") and sum(int(x.split(": ")[1]) for x in per_chapter.split(" · ")) == 41
-    assert page.locator("#book-map .js-plotly-plot .scatterlayer .trace").count() == 2, "chapters + occurrences"
+    assert per_chapter.startswith("preface: 1 · ch. ")
+    assert sum(int(x.split(": ")[1]) for x in per_chapter.split(" · ")) == 41
+    assert "the front matter mentions it before the story starts" in page.inner_text("#chat").lower()
+    page.wait_for_function("document.querySelectorAll('#book-map .js-plotly-plot .scatterlayer .trace').length === 2")
     shot(page, "20-first-mention")
+    ask(page, "How many times is the word first mentioned?")
+    wait_done(page, 2)
+    counted = page.locator("#chat .msg.bot").last.locator(".model-answer").inner_text()
+    assert counted.startswith('The count "first"') and "occurs" in counted and '""' not in counted
 
 
 def test_edit_the_search_pin_a_passage_and_run_again(page):
@@ -355,14 +390,14 @@ def test_edit_the_search_pin_a_passage_and_run_again(page):
     note = page.inner_text("#trace .edit-note")
     assert "removed letter" in note and "added Lambton" in note and f"S{pinned}" in note
     assert "edited" in page.locator("#trace .iteration summary").first.inner_text()
-    assert page.locator("#trace .chip.reader").all_inner_texts() == ["Lambton"]
+    assert page.locator("#trace .iteration .chip.reader").all_inner_texts() == ["Lambton"]
     assert "search edited from run 1" in page.inner_text("#chat")
     assert f"S{pinned}" in page.inner_text("#trace .trim")
     shot(page, "21-edited-search")
     page.click("#run-select input")
     page.click("li[role=option]:has-text('1. What is Pemberley?')")
     page.wait_for_function("!document.querySelector('#trace .edit-note')")
-    assert page.locator("#trace .chip.reader").count() == 0
+    assert page.locator("#trace .iteration .chip.reader").count() == 0
 
 
 def test_one_question_side_by_side_with_bm25(page):
@@ -389,6 +424,8 @@ def test_character_names_are_listed_edited_and_searched(page):
     page.wait_for_function("(document.querySelector('#names textarea')?.value || '').length > 0")
     names = page.input_value("#names textarea")
     assert names.splitlines()[0].startswith("Elizabeth Bennet: Elizabeth Bennet, Elizabeth, Lizzy, Eliza")
+    listed = {line.split(":")[0] for line in names.splitlines()}
+    assert not {"French", "English", "South", "Emperor", "God", "Sunday"} & listed
     edited = "Fitzwilliam Darcy: Mr. Darcy, Darcy, Fitzwilliam\nElizabeth: Lizzy, Eliza"
     page.fill("#names textarea", edited)
     page.locator("#names textarea").blur()
@@ -417,9 +454,9 @@ def test_the_notebook_keeps_questions_and_passages_through_a_page_reload(page, t
     page.click("button[role=tab]:has-text('Notebook')")
     assert page.locator("#notebook .entry").count() == 2
     assert "Q: Who mended the lamp?" in page.inner_text("#notebook .entry.answer")
-    page.click("#export-notebook")
-    link = page.wait_for_selector("#download a[download$='.md']", timeout=10000)
-    exported = page.request.get(link.get_attribute("href")).text()
+    with page.expect_download() as download:
+        page.click("#export-notebook")
+    exported = Path(download.value.path()).read_text(encoding="utf-8")
     assert "# Reading notebook" in exported and "## Q: Who mended the lamp?" in exported and "## Passage" in exported
     page.reload()
     page.wait_for_selector("#status:has-text('Session restored')", timeout=30000)
@@ -452,3 +489,173 @@ def test_a_french_book_is_searched_with_french_words(page, tmp_path):
     page.get_by_role("option", name="en", exact=True).click()
     page.wait_for_selector("#status:has-text('is read as English')")
     assert "English" in page.inner_text("#book-info")
+
+
+def in_view(page, selector: str) -> bool:
+    """Whether the element is inside the window and inside every scrolled box around it."""
+    return page.locator(selector).evaluate("""el => {
+        const r = el.getBoundingClientRect();
+        if (r.bottom <= 0 || r.top >= window.innerHeight) return false;
+        for (let box = el.parentElement; box; box = box.parentElement) {
+            const b = box.getBoundingClientRect();
+            if (box.scrollHeight > box.clientHeight + 1 && (r.top >= b.bottom || r.bottom <= b.top)) return false;
+        }
+        return true;
+    }""")
+
+
+def selected_tab(page) -> str:
+    return page.locator("button[role=tab][aria-selected=true]").inner_text().strip()
+
+
+def wait_done(page, said: int) -> None:
+    """Wait until the ``said``-th question's run is finished and Stop is disabled again."""
+    page.wait_for_function(f"document.querySelectorAll('#chat .msg.user').length === {said}")
+    page.wait_for_selector("#status:has-text('Done')", timeout=60000)
+    page.wait_for_selector("#stop:disabled", timeout=10000)
+
+
+def test_a_readers_first_ten_minutes_across_txt_epub_and_pdf(page, tmp_path):
+    """The walkthrough of issue 14 on one novel as txt, epub and pdf: first screen, sample book, example question,
+    options shown and cleared, seven questions followed by the conversation, citations scrolled into view and
+    bound to their book, stop, side by side, a second and third format with their own conversations, a ceiling
+    kept across a reload."""
+    from elite_ui.book import load_book
+    from elite_ui.testing.files import same_novel
+
+    txt = load_book(ROOT / "assets" / "the-wind-in-the-willows.txt")
+    epub, pdf = same_novel(txt, tmp_path)
+    first_screen_then_the_sample_book(page)
+    first_question_with_options_then_its_citation(page)
+    six_more_questions_followed_by_the_conversation(page)
+    stop_then_side_by_side(page, txt)
+    said = page.locator("#chat .msg.user").count()
+    the_epub_and_the_pdf_with_conversations_of_their_own(page, txt, epub, pdf)
+    back_to_the_txt_with_a_ceiling_kept_across_a_reload(page, said)
+
+
+def first_screen_then_the_sample_book(page):
+    assert page.locator("#sample").is_visible() and page.locator("#examples").is_visible()
+    assert "scripted test model" in page.inner_text("#model-note")
+    assert page.locator("#stop").is_disabled()
+    assert page.locator("#export-md").is_disabled() and page.locator("#export-json").is_disabled()
+    assert page.locator("#importance-plot .js-plotly-plot, #book-map .js-plotly-plot").count() == 0
+    assert "Ask a question" in page.inner_text("#trace")
+    shot(page, "30-first-screen")
+    page.click("#sample")
+    page.wait_for_selector("#book-info:has-text('Kenneth Grahame')", timeout=30000)
+    assert "12 chapters" in page.inner_text("#book-info")
+    ask(page, "")
+    page.wait_for_selector("#status:has-text('Type a question first')")
+    assert page.locator("#chat .msg").count() == 0, "no empty bubble"
+    page.locator("#examples").get_by_text("Where does Toad live?").click()
+    page.wait_for_function("document.querySelector('#question textarea').value === 'Where does Toad live?'")
+
+
+def first_question_with_options_then_its_citation(page):
+    page.click("text=Multiple-choice options (optional)")
+    page.fill("#option-A textarea, #option-A input", "Toad Hall")
+    page.fill("#option-B textarea, #option-B input", "the Wild Wood")
+    page.click("button[role=tab]:has-text('Reader')")
+    page.click("#ask")
+    page.wait_for_selector("#stop:enabled", timeout=10000)
+    assert selected_tab(page) == "Trace", "a new question shows its live trace"
+    wait_done(page, 1)
+    bubble = page.inner_text("#chat .msg.user")
+    assert "Toad Hall" in bubble and "the Wild Wood" in bubble, "the options in use are shown"
+    assert page.input_value("#option-A textarea, #option-A input") == "", "and cleared"
+    assert page.locator("#export-md").is_enabled()
+    assert not page.locator("#importance-plot").is_visible(), "importance is off by default: no empty chart"
+    assert page.locator("#book-map").is_visible()
+    assert page.locator("#trace .legend").is_visible(), "the chips' colours are explained"
+    shot(page, "31-first-answer")
+    page.locator("#chat .msg.bot a.cite").first.click()
+    page.wait_for_selector("#reader mark#cited")
+    assert selected_tab(page) == "Reader"
+    page.wait_for_timeout(500)
+    assert in_view(page, "#reader mark#cited")
+    shot(page, "32-citation-in-view")
+
+
+def six_more_questions_followed_by_the_conversation(page):
+    questions = ["Who is Mole's friend who lives by the river?", "What happens to Toad after he steals the car?",
+                 "Where is the Wild Wood?", "Who is Badger?", "What does the Rat love?",
+                 "How many times is Toad Hall mentioned?"]
+    for n, question in enumerate(questions, 2):
+        ask(page, question)
+        wait_done(page, n)
+    page.wait_for_timeout(500)
+    assert page.locator("#chat .msg.user").count() == 7
+    assert page.locator("#book-map").is_visible()
+    assert in_view(page, "#chat .msg.bot >> nth=-1"), "the newest answer is in view"
+    assert not in_view(page, "#chat .msg.user >> nth=0"), "the first question scrolled away"
+    shot(page, "33-seven-questions")
+
+
+def stop_then_side_by_side(page, txt):
+    page.fill("#option-A textarea, #option-A input", "the Rat")
+    page.fill("#option-B textarea, #option-B input", "the Mole")
+    ask(page, "Who rows the boat?")
+    page.wait_for_selector("#stop:enabled", timeout=10000)
+    page.click("#stop")
+    page.wait_for_selector("#chat .msg.bot .stopped")
+    page.wait_for_selector("#stop:disabled")
+    assert page.locator("#chat .error").count() == 0
+    page.click("#compare input")
+    page.click("li[role=option]:has-text('BM25 chunks')")
+    ask(page, "Where does Toad live?")
+    page.wait_for_selector("#status:has-text('Side by side tab')", timeout=90000)
+    page.click("button[role=tab]:has-text('Side by side')")
+    cited = page.locator("#side-by-side a.cite").evaluate_all("els => els.map(e => +e.dataset.sid)")
+    assert cited and all(0 <= sid < len(txt) for sid in cited), "every citation is a sentence of the book"
+    shot(page, "34-side-by-side")
+    page.click("#compare input")
+    page.click("li[role=option]:has-text('none')")
+
+
+def the_epub_and_the_pdf_with_conversations_of_their_own(page, txt, epub, pdf):
+    page.set_input_files("#upload input[type=file]", str(epub))
+    page.wait_for_selector("#book-info:has-text('epub')", timeout=30000)
+    assert page.locator("#chat .msg").count() == 0 and page.locator("#book-switch").is_visible()
+    assert "Open another book" in page.inner_text("#upload")
+    ask(page, "Where does Toad live?")
+    wait_done(page, 1)
+    page.click("button[role=tab]:has-text('Notebook')")
+    link = page.locator(f"#notebook a.cite[data-book='{txt.digest[:16]}']").first
+    sid = int(link.get_attribute("data-sid"))
+    link.click()
+    page.wait_for_selector("#reader mark#cited")
+    assert " ".join(page.inner_text("#reader mark#cited").split()) == " ".join(txt.sentence(sid).text.split())
+    assert f"{txt.sentence(sid).chapter_name} · S{sid}" in page.inner_text("#reader .where"), "the txt's own place"
+    shot(page, "35-epub-cites-the-txt")
+    page.set_input_files("#upload input[type=file]", str(pdf))
+    page.wait_for_selector("#book-info:has-text('pdf')", timeout=60000)
+    assert "12 chapters" in page.inner_text("#book-info"), "chapters found without an outline"
+    ask(page, "Where does Toad live?")
+    wait_done(page, 1)
+    answer = page.inner_text("#chat .msg.bot")
+    assert "p. " in answer and "ch. " in answer
+    page.locator("#chat .msg.bot a.cite").first.click()
+    page.wait_for_selector("#reader mark#cited")
+    assert not {"\ufb01", "\ufb02"} & set(page.inner_text("#reader")), "no ligature left"
+    shot(page, "36-pdf")
+
+
+def back_to_the_txt_with_a_ceiling_kept_across_a_reload(page, said):
+    page.click("#book-switch input")
+    page.locator("li[role=option]").filter(has_text="The Wind in the Willows (txt)").click()
+    page.wait_for_function(f"document.querySelectorAll('#chat .msg.user').length === {said}", timeout=30000)
+    assert "txt" in page.inner_text("#book-info")
+    page.fill("#ceiling textarea, #ceiling input", "chapter 3")
+    runs = page.input_value("#run-select input")
+    ask(page, "Where does Toad live?")
+    wait_done(page, said + 1)
+    assert "chapter 3" in page.inner_text("#trace .ceiling")
+    page.wait_for_function(f"document.querySelector('#run-select input').value !== {runs!r}")
+    page.reload()
+    page.wait_for_selector("#status:has-text('Session restored')", timeout=30000)
+    assert "not kept" in page.inner_text("#status")
+    assert page.input_value("#ceiling textarea, #ceiling input") == "chapter 3"
+    assert page.locator("#chat .msg.user").count() == said + 1
+    assert page.locator("#book-switch").is_visible()
+    shot(page, "37-after-reload")

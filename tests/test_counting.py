@@ -30,3 +30,17 @@ def test_phrase_falls_back_to_quotes_or_the_last_content_word(pride):
 
 def test_counting_on_a_real_novel(pride):
     assert count(pride, "laugh").total == 41
+
+
+def test_a_common_word_is_counted_and_an_empty_phrase_never_is(pride):
+    from elite_ui.methods.elite import Elite, Settings
+    from elite_ui.methods.elite.counting import ASK_WHAT, mention_order
+    from elite_ui.models import ScriptedLLM
+
+    question = "How many times is the word first mentioned?"
+    assert fallback_phrase(question, pride) == "first" and mention_order(question) is None
+    engine = Elite(ScriptedLLM({"count_phrase": [""]}), Settings(), embed=lambda texts: None)
+    answered = engine.run(pride, question).answer
+    assert answered.count.phrase == "first" and answered.count.total > 50 and '""' not in answered.text
+    asked = engine.run(pride, "How many times is it mentioned?").answer
+    assert asked.text == ASK_WHAT and asked.count is None

@@ -171,3 +171,34 @@ def test_a_book_seen_before_opens_from_its_parsed_structure(tmp_path):
     stored.write_bytes(b"PK garbage")
     reparsed = load_book(pdf, cache_dir=cache)
     assert reparsed.stats["cached"] is False and len(reparsed) == len(load_book(pdf))
+
+
+def test_a_pdf_without_outline_finds_its_chapters_by_font_and_spells_out_ligatures(tmp_path):
+    from elite_ui.methods.elite.counting import count
+    from elite_ui.testing.files import make_book_pdf
+
+    wind = load_book(BOOKS["the-wind-in-the-willows.txt"])
+    chapters = [c for c in wind.chapters if c.kind == "chapter"]
+    chosen = [0, 1, 6]  # VII's title wraps over two lines in the PDF
+    body = [wind.span_text(chapters[n].first_sentence + 1, chapters[n + 1].first_sentence - 1) for n in chosen]
+    pdf = load_book(make_book_pdf(tmp_path / "wind.pdf", [(chapters[n].title, b) for n, b in zip(chosen, body,
+                                                                                                 strict=True)]))
+    assert [c.title for c in pdf.chapters] == ["I. THE RIVER BANK", "II. THE OPEN ROAD",
+                                               "VII. THE PIPER AT THE GATES OF DAWN"]
+    assert [c.ref for c in pdf.chapters] == ["ch. 1", "ch. 2", "ch. 7"]
+    assert not any(ch in pdf.text for ch in "ﬁﬂ"), "the ligatures are spelled out"
+    plain = load_book(make_txt(tmp_path / "plain.txt", "\n\n".join(body)))
+    assert count(pdf, "first").total == count(plain, "first").total > 5, "ﬁrst is counted as first"
+
+
+def make_txt(path, text):
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_ligatures_and_full_width_letters_are_spelled_out_in_every_format(tmp_path):
+    text = "The ﬁrst oﬃcer's ﬂag ﬂew. Ｔｏａｄ came ſoon after, oﬀ to the river."
+    epub_book = load_book(make_epub(tmp_path / "l.epub", [("One", f"<p>{text}</p>")]))
+    txt_book = load_book(make_txt(tmp_path / "l.txt", text))
+    for book in (epub_book, txt_book):
+        assert "The first officer's flag flew. Toad came soon after, off to the river." in book.text

@@ -2,6 +2,7 @@
 
 import json
 import threading
+from dataclasses import replace
 
 import pytest
 
@@ -247,10 +248,13 @@ def test_first_and_last_mentions_come_from_the_occurrences(pride, order):
     trace = engine({"count_phrase": ["Wickham"]}).run(pride, f"When is Wickham {order} mentioned?")
     count = trace.answer.count
     where = [o.sentence_id for o in count.occurrences]
-    expected = min(where) if order == "first" else max(where)
+    story = [sid for sid in where if sid >= pride.first_read]
+    expected = min(story) if order == "first" else max(story)
     assert trace.answer.evidence == [expected] and trace.answer.citations[0].sentence_id == expected
-    assert f"is {order} mentioned in chapter {pride.sentence(expected).chapter + 1}" in trace.answer.text
+    assert f"is {order} mentioned in {pride.sentence(expected).chapter_name} (" in trace.answer.text
     assert f"[S{expected}]" in trace.answer.text and f"({count.total} mentions in all)" in trace.answer.text
+    assert min(where) < pride.first_read, "the editor's preface names Wickham before the story does"
+    assert ("The front matter mentions it before the story starts." in trace.answer.text) == (order == "first")
 
 
 def purposes(trace):
@@ -308,6 +312,27 @@ def test_options_words_are_searched_and_each_hit_says_which_option_it_supports(p
 def test_a_written_answer_stopped_by_its_length_ends_with_a_whole_sentence(pride):
     settings = Settings(recall_index=3, iter_max=1, importance_samples=0, trim=False, judge=False,
                         answer_tokens=16)
-    long = "Pemberley is Mr. Darcy's estate [S4000]. It lies in Derbyshire and has a great park that"
+    long = "Pemberley is Mr. Darcy's estate. It lies in Derbyshire and has a great park that"
     trace = engine({"terms": ["Pemberley"], "answer": [long]}, settings).run(pride, "What is Pemberley?")
-    assert trace.answer.text == "Pemberley is Mr. Darcy's estate [S4000]."
+    assert trace.answer.text == "Pemberley is Mr. Darcy's estate."
+
+
+def test_labels_of_sentences_that_are_not_evidence_are_taken_out_of_the_answer(pride):
+    settings = Settings(recall_index=3, iter_max=1, importance_samples=0, trim=False, judge=False)
+    first = engine({"terms": ["Pemberley"], "answer": ["x"]}, settings).run(pride, "What is Pemberley?")
+    real = first.answer.evidence[0]
+    reply = f"Pemberley is Darcy's estate [S{real}], far from Longbourn [S{len(pride) + 8}]."
+    answer = engine({"terms": ["Pemberley"], "answer": [reply]}, settings).run(pride, "What is Pemberley?").answer
+    assert answer.text == f"Pemberley is Darcy's estate [S{real}], far from Longbourn." and \
+        [c.sentence_id for c in answer.citations] == [real]
+
+
+def test_a_tied_vote_says_so(pride):
+    settings = replace(SMALL, voter_num=3, iter_max=1, importance_samples=0, trim=False)
+    replies = {"terms": ["Pemberley"], "judge": ["yes"], "vote": ["A", "B", "C"]}
+    options = {"A": "a house", "B": "a town", "C": "a horse"}
+    answer = engine(replies, settings).run(pride, "What is Pemberley?", options).answer
+    assert answer.choice in options and answer.vote_shares == {"A": 0.333, "B": 0.333, "C": 0.333}
+    assert answer.caveat.startswith("The votes tied between A, B, C (33% each)")
+    clear = engine({**replies, "vote": ["A", "A", "C"]}, settings).run(pride, "What is Pemberley?", options).answer
+    assert clear.choice == "A" and "tied" not in clear.caveat

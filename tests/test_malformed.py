@@ -13,6 +13,7 @@ EXPECTED_ERRORS = {
     "epub-not-a-zip": "not a readable EPUB",
     "epub-opf-binary": "not a readable EPUB",
     "pdf-header-only": "not a readable PDF",
+    "pdf-negative-page-count": "not a readable PDF",
     "txt-nul-bytes": "binary file",
     "txt-only-punctuation": "no readable text",
 }

@@ -47,10 +47,10 @@ def test_a_question_end_to_end_from_the_command_line(tmp_path):
     assert "[S" in done.stdout and "LLM calls" in done.stdout
     trace = json.loads(trace_path.read_text())
     kinds = {e["kind"] for e in trace["events"]}
-    assert {"start", "terms", "collection", "chunks", "importance", "judge", "trim", "answer", "done"} <= kinds
+    assert {"start", "terms", "collection", "chunks", "trim", "answer", "done"} <= kinds, "the default preset's stages"
     answer = next(e["data"] for e in trace["events"] if e["kind"] == "answer")
-    assert answer["text"] and answer["citations"]
-    assert trace["totals"]["llm_calls"] >= 5 and trace["totals"]["cached_tokens"] > 0
+    assert answer["text"] and answer["citations"] and answer["quotes"]
+    assert trace["totals"]["llm_calls"] == 2, "the model's terms, then the answer"
 
 
 def test_a_stop_lands_while_the_prompt_is_read_and_while_the_reply_is_written(smol):

@@ -96,3 +96,15 @@ def test_no_name_from_beyond_a_spoiler_ceiling_is_offered(pride, pride_names):
                   names=pride_names).run(cut, "Where does Lizzy walk?")
     added = {t.text for t in trace.of("terms")[0].data.new if t.origin == "names"}
     assert "elizabeth" in added and "eliza" not in added
+
+
+def test_nationalities_compass_points_and_bare_titles_are_not_characters(tmp_path):
+    text = "A Journey\n\nCHAPTER I\n\n" + " ".join(
+        f"Anna met the French officer near the South gate; the Emperor had sent him, and Anna thanked {who}. "
+        f"The English were coming, said Anna to Marko. Marko nodded on a {day}."
+        for who, day in (("Marko", "Monday"), ("God", "Sunday"))) * 8
+    path = tmp_path / "journey.txt"
+    path.write_text(text, encoding="utf-8")
+    names = {v for c in build_names(load_book(path)).characters for v in c.variants}
+    assert {"Anna", "Marko"} <= names
+    assert not {"French", "South", "Emperor", "English", "God", "Monday", "Sunday"} & names

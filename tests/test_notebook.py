@@ -6,7 +6,7 @@ from pathlib import Path
 from elite_ui.app import notebook, render
 from elite_ui.app.panels.exports import export
 from elite_ui.app.state import Session, editable, run_label
-from elite_ui.book import load_book, load_cached
+from elite_ui.book import load_book, load_cached, reading_ceiling
 from elite_ui.methods.elite import Elite, Settings
 from elite_ui.models import ScriptedLLM
 
@@ -24,24 +24,29 @@ def test_entries_carry_answers_quotes_and_where_they_are(pride):
     assert entry["question"] == "What is Pemberley?" and entry["run"] == "1. What is Pemberley? (ELITE)"
     cited = pride.sentence(trace.answer.citations[0].sentence_id)
     assert entry["quotes"][0]["label"] == cited.citation
-    assert entry["quotes"][0]["where"].startswith(f"chapter {cited.chapter + 1} ({cited.chapter_title})")
-    quote = notebook.quote_entry(pride, 10)
-    assert quote["kind"] == "quote" and quote["text"] == " ".join(pride.sentence(10).text.split())
+    assert entry["quotes"][0]["where"].startswith(f"{cited.chapter_name} ({cited.chapter_title})")
+    quote = notebook.quote_entry(pride, 1000)
+    assert quote["kind"] == "quote" and quote["text"] == " ".join(pride.sentence(1000).text.split())
     text = notebook.markdown([entry, quote])
     assert text.startswith("# Reading notebook") and "## Q: What is Pemberley?" in text
-    assert f"> — [{cited.citation}] chapter {cited.chapter + 1}" in text and "## Passage, chapter" in text
-    html = render.notebook_html(pride, [entry, quote])
+    assert f"> — [{cited.citation}] {cited.chapter_name}" in text and "## Passage, chapter" in text
+    html = render.notebook_html([entry, quote])
     assert html.count("class='entry") == 2 and f"data-sid='{cited.id}'" in html
-    assert "data-sid" not in render.notebook_html(None, [entry]), "no links into another book"
+    assert f"data-book='{pride.digest[:16]}'" in html, "each link opens the book it was made in"
 
 
 def test_the_conversation_survives_as_json(pride):
     trace = answered(pride)
-    turns = [{"question": "What is Pemberley?", "answer": trace.answer}, {"question": "Why?", "error": "stopped."}]
+    turns = [{"question": "What is Pemberley?", "answer": trace.answer, "options": {"A": "a house", "B": "a horse"}},
+             {"question": "Why?", "error": "the model server failed."}, {"question": "And?", "stopped": True}]
     again = [notebook.turn_from(notebook.turn_record(t)) for t in turns]
     assert again[0]["answer"].text == trace.answer.text and again[0]["answer"].citations == trace.answer.citations
-    assert again[1]["error"] == "stopped."
-    assert notebook.turn_from({"question": "Lost?"})["error"] == "stopped."
+    assert again[0]["options"] == {"A": "a house", "B": "a horse"}
+    assert again[1]["error"] == "the model server failed." and again[2]["stopped"]
+    assert notebook.turn_from({"question": "Lost?"})["stopped"]
+    html = render.chat(pride, again)
+    assert "<li><span class='label'>A</span> a house</li>" in html
+    assert "class='stopped'" in html and html.count("class='error'") == 1
 
 
 def test_entries_sent_back_by_a_browser_are_checked_field_by_field(pride):
@@ -75,3 +80,21 @@ def test_a_cached_book_reopens_by_its_hash_only(tmp_path, write_book):
     assert again.text == book.text and again.digest == book.digest
     assert load_cached("0" * 64, tmp_path / "cache") is None
     assert load_cached("../../etc/passwd", tmp_path / "cache") is None
+
+
+def test_each_book_of_a_visit_keeps_its_own_conversation_and_ceiling(pride, write_book):
+    other = write_book("A Short Tale\n\nCHAPTER I\n\nThe owl flew.\n\nCHAPTER II\n\nThe owl slept.\n")
+    session = Session()
+    session.open(pride)
+    session.turns.append({"question": "What is Pemberley?", "partial": ""})
+    session.ceiling_text = "chapter 3"
+    chapter_3 = reading_ceiling(pride, "chapter 3")[0]
+    assert session.ceiling_in(pride) == chapter_3 and pride.sentence(chapter_3 + 1).chapter_ref == "ch. 4"
+    session.open(other)
+    assert session.turns == [] and session.ceiling_text == "" and session.ceiling_in(other) is None
+    assert session.ceiling_in(pride) == chapter_3, "kept on the shelf"
+    assert session.books() == [("A Short Tale (txt)", other.digest), (f"{pride.title} (txt)", pride.digest)]
+    session.open(pride)
+    assert [t["question"] for t in session.turns] == ["What is Pemberley?"] and session.ceiling_text == "chapter 3"
+    saved = session.saved()
+    assert saved["ceiling"] == "chapter 3" and saved["shelf"][other.digest]["label"] == "A Short Tale (txt)"

@@ -1,10 +1,14 @@
 """What the page shows, rendered from events: escaped, highlighted, linked; and the app's hosted-mode rules."""
 
+import re
+
 import pytest
 
 from elite_ui.app import render
 from elite_ui.app.config import Config
 from elite_ui.app.panels.exports import export
+from elite_ui.app.panels.model_panel import note
+from elite_ui.app.render.common import colour
 from elite_ui.app.state import Model, Session
 from elite_ui.errors import ModelError
 from elite_ui.methods.elite import Elite, Settings
@@ -28,7 +32,8 @@ def test_citations_link_only_sentences_that_exist(pride):
 
 def test_reader_view_highlights_the_sentence_in_its_chapter(pride):
     html = render.reader(pride, 1000)
-    assert html.count("<mark id='cited'>") == 1 and f"chapter {pride.sentence(1000).chapter + 1}" in html
+    assert html.count("<mark id='cited'>") == 1 and pride.sentence(1000).chapter_name in html
+    assert pride.sentence(1000).chapter_name == f"chapter {pride.sentence(1000).chapter - 1}", "after two front blocks"
     assert render.reader(pride, -5) == "<div class='reader'>No such sentence.</div>"
     capped = render.reader(pride, 1000, ceiling=1000)
     assert capped.count("<mark id='cited'>") == 1 and pride.sentence(1001).text not in capped
@@ -49,7 +54,7 @@ def test_trace_panel_has_a_block_per_iteration_with_chips_hits_and_verdicts(prid
     assert "chip question new" in html and "chip breadth" in html
     assert html.count("<tr class='hit'>") == 8 and "<mark>" in html
     assert "not sufficient" in html and "sufficient: enough" in html and "iteration(s)" in html
-    assert len(render.importance_figure(trace.events).data) == 2
+    assert len(render.importance_figure(pride, trace.events).data) == 2
     assert len(render.book_map(pride, trace.events).data) == 3
 
 
@@ -62,12 +67,46 @@ def test_chat_and_markdown_export(pride):
     assert "Iteration 2: judge sufficient" in markdown
 
 
-def test_exports_are_named_by_hash(pride):
+def test_each_iteration_has_one_colour_in_the_trace_the_chart_and_the_book_map(pride):
+    trace = run(pride)
+    html = render.trace_html(pride, trace.events)
+    chart, book_map = render.importance_figure(pride, trace.events), render.book_map(pride, trace.events)
+    for iteration in (1, 2):
+        hue = colour(iteration)
+        assert f"background:{hue}" in html
+        assert next(b for b in chart.data if b.name == f"iteration {iteration}").marker.color == hue
+        assert next(s for s in book_map.data if s.name == f"iteration {iteration}").marker.color == hue
+    labels = [x for bar in chart.data for x in bar.x]
+    assert all(re.fullmatch(r"ch\. \d+, \d+%( \(\d\))?", x) for x in labels) and not any("S" in x for x in labels)
+    assert "<div class='legend'>Terms: " in html, "the chips' colours are explained on the page"
+    ticks = book_map.layout.xaxis.ticktext
+    assert ticks[0] == "ch. 1" and "preface" not in " ".join(ticks).lower()
+
+
+def test_importance_below_zero_is_drawn_at_zero(pride):
+    trace = run(pride)
+    for event in trace.of("importance"):
+        event.data.importance = -0.4
+    assert min(y for bar in render.importance_figure(pride, trace.events).data for y in bar.y) == 0
+
+
+def test_exports_are_named_by_hash_or_by_book_and_question(pride):
     session = Session()
     session.book, session.traces = pride, [run(pride)]
     path = export(session, "json")
     assert path.endswith(".json") and "trace-" in path and "Netherfield" not in path.rsplit("/", 1)[-1]
+    readable = export(session, "md", readable=True).rsplit("/", 1)[-1]
+    assert readable == f"{pride.title} - Who rents Netherfield.md"
     assert export(Session(), "md") is None
+
+
+def test_the_model_note_is_honest_about_the_demo_model():
+    model = Model(Config())
+    assert "No model is loaded" in note(model)
+    model.llm, model.choice = ScriptedLLM({}), ModelChoice("embedded")
+    assert "often wrong" in note(model) and "open-model" in note(model)
+    model.choice = ModelChoice("server", server="http://localhost:8080")
+    assert "often wrong" not in note(model)
 
 
 def test_hosted_mode_refuses_paths_and_unapproved_servers():
@@ -118,6 +157,18 @@ def test_the_m_rag_trace_shows_keys_budget_audit_and_paragraph_links(write_book,
     assert "Who mended &lt;b&gt;the lamp&lt;/b&gt;?" in html and "<b>the lamp" not in html
     assert "flagged" in html and "supported" in html and ">[P1]</a>" in html
     assert "M-RAG index" in html and "coverage" in html
-    figure = render.importance_figure(trace.events)
+    figure = render.importance_figure(book, trace.events)
     assert len(figure.data[0].y) == len(assembly.matches)
     assert "M-RAG placed" in render.markdown_export(book, trace)
+
+
+def test_the_status_line_says_in_words_what_the_method_is_doing():
+    from types import SimpleNamespace as Event
+
+    from elite_ui.app.answering import status_line
+    from elite_ui.methods.trace import Kind, Notice
+
+    assert status_line(Event(kind=Kind.JUDGE, iteration=2)) == "Iteration 2: the model judged the evidence…"
+    warned = status_line(Event(kind=Kind.WARNING, iteration=1, data=Notice("no new search terms were found.")))
+    assert warned == "Iteration 1: no new search terms were found."
+    assert status_line(Event(kind=Kind.RETRIEVAL, iteration=0)) == "Passages ranked…"

@@ -27,7 +27,7 @@ def quote_entry(book: Book, sid: int) -> dict:
 
 def quote(book: Book, sid: int) -> dict:
     s = book.sentence(sid)
-    where = f"chapter {s.chapter + 1} ({s.chapter_title})" + (f", page {s.page}" if s.page is not None else "")
+    where = f"{s.chapter_name} ({s.chapter_title})" + (f", page {s.page}" if s.page is not None else "")
     return {"sentence": sid, "label": s.citation, "where": where, "text": " ".join(s.text.split())}
 
 
@@ -63,9 +63,10 @@ def entries_from(saved: object) -> list[dict]:
 
 
 def turn_record(turn: dict) -> dict:
-    """A conversation turn as JSON (to survive a page reload): the question, and its answer or error."""
+    """A conversation turn as JSON (to survive a page reload): the question with its options, and its answer,
+    its error or that it was stopped."""
     answer: Answer | None = turn.get("answer")
-    record = {"question": turn["question"], "error": turn.get("error")}
+    record = {"question": turn["question"], "options": turn.get("options") or {}, "error": turn.get("error")}
     if answer is not None:
         record["answer"] = {"text": answer.text, "evidence": answer.evidence, "caveat": answer.caveat,
                             "citations": [[c.sentence_id, c.label, c.text, c.automatic] for c in answer.citations],
@@ -75,7 +76,9 @@ def turn_record(turn: dict) -> dict:
 
 def turn_from(record: dict) -> dict:
     """The conversation turn :func:`turn_record` wrote."""
-    turn = {"question": str(record.get("question", "")), "partial": ""}
+    options = record.get("options") if isinstance(record.get("options"), dict) else {}
+    turn = {"question": str(record.get("question", "")), "partial": "",
+            "options": {str(k)[:1]: str(v) for k, v in options.items()}}
     if record.get("error"):
         turn["error"] = str(record["error"])
     elif record.get("answer"):
@@ -84,7 +87,7 @@ def turn_from(record: dict) -> dict:
                                 evidence=[int(s) for s in saved.get("evidence", [])],
                                 quotes=citations(saved.get("quotes", [])), caveat=str(saved.get("caveat", "")))
     else:
-        turn["error"] = "stopped."
+        turn["stopped"] = True
     return turn
 
 

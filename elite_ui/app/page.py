@@ -94,8 +94,7 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
                     notebook_ui = notebook.create_ui(ctx)
         page = Page(demo, tabs, kept, book_ui, model_ui, strategy_ui, names_ui, mrag_ui, settings_ui, options_ui,
                     chat_ui, exports_ui, trace_ui, side_ui, reader_ui, links_ui, notebook_ui)
-        for panel in (session, book, model_panel, names, mrag_panel, settings, trace, chat, exports, reader,
-                      notebook):
+        for panel in (session, book, model_panel, names, mrag_panel, settings, trace, chat, reader):
             panel.create_event_handlers(page, ctx)
     return demo
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Hashable
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
-from ..book import Book
+from ..book import Book, reading_ceiling
 from ..book.names import NameIndex
-from ..errors import ModelError
+from ..errors import EliteError, ModelError
 from ..methods import Prepared, Trace
 from ..methods.registry import METHODS
 from ..models import BACKENDS, LLM, Embed, MiniLMEmbedder, ModelChoice, open_model
@@ -29,6 +29,8 @@ class Model:
         self.llm: LLM | None = None
         self.embed: Embed = MiniLMEmbedder()
         self.status = "no model loaded"
+        self.choice: ModelChoice | None = None
+        """What is loaded (None before a model is)."""
 
     def load(self, choice: ModelChoice, *, visitor: bool = True) -> str:
         """Open the model ``choice`` names (a visitor of a hosted app may use approved servers only)."""
@@ -40,6 +42,7 @@ class Model:
             raise ModelError("this hosted app only uses its approved model servers.")
         with self.lock:
             self.llm = open_model(replace(choice, n_ctx=cfg.n_ctx, script=cfg.scripted or ""))
+            self.choice = choice
             self.status = f"ready: {self.llm.name} (context {self.llm.n_ctx} tokens)"
         return self.status
 
@@ -56,9 +59,29 @@ class Model:
         return ModelChoice("gguf", path=cfg.model) if cfg.model else ModelChoice("embedded")
 
 
+@dataclass
+class Shelved:
+    """A book of this visit that is not open now: its conversation, runs and names, kept for when it is opened
+    again (the book itself reopens from the parsed-book cache)."""
+
+    label: str
+    """How the book switcher names it: its title and format."""
+    turns: list[dict] = field(default_factory=list)
+    traces: list[Trace] = field(default_factory=list)
+    shown: int = -1
+    names: NameIndex | None = None
+    ceiling: str = ""
+
+
+def shelf_label(book: Book) -> str:
+    """How the book switcher names a book: one novel may be open as a txt, an epub and a pdf."""
+    return f"{book.title} ({book.format})"
+
+
 class Session:
-    """One visitor: their book, their conversation (turns) and each question's trace. Gradio copies the
-    initial value for every new visitor, which here means a fresh, empty session."""
+    """One visitor: their book, their conversation (turns) and each question's trace, per book (``shelf`` keeps
+    the other books of the visit). Gradio copies the initial value for every new visitor, which here means a
+    fresh, empty session."""
 
     def __init__(self):
         self.book: Book | None = None
@@ -66,15 +89,45 @@ class Session:
         self.traces: list[Trace] = []
         self.prepared: dict[Hashable, Prepared] = {}
         """What the methods prepared for this visitor's books (chunk indexes, loaded marker indexes), by key."""
-        self.ceiling: int | None = None
-        """The last sentence of the reader's spoiler ceiling at their latest question (the reader stops there)."""
+        self.ceiling_text = ""
+        """The spoiler ceiling as the reader wrote it ("chapter 12"), kept for a page reload."""
         self.names: NameIndex | None = None
         self.notebook: list[dict] = []
-        self.reading: int | None = None
-        """The sentence the Reader tab shows (what "Save this passage" saves)."""
+        self.reading: tuple[Book, int] | None = None
+        """The book and sentence the Reader tab shows (what "Save this passage" saves)."""
         self.shown = -1
         """The run (index into ``traces``) the trace panel shows."""
+        self.shelf: dict[str, Shelved] = {}
+        """The other books of this visit, by content hash."""
         self.cancel = threading.Event()
+
+    def open(self, book: Book) -> None:
+        """Make ``book`` the open one. The book open before goes on the shelf with its conversation, runs and
+        names; ``book``'s own come back from the shelf (a book new to the visit starts with none)."""
+        if self.book is not None and self.book.digest == book.digest:
+            self.book = book
+            return
+        if self.book is not None:
+            self.shelf[self.book.digest] = Shelved(shelf_label(self.book), self.turns, self.traces, self.shown,
+                                                   self.names, self.ceiling_text)
+        kept = self.shelf.pop(book.digest, None) or Shelved(shelf_label(book))
+        self.book, self.turns, self.traces, self.shown = book, kept.turns, kept.traces, kept.shown
+        self.names, self.ceiling_text = kept.names, kept.ceiling
+
+    def ceiling_in(self, book: Book) -> int | None:
+        """The last sentence of ``book`` under the spoiler ceiling kept for it (the Reader stops there); None
+        when it has none, or when it no longer reads as a position."""
+        text = self.ceiling_text if book is self.book else getattr(self.shelf.get(book.digest), "ceiling", "")
+        try:
+            read = reading_ceiling(book, text)
+        except EliteError:
+            return None
+        return read[0] if read else None
+
+    def books(self) -> list[tuple[str, str]]:
+        """The books of this visit as (title and format, content hash), the open one first."""
+        opened = [(shelf_label(self.book), self.book.digest)] if self.book else []
+        return opened + [(shelved.label, digest) for digest, shelved in self.shelf.items()]
 
     def __deepcopy__(self, memo):
         return Session()
@@ -84,17 +137,21 @@ class Session:
         return [run_label(n, trace) for n, trace in enumerate(self.traces, 1)]
 
     def saved(self) -> dict:
-        """What the browser keeps so the session survives a page reload: the book's hash (the book itself is in
-        the parsed-book cache), the conversation and the notebook."""
-        return {"book": self.book.digest if self.book else None,
-                "turns": [notebook.turn_record(t) for t in self.turns[-KEPT_TURNS:]],
+        """What the browser keeps so the session survives a page reload: the open book's hash (the book itself is
+        in the parsed-book cache), its conversation and spoiler ceiling, the other books' titles and
+        conversations, and the notebook. Runs and traces are not kept."""
+        shelf = {digest: {"label": s.label, "ceiling": s.ceiling,
+                          "turns": [notebook.turn_record(t) for t in s.turns[-KEPT_TURNS:]]}
+                 for digest, s in self.shelf.items()}
+        return {"book": self.book.digest if self.book else None, "ceiling": self.ceiling_text,
+                "turns": [notebook.turn_record(t) for t in self.turns[-KEPT_TURNS:]], "shelf": shelf,
                 "notebook": self.notebook[-KEPT_NOTES:]}
 
     def stop_unfinished(self) -> None:
         """Mark every question still without an answer or an error as stopped."""
         for turn in self.turns:
             if turn.get("answer") is None and not turn.get("error"):
-                turn["error"] = "stopped."
+                turn["stopped"] = True
 
     def prepared_for(self, engine, book: Book) -> Prepared:
         """What ``engine`` needs of ``book``, prepared once per visit (kept by the engine's key)."""

@@ -16,7 +16,7 @@ import numpy as np
 from .index import WordIndex
 from .model import Book, Chapter
 
-PARSED_VERSION = 2
+PARSED_VERSION = 3
 """Bumped with any change to how books are parsed, so parsed books cached by an older loader are not reused."""
 
 

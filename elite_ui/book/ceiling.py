@@ -1,4 +1,6 @@
-"""The reader's spoiler ceiling: "I have read up to chapter 12 / page 80 / 40%" as the last sentence read."""
+"""The reader's spoiler ceiling: "I have read up to chapter 12 / book 2, chapter 10 / page 80 / 40%" as the last
+sentence read. Chapters are the book's own (CHAPTER X is chapter 10), as :mod:`elite_ui.book.structure` reads
+them."""
 
 from __future__ import annotations
 
@@ -8,32 +10,80 @@ import numpy as np
 
 from ..errors import BookError
 from .model import Book
+from .structure import PARTS, number
 
-CEILING = re.compile(r"^\s*(?:(chapter|ch\.?|page|p\.?)\s*(\d+)|(\d+(?:\.\d+)?)\s*%)\s*$", re.I)
+WORDS = {"chapter": "chapter", "ch": "chapter", "letter": "letter", "stave": "stave", "book": "book", "bk": "book",
+         "part": "part", "pt": "part", "volume": "volume", "vol": "volume"}
+STEP = re.compile(r"(chapter|ch|letter|stave|book|bk|part|pt|volume|vol)\.?\s*(?:the\s+)?([0-9]+|[a-z]+)", re.I)
+PAGE = re.compile(r"^\s*(?:page|p\.?)\s*(\d+)\s*$", re.I)
+PERCENT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*%\s*$")
+HELP = 'write "chapter 12", "book 2, chapter 10", "page 80" or "40%"'
 
 
 def reading_ceiling(book: Book, spec: str) -> tuple[int, str] | None:
-    """The last sentence a reader has read, from "chapter 12", "page 80" or "40%" (None when ``spec`` is empty),
-    and how to name it."""
+    """The last sentence a reader has read and how to name it, from "chapter 12", "book 2, chapter 10", "page 80"
+    or "40%" (None when ``spec`` is empty)."""
     if not spec.strip():
         return None
-    found = CEILING.match(spec)
-    if not found:
-        raise BookError(f'"{spec.strip()}" is not a reading position; write "chapter 12", "page 80" or "40%".')
-    kind, number, percent = found.groups()
-    if percent is not None:
-        share = min(float(percent), 100.0) / 100
+    if len(spec) > 100:
+        raise BookError(f"that is not a reading position; {HELP}.")
+    if found := PERCENT.match(spec):
+        share = min(float(found.group(1)), 100.0) / 100
         last = int(np.searchsorted(book.bounds[:, 1], int(len(book.text) * share), side="right")) - 1
-        return max(last, 0), f"{percent}% of the book"
-    n = int(number)
-    if kind.lower().startswith("c"):
-        if not 1 <= n <= len(book.chapters):
-            raise BookError(f"chapter {n} is not in this book, which has {len(book.chapters)} chapters.")
-        last = book.chapters[n].first_sentence - 1 if n < len(book.chapters) else len(book) - 1
-        return last, f"chapter {n} ({book.chapters[n - 1].title})"
+        return max(last, 0), f"{found.group(1)}% of the book"
+    if found := PAGE.match(spec):
+        return page_ceiling(book, int(found.group(1)))
+    steps = STEP.findall(spec)
+    if not steps or STEP.sub("", spec).strip(" ,;") or any(number(n) is None for _, n in steps):
+        raise BookError(f'"{spec.strip()[:60]}" is not a reading position; {HELP}.')
+    return chapter_ceiling(book, {WORDS[w.lower()]: number(n) for w, n in steps})
+
+
+def page_ceiling(book: Book, n: int) -> tuple[int, str]:
     if book.page_starts is None:
         raise BookError("this book has no pages (it is not a PDF); give a chapter or a percentage.")
     if not 1 <= n <= len(book.page_starts):
         raise BookError(f"page {n} is not in this book, which has {len(book.page_starts)} pages.")
     end = int(book.page_starts[n]) if n < len(book.page_starts) else len(book.text)
     return max(int(np.searchsorted(book.bounds[:, 1], end, side="right")) - 1, 0), f"page {n}"
+
+
+def chapter_ceiling(book: Book, wanted: dict[str, int]) -> tuple[int, str]:
+    """The end of the chapter (or part) whose own numbers are ``wanted`` ({"book": 2, "chapter": 10})."""
+    word = list(wanted)[-1]
+    paths = places(book)
+    found = [n for n, place in enumerate(paths) if book.chapters[n].kind != "front" and place
+             and place[-1][0] == word and set(wanted.items()) <= set(place)]
+    asked = ", ".join(f"{w} {n}" for w, n in wanted.items())
+    if not found:
+        numbers = [c.number for c in book.chapters if c.number and c.word == word]
+        known = f"{word}s {min(numbers)} to {max(numbers)}" if numbers else f"no {word}s"
+        raise BookError(f"{asked} is not in this book, which has {known}.")
+    if len(found) > 1:
+        where = "; ".join(book.chapters[n].name for n in found[:4])
+        raise BookError(f'{asked} is in several parts of this book ({where}); say which, e.g. '
+                        f'"{book.chapters[found[1]].name}".')
+    n = found[0]
+    depth = len(paths[n])
+    end = next((c.first_sentence for m, c in enumerate(book.chapters[n + 1:], n + 1)
+                if word not in PARTS or (c.kind == "part" and len(paths[m]) <= depth)), len(book))
+    chapter = book.chapters[n]
+    return end - 1, f"{chapter.name} ({chapter.title})"
+
+
+def places(book: Book) -> list[list[tuple[str, int | None]]]:
+    """Each chapter's place: the parts around it, outermost first, then its own word and number (a part's place
+    ends with itself)."""
+    levels: dict[str, int | None] = {}
+    out = []
+    for chapter in book.chapters:
+        if chapter.kind == "part":
+            names = list(levels)
+            if chapter.word in levels:
+                for lower in names[names.index(chapter.word) + 1:]:
+                    del levels[lower]
+            levels[chapter.word] = chapter.number
+            out.append(list(levels.items()))
+        else:
+            out.append([*levels.items(), (chapter.word, chapter.number)])
+    return out

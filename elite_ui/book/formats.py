@@ -12,14 +12,14 @@ from .headings import headings, title_and_author
 from .lexicon import WORD
 from .model import Draft
 from .segment import paragraph_spans
-from .text import decode, repair, strip_gutenberg
+from .text import compatible, decode, repair, strip_gutenberg
 
 MAX_UNPACKED = 256 * 1024 * 1024
 """An epub whose members unpack to more than this (a zip bomb) is refused before anything is unpacked."""
 
 
 def read_txt(data: bytes, name: str) -> Draft:
-    text, meta = strip_gutenberg(repair(decode(data, name)))
+    text, meta = strip_gutenberg(compatible(repair(decode(data, name))))
     paragraphs = paragraph_spans(text)
     title, author = title_and_author(text, paragraphs, meta)
     return Draft(text, paragraphs, headings(text, paragraphs), title, author)
@@ -37,9 +37,9 @@ def html_blocks(html: bytes) -> list[str]:
     for tag in soup(["script", "style", "head"]):
         tag.decompose()
     blocks = soup.find_all(["p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "blockquote", "pre"])
-    texts = [" ".join(b.get_text(" ").split()) for b in blocks if not b.find(["p", "li"])]
+    texts = [" ".join(compatible(b.get_text(" ")).split()) for b in blocks if not b.find(["p", "li"])]
     if not any(texts):
-        texts = [line for line in (" ".join(x.split()) for x in soup.get_text("\n").split("\n\n")) if line]
+        texts = [line for line in (" ".join(x.split()) for x in compatible(soup.get_text("\n")).split("\n\n")) if line]
     return [t for t in texts if t]
 
 
@@ -111,21 +111,23 @@ def read_pdf(data: bytes, name: str) -> Draft:
 
     try:
         doc = pymupdf.open(stream=data, filetype="pdf")
+        count = doc.page_count
     except Exception as exc:  # PyMuPDF raises its own and plain RuntimeErrors for broken files
         raise BookError(f"{name} is not a readable PDF file ({type(exc).__name__}).") from None
     if doc.needs_pass:
         raise BookError(f"{name} is encrypted; open it with its password and save an unprotected copy.")
-    pages = []
-    for number in range(doc.page_count):
+    lines = []
+    for number in range(count):
         try:
-            pages.append(doc.load_page(number).get_text("text"))
+            lines.append(page_lines(doc.load_page(number)))
         except Exception:  # a damaged page is skipped; the rest of the book still loads
-            pages.append("")
+            lines.append([])
     try:
         meta, toc = doc.metadata or {}, doc.get_toc(simple=True)
     except Exception:  # a damaged outline or info dictionary costs only the chapter titles
         meta, toc = {}, []
     doc.close()
+    pages, marked = set_off_headings(lines)
     pages = drop_running_lines(pages)
     parts: list[str] = []
     page_starts: list[int] = []
@@ -144,8 +146,51 @@ def read_pdf(data: bytes, name: str) -> Draft:
         raise BookError(f"{name} has no text layer (it is probably scanned images); run OCR on it first.")
     chapters = [(title, page_starts[page - 1]) for _level, title, page in toc if 0 < page <= len(page_starts)]
     if not chapters:
-        chapters = headings(text, paragraphs)
+        by_font = [(title, a) for title, a in ((text[a:b], a) for a, b in paragraphs) if title in marked]
+        chapters = by_font if len(by_font) >= 2 else headings(text, paragraphs)
     return Draft(text, paragraphs, chapters, meta.get("title", ""), meta.get("author", ""), page_starts)
+
+
+def page_lines(page) -> list[tuple[str, float, bool]]:
+    """A PDF page's lines of text, each with its largest font size and whether it is all bold (PyMuPDF's
+    ``dict`` output: blocks, lines, spans)."""
+    out = []
+    for block in page.get_text("dict")["blocks"]:
+        for line in block.get("lines", []):
+            spans = [s for s in line["spans"] if s["text"].strip()]
+            if spans:
+                text = compatible("".join(s["text"] for s in line["spans"]))
+                out.append((text, max(s["size"] for s in spans), all(s["flags"] & 16 for s in spans)))
+    return out
+
+
+def set_off_headings(pages: list[list[tuple[str, float, bool]]]) -> tuple[list[str], set[str]]:
+    """Each page's text, a heading set off as its own paragraph, and the headings: short lines in a larger font
+    than the body's (or bold where the body is not); a title wrapped over several lines is joined."""
+    sizes = sorted((size, len(text)) for page in pages for text, size, _ in page)
+    total = sum(n for _, n in sizes)
+    body, seen = 0.0, 0
+    for size, n in sizes:
+        seen += n
+        if seen * 2 >= total:
+            body = size
+            break
+    bold_body = sum(len(t) for page in pages for t, _, bold in page if bold) * 2 > total
+    texts, marked = [], set()
+    for page in pages:
+        out, heading = [], []
+        for text, size, bold in [*page, ("", 0.0, False)]:  # an empty last line closes a heading at the page end
+            if (size >= body * 1.15 or (bold and not bold_body)) and len(text.strip()) <= 90 and WORD.search(text):
+                heading.append(text.strip())
+                continue
+            if heading:
+                title = " ".join(" ".join(heading).split())
+                marked.add(title)
+                out.append(f"\n\n{title}\n\n")
+                heading = []
+            out.append(text)
+        texts.append("\n".join(out))
+    return texts, marked
 
 
 def drop_running_lines(pages: list[str]) -> list[str]:

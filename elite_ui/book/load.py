@@ -16,6 +16,7 @@ from .index import build_index
 from .lexicon import WORD, detect_language, lexicon
 from .model import Book, Chapter, Draft
 from .segment import sentence_bounds, trim_span
+from .structure import labels, structure
 
 MAX_BYTES = 20 * 1024 * 1024
 
@@ -66,14 +67,19 @@ def assemble(draft: Draft, *, path: str, fmt: str, digest: str) -> Book:
         raise BookError("the book contains no sentences.")
     chapter_starts = sorted({start: title for title, start in draft.chapters}.items())
     chapters: list[Chapter] = []
-    if not chapter_starts or chapter_starts[0][0] > bounds[0, 0]:
+    opening = not chapter_starts or chapter_starts[0][0] > bounds[0, 0]
+    if opening:
         chapter_starts.insert(0, (int(bounds[0, 0]), draft.title or "Opening"))
     starts = np.asarray([s for s, _ in chapter_starts], dtype=np.int64)
     chapter_of = (np.searchsorted(starts, bounds[:, 0], side="right") - 1).clip(0).astype(np.int32)
     first_of = np.searchsorted(chapter_of, np.arange(len(starts)), side="left")
-    for i, (start, title) in enumerate(chapter_starts):
+    titles = [title for _, title in chapter_starts]
+    headings = structure(titles, opening)
+    for i, ((start, title), heading, (ref, name)) in enumerate(zip(chapter_starts, headings,
+                                                                    labels(titles, headings), strict=True)):
         end = int(chapter_starts[i + 1][0]) if i + 1 < len(chapter_starts) else len(text)
-        chapters.append(Chapter(title=title, start=int(start), end=end, first_sentence=int(first_of[i])))
+        chapters.append(Chapter(title, int(start), end, int(first_of[i]), heading.kind, heading.word or "chapter",
+                                heading.number, ref, name))
     index, n_words = build_index(text, bounds, lexicon(language))
     page_starts = np.asarray(draft.page_starts, dtype=np.int64) if draft.page_starts is not None else None
     return Book(

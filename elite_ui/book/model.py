@@ -17,12 +17,19 @@ from .lexicon import Lexicon, forms, lexicon
 
 @dataclass(frozen=True)
 class Chapter:
-    """A titled span of the book: its first sentence and the offsets it covers."""
+    """A titled span of the book: its first sentence and the offsets it covers; what the book's own heading makes
+    of it (``kind``: front, part or chapter, and its number), and how it is cited (``ref``: "ch. 10") and named
+    in prose (``name``: "chapter 10"); see :mod:`elite_ui.book.structure`."""
 
     title: str
     start: int
     end: int
     first_sentence: int
+    kind: str = "chapter"
+    word: str = "chapter"
+    number: int | None = None
+    ref: str = ""
+    name: str = ""
 
 
 @dataclass(frozen=True)
@@ -37,6 +44,10 @@ class Sentence:
     chapter: int
     chapter_title: str
     page: int | None
+    chapter_ref: str = ""
+    """The chapter as the book numbers it, for citations ("ch. 12", "preface")."""
+    chapter_name: str = ""
+    """The same in prose ("chapter 12", "the preface")."""
 
     @property
     def label(self) -> str:
@@ -45,7 +56,7 @@ class Sentence:
     @property
     def citation(self) -> str:
         """How an answer cites it: ``S1234, ch. 12`` (and ``p. 5`` for PDFs)."""
-        parts = [self.label, f"ch. {self.chapter + 1}"]
+        parts = [self.label, self.chapter_ref]
         if self.page is not None:
             parts.append(f"p. {self.page}")
         return ", ".join(parts)
@@ -116,7 +127,14 @@ class Book:
             chapter=chapter,
             chapter_title=self.chapters[chapter].title,
             page=self.page_of(start),
+            chapter_ref=self.chapters[chapter].ref,
+            chapter_name=self.chapters[chapter].name,
         )
+
+    @property
+    def first_read(self) -> int:
+        """The first sentence after the front matter (title page, contents, preface...): where the story starts."""
+        return next((c.first_sentence for c in self.chapters if c.kind != "front"), 0)
 
     def span_text(self, first: int, last: int) -> str:
         """Text from sentence ``first`` to sentence ``last`` inclusive, as it stands in the book."""
@@ -132,19 +150,29 @@ class Book:
         index, n_words = build_index(self.text, self.bounds, lexicon(language))
         return replace(self, index=index, language=language, stats=self.stats | {"words": n_words})
 
-    def up_to(self, last: int, label: str) -> Book:
+    def up_to(self, last: int, label: str, front: bool = False) -> Book:
         """The book as read up to sentence ``last`` (inclusive), the spoiler ceiling: the same sentence IDs,
-        nothing after it (text, chapters, pages and the word index all end there)."""
+        nothing after it (text, chapters, pages and the word index all end there). The front matter (an editor's
+        preface may tell the whole plot) is left out of the word index too, unless ``front``."""
         last = min(max(last, 0), len(self) - 1)
         end = int(self.bounds[last, 1])
+        first = 0 if front else min(self.first_read, last)
         chapters = [c for c in self.chapters if c.first_sentence <= last]
         chapters[-1] = replace(chapters[-1], end=end)
-        index, n_words = build_index(self.text[:end], self.bounds[: last + 1], self.lexicon)
+        searched = self.bounds[: last + 1].copy()
+        searched[:first] = 0  # empty spans: the front matter holds no words to find
+        index, n_words = build_index(self.text[:end], searched, self.lexicon)
         pages = None if self.page_starts is None else self.page_starts[self.page_starts < end]
+        ceiling = {"sentence": last, "label": label, "first": first}
         return replace(self, text=self.text[:end], bounds=self.bounds[: last + 1],
                        paragraph_of=self.paragraph_of[: last + 1], chapter_of=self.chapter_of[: last + 1],
                        chapters=chapters, page_starts=pages, index=index,
-                       stats=self.stats | {"words": n_words, "ceiling": {"sentence": last, "label": label}})
+                       stats=self.stats | {"words": n_words, "ceiling": ceiling})
+
+    @property
+    def searched_from(self) -> int:
+        """The first sentence searched: after the front matter under a spoiler ceiling, else the first."""
+        return self.stats.get("ceiling", {}).get("first", 0)
 
     def load_note(self) -> str:
         """How the book was opened: parsed (and cached for next time), or from the cache of an earlier visit."""
@@ -161,7 +189,9 @@ class Book:
             "author": self.author,
             "format": self.format,
             "characters": len(self.text),
-            "chapters": len(self.chapters),
+            "chapters": sum(c.kind == "chapter" for c in self.chapters),
+            "parts": sum(c.kind == "part" for c in self.chapters),
+            "front_matter": [c.title for c in self.chapters if c.kind == "front"],
             "paragraphs": int(self.paragraph_of[-1]) + 1 if len(self) else 0,
             "sentences": len(self),
             "words": int(self.stats.get("words", 0)),

@@ -29,6 +29,22 @@ FORM = re.compile(r"\b(?:(" + "|".join(TITLES) + r")\.?\s+)?([A-Z][a-z]{1,})(?:[
 ABBREVIATED = {"Mr", "Mrs", "Ms", "Dr", "Mme", "Mlle"}
 SURNAME_TITLES = {"Mr", "Mrs", "Monsieur", "Madame", "Herr", "Frau", "Señor", "Señora"}
 """Titles put before a surname rather than a given name."""
+NOT_CHARACTERS = frozenset([
+    "English", "French", "German", "Russian", "Spanish", "Italian", "Dutch", "Irish", "Scotch", "Scottish", "Welsh",
+    "British", "American", "Indian", "Chinese", "Japanese", "Greek", "Roman", "Turkish", "Polish", "Swiss",
+    "Austrian", "Prussian", "Portuguese", "Swedish", "Danish", "Norwegian", "Egyptian", "Jewish", "Christian",
+    "Catholic", "Protestant", "Englishman", "Frenchman", "Englishwoman", "Frenchwoman", "Englishmen", "Frenchmen",
+    "Parisian", "London", "North", "South", "East", "West", "Northern", "Southern", "Eastern", "Western", "Emperor",
+    "Empress", "King", "Queen", "Prince", "Princess", "Duke", "Duchess", "Count", "Countess", "Baron", "Baroness",
+    "Marquis", "Marquise", "Earl", "General", "Admiral", "Major", "Lieutenant", "Sergeant", "Corporal", "Doctor",
+    "Professor", "Bishop", "Archbishop", "Pope", "Cardinal", "Abbé", "Abbot", "Priest", "Judge", "Mayor", "Governor",
+    "President", "Majesty", "Highness", "Excellency", "Lordship", "Ladyship", "Monseigneur", "Madame", "Monsieur",
+    "Mademoiselle", "God", "Heaven", "Providence", "Christ", "Lord", "Devil", "Satan", "Christmas", "Easter",
+    "Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "January", "February", "March",
+    "April", "May", "June", "July", "August", "September", "October", "November", "December",
+])
+"""Capitalised words that are never a character on their own: nationalities, compass points, titles without a name,
+God, feast days, days and months."""
 PLACE = re.compile(r"\b(?:in|at|to|from|near|towards|into|through|of|à|en|de|a|hacia)\s+([A-Z][a-z]+)\b")
 """A capitalised word after a preposition of place: names mostly written so are places, not characters."""
 LATIN_CAPITALS = {"en", "fr", "es", "it", "pt", "nl"}
@@ -135,7 +151,7 @@ def build_names(book: Book, min_mentions: int = 3) -> NameIndex:
     capitalised = Counter(NAME.findall(text))
     lower = Counter(re.findall(r"\b[a-z]{2,}\b", text))
     names = {w for w, n in capitalised.items() if n >= min_mentions and lower[w.lower()] * 10 <= n
-             and w.lower() not in STOPWORDS and w not in TITLES}
+             and w.lower() not in STOPWORDS and w not in TITLES and w not in NOT_CHARACTERS}
     written, pairs = written_forms(text, names, book.author)
     firsts = given_names(names, written, pairs)
     variants = forms_by_character(written, pairs, firsts, homes(firsts, pairs, capitalised))

@@ -4,6 +4,7 @@ line ends normalised, mojibake repaired with ftfy, and the Project Gutenberg hea
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from ..errors import BookError
 
@@ -97,3 +98,15 @@ def strip_gutenberg(text: str) -> tuple[str, dict[str, str]]:
     if end:
         text = text[: end.start()]
     return text, meta
+
+
+COMPATIBLE = {c: unicodedata.normalize("NFKC", chr(c)) for c in [
+    *range(0xFB00, 0xFB07), 0x017F, *range(0xFF10, 0xFF1A), *range(0xFF21, 0xFF3B), *range(0xFF41, 0xFF5B)]}
+"""Compatibility characters a reader never means as such: the ligatures ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ (PDFs keep them), the long s,
+and full-width letters and digits, each as the letters it stands for (Unicode NFKC)."""
+
+
+def compatible(text: str) -> str:
+    """``text`` with every :data:`COMPATIBLE` character spelled out ("ﬁrst" is "first"), so that it can be found and
+    counted; every format reader applies it before offsets are taken."""
+    return text.translate(COMPATIBLE)

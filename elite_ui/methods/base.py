@@ -21,7 +21,7 @@ from ..errors import Cancelled, EliteError, ModelError, QuestionError
 from ..models import LLM, Embed, MiniLMEmbedder, Request
 from . import prompts
 from .lexical import best_sentences, bm25_scores, targets
-from .parsing import clean_answer, parse_choice, parse_sentence_ids, whole_sentences
+from .parsing import clean_answer, parse_choice, parse_sentence_ids, whole_sentences, without_labels
 from .trace import Answer, Citation, Delta, Done, Event, Kind, LLMCall, Start, Trace
 
 
@@ -83,7 +83,8 @@ class Engine:
 
     def quotes(self, book: Book, question: str, options: dict[str, str] | None, evidence: list[int]) -> list[Citation]:
         """The evidence's best sentences for the question and its options (BM25), shown first as what the book
-        says; a method with a ranking of its own (ELITE) quotes by that instead."""
+        says: the same rule for every method, by what the reader asked. A count quotes its first occurrences
+        instead."""
         found = targets(book, [question, *(options or {}).values()])
         scores = bm25_scores(book, found) if found else np.zeros(len(book))
         return [Citation(sid, book.sentence(sid).citation, book.sentence(sid).text)
@@ -168,7 +169,7 @@ class Engine:
         text = clean_answer(result.text)
         if result.finish_reason == "length" or text != " ".join(result.text.split()):
             text = whole_sentences(text)
-        text = text or "I could not find the answer in the book."
+        text = without_labels(text, set(evidence)) or "I could not find the answer in the book."
         return Answer(text, cite(book, text, evidence), evidence=evidence)
 
     def answer_from(self, book: Book, question: str, options: dict[str, str] | None, context: str,

@@ -83,6 +83,17 @@ def parse_sentence_ids(text: str) -> list[int]:
     return list(dict.fromkeys(int(m) for m in SENTENCE_LABEL.findall(text)))
 
 
+CITED = re.compile(r"\s?\[\s*S\s?(\d{1,7})\s*\]|\bS\s?(\d{1,7})\b")
+
+
+def without_labels(text: str, allowed: set[int]) -> str:
+    """``text`` without the sentence labels ([S123]) that cite no sentence in ``allowed``: a model may invent one,
+    or cite past the end of the book."""
+    def kept(m: re.Match) -> str:
+        return m.group(0) if int(m.group(1) or m.group(2)) in allowed else ""
+    return " ".join(CITED.sub(kept, text).split())
+
+
 LOOP_WORDS = 12
 """Longest run of words :func:`cut_loop` looks for repeated back to back."""
 

@@ -152,6 +152,11 @@ class Answer:
     quotes: list[Citation] = field(default_factory=list)
     caveat: str = ""
 
+    @property
+    def heading(self) -> str:
+        """What the answer is called after the quotes: a count is the book's, not the model's."""
+        return "The count" if self.count else "The model's answer"
+
 
 @dataclass
 class Start:

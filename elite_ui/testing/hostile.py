@@ -67,6 +67,7 @@ def pdfs(folder: Path) -> dict[str, bytes]:
         "pdf-startxref-beyond-end": re.sub(rb"startxref\s+\d+", b"startxref\n99999999", good),
         "pdf-trailer-removed": good.replace(b"trailer", b"xxxxxxx"),
         "pdf-header-only": b"%PDF-1.7\n%%EOF\n",
+        "pdf-negative-page-count": re.sub(rb"/Count \d+", b"/Count -1", good),
         "pdf-objects-garbled": good[:200] + bytes(b ^ 0x5A for b in good[200:600]) + good[600:],
     }
     return out

@@ -1,12 +1,14 @@
-"""The book: the upload box, the book card, and the language the book is read as."""
+"""The book: the upload box, "Try the sample book", the book card, the books of this visit (each with its own
+conversation), and the language the book is read as."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import gradio as gr
 
-from ...book import load_book
+from ...book import load_book, load_cached
 from ...book.names import names_for
 from ...errors import EliteError
 from .. import render
@@ -17,20 +19,42 @@ LANGUAGES = ["en", "fr", "de", "es", "zh", "it", "pt", "nl", "ru"]
 """Languages the reader may read a book as (any Snowball language works; these are offered)."""
 
 
+UPLOAD, ANOTHER = "Book (.txt, .epub, .pdf)", "Open another book (.txt, .epub, .pdf)"
+SAMPLE = Path(__file__).resolve().parents[3] / "assets" / "the-wind-in-the-willows.txt"
+"""The sample book a first visit can try in one click (Kenneth Grahame, public domain)."""
+
+
 @dataclass
 class BookUI:
     upload: gr.File
+    sample: gr.Button
     card: gr.HTML
+    switch: gr.Dropdown
     language: gr.Dropdown
 
 
 def create_ui(ctx) -> BookUI:
     return BookUI(
-        gr.File(label="Book (.txt, .epub, .pdf)", file_types=[".txt", ".epub", ".pdf"], elem_id="upload"),
+        gr.File(label=UPLOAD, file_types=[".txt", ".epub", ".pdf"], elem_id="upload"),
+        gr.Button("Try the sample book: The Wind in the Willows", size="sm", elem_id="sample",
+                  visible=SAMPLE.exists()),
         gr.HTML("<div class='book-card'>No book loaded.</div>", elem_id="book-info"),
+        gr.Dropdown([], label="Books this visit", elem_id="book-switch", visible=False,
+                    info="each book keeps its own conversation; choose one to go back to it"),
         gr.Dropdown(["detected", *LANGUAGES], value="detected", label="Book language", elem_id="language",
                     info="how the book is cut into words and matched; change it if the detected language is wrong"),
     )
+
+
+def opened(page, session: Session) -> dict:
+    """What shows the open book: its card, its conversation, the books of the visit, its ceiling, its names."""
+    book = session.book
+    return {page.session.state: session, page.book.card: render.book_card(book),
+            page.book.upload: gr.File(value=None, label=ANOTHER),
+            page.book.switch: gr.Dropdown(choices=session.books(), value=book.digest,
+                                          visible=len(session.books()) > 1),
+            page.chat.conversation: render.chat(book, session.turns), page.chat.ceiling: session.ceiling_text,
+            page.names.box: session.names.as_text() if session.names else ""}
 
 
 def create_event_handlers(page, ctx) -> None:
@@ -38,32 +62,44 @@ def create_event_handlers(page, ctx) -> None:
 
     def on_upload(file, session: Session, progress=gr.Progress()):
         if file is None:
-            return {}
+            return {state: session}
+        return open_file(file if isinstance(file, str) else file.name, session, progress)
+
+    def on_sample(session: Session, progress=gr.Progress()):
+        return open_file(str(SAMPLE), session, progress)
+
+    def open_file(path: str, session: Session, progress) -> dict:
         progress(0.1, desc="Reading the book")
         try:
-            book = load_book(file if isinstance(file, str) else file.name,
-                             max_bytes=ctx.config.max_upload_mb * 1024 * 1024, cache_dir=ctx.cache_dir)
+            book = load_book(path, max_bytes=ctx.config.max_upload_mb * 1024 * 1024, cache_dir=ctx.cache_dir)
         except EliteError as exc:
             kept = f" The book already loaded, *{session.book.title}*, stays." if session.book else ""
             return {page.chat.status: f"**Could not load the book:** {exc}{kept}", ui.upload: None}
         progress(1.0, desc="Ready")
-        if session.book is None or session.book.digest != book.digest:
-            session.traces, session.shown = [], -1  # runs point into their book's sentences
-        session.book, session.names = book, None
-        return {state: session, ui.card: render.book_card(book),
-                page.chat.status: f"Loaded *{book.title}*. Ask a question.", page.names.box: ""}
+        session.open(book)
+        return opened(page, session) | {page.chat.status: f"Loaded *{book.title}*. Ask a question."}
+
+    def on_switch(digest, session: Session):
+        if session.book is None or digest == session.book.digest or digest not in session.shelf:
+            return {state: session}
+        book = load_cached(digest, ctx.cache_dir)
+        if book is None:
+            return {page.chat.status: f"*{session.shelf[digest].label}* is no longer in the cache; upload it again.",
+                    ui.switch: session.book.digest}
+        session.open(book)
+        return opened(page, session) | {page.chat.status: f"Back to *{book.title}*."}
 
     def on_book(session: Session):
         """After the card shows: the book's character names (0.5 s for the longest novel)."""
         if session.book is None or session.names is not None:
-            return {}
+            return {state: session}
         session.names = names_for(session.book, ctx.cache_dir)
         return {state: session, page.names.box: session.names.as_text()}
 
     def on_language(code, session: Session):
         book = session.book
         if book is None:
-            return {}
+            return {state: session}
         wanted = book.stats.get("detected", book.language) if code == "detected" else code
         if wanted != book.language:
             session.book = book.read_as(wanted)
@@ -73,9 +109,12 @@ def create_event_handlers(page, ctx) -> None:
         return {state: session, ui.card: render.book_card(session.book), page.names.box: session.names.as_text(),
                 page.chat.status: f"*{session.book.title}* is read as {session.book.lexicon.name}."}
 
-    loaded = ui.upload.upload(on_upload, [ui.upload, state], [state, ui.card, page.chat.status, ui.upload,
-                                                              page.names.box], concurrency_limit=None)
-    named = loaded.then(on_book, state, [state, page.names.box], concurrency_limit=None)
-    trace.refresh_after(named, page).then(lambda: "detected", None, ui.language, concurrency_limit=None)
+    shown = [state, ui.card, ui.upload, ui.switch, page.chat.conversation, page.chat.ceiling, page.names.box,
+             page.chat.status]
+    for event in (ui.upload.upload(on_upload, [ui.upload, state], shown, concurrency_limit=None),
+                  ui.sample.click(on_sample, state, shown, concurrency_limit=None),
+                  ui.switch.input(on_switch, [ui.switch, state], shown, concurrency_limit=None)):
+        named = event.then(on_book, state, [state, page.names.box], concurrency_limit=None)
+        trace.refresh_after(named, page, ctx).then(lambda: "detected", None, ui.language, concurrency_limit=None)
     ui.language.input(on_language, [ui.language, state], [state, ui.card, page.names.box, page.chat.status],
                       concurrency_limit=None)

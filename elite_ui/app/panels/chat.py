@@ -1,5 +1,6 @@
-"""The conversation and the question: the spoiler ceiling, Ask and Stop, the status line; a question is answered
-by the chosen method (and again by a second one for the side-by-side view)."""
+"""The conversation and the question: which model answers (with an honest note on the demo model), the spoiler
+ceiling, Ask and Stop (enabled only while a question runs), example questions, the status line; a question is
+answered by the chosen method (and again by a second one for the side-by-side view)."""
 
 from __future__ import annotations
 
@@ -11,15 +12,21 @@ from ...book import reading_ceiling
 from ...errors import EliteError
 from ...methods.registry import METHODS, Tools
 from .. import render
-from ..answering import answer_turn, outputs
+from ..answering import answer_turn, outputs, releases_stop
 from ..state import Session
-from . import trace
+from . import model_panel, trace
+
+EXAMPLES = ["Where does Toad live?", "Who is Mole's friend who lives by the river?",
+            "What happens to Toad after he steals the motor-car?", "How many times is Toad Hall mentioned?"]
+"""Questions about the sample book (The Wind in the Willows), one click from the question box."""
 
 
 @dataclass
 class ChatUI:
+    model_note: gr.HTML
     conversation: gr.HTML
     ceiling: gr.Textbox
+    front: gr.Checkbox
     question: gr.Textbox
     ask: gr.Button
     stop: gr.Button
@@ -27,14 +34,20 @@ class ChatUI:
 
 
 def create_ui(ctx) -> ChatUI:
+    note = gr.HTML(model_panel.note(ctx.model), elem_id="model-note")
     conversation = gr.HTML(render.chat(None, []), elem_id="chat")
-    ceiling = gr.Textbox(label="I have read up to (spoiler ceiling)", elem_id="ceiling",
-                         placeholder="chapter 12, page 80 or 40%; empty: the whole book")
+    with gr.Row():
+        ceiling = gr.Textbox(label="I have read up to (spoiler ceiling)", elem_id="ceiling", scale=4,
+                             placeholder="chapter 12, book 2 chapter 10, page 80 or 40%; empty: the whole book")
+        front = gr.Checkbox(label="Search the front matter too", value=False, scale=1, elem_id="front",
+                            info="a preface or introduction before chapter 1 may tell the whole plot")
     with gr.Row():
         question = gr.Textbox(label="Question", placeholder="Who does Elizabeth marry?", scale=5, elem_id="question")
         ask = gr.Button("Ask", variant="primary", scale=1, elem_id="ask")
-        stop = gr.Button("Stop", variant="stop", scale=1, elem_id="stop")
-    return ChatUI(conversation, ceiling, question, ask, stop, gr.Markdown("", elem_id="status"))
+        stop = gr.Button("Stop", variant="stop", scale=1, elem_id="stop", interactive=False)
+    status = gr.Markdown("", elem_id="status")
+    gr.Examples(EXAMPLES, question, label="Example questions about the sample book", elem_id="examples")
+    return ChatUI(note, conversation, ceiling, front, question, ask, stop, status)
 
 
 def engine_for(page, ctx, name: str, session: Session, values: dict):
@@ -49,31 +62,36 @@ def engine_for(page, ctx, name: str, session: Session, values: dict):
 
 def create_event_handlers(page, ctx) -> None:
     ui, state, model = page.chat, page.session.state, ctx.model
-    asked_with = {state, ui.question, ui.ceiling, page.strategy.strategy, page.strategy.compare,
+    asked_with = {state, ui.question, ui.ceiling, ui.front, page.strategy.strategy, page.strategy.compare,
                   *page.options.boxes.values(), *page.settings.controls.inputs, *page.mrag.controls.inputs}
 
+    @releases_stop(page)
     def on_ask(values: dict):
         session: Session = values[state]
-        book, question = session.book, values[ui.question]
+        book, said = session.book, (values[ui.question] or "").strip()
         if book is None:
-            yield {ui.status: "Load a book first."}
+            yield {ui.status: "Load a book first (or try the sample book)."}
+            return
+        if not said:
+            yield {ui.status: "Type a question first."}
             return
         if model.llm is None:
             yield {ui.status: f"No model: {model.status}"}
             return
         options = page.options.chosen(values)
         asked = book
+        yield dict.fromkeys(page.options.boxes.values(), "")
+
+        session.ceiling_text = (values[ui.ceiling] or "").strip()
 
         def steps():
             nonlocal asked
-            read = reading_ceiling(book, values[ui.ceiling] or "")
-            asked = book.up_to(*read) if read else book
-            session.ceiling = read[0] if read else None
+            read = reading_ceiling(book, session.ceiling_text)
+            asked = book.up_to(*read, front=bool(values[ui.front])) if read else book
             engine = engine_for(page, ctx, values[page.strategy.strategy], session, values)
-            return engine.ask(asked, question, options, prepared=session.prepared_for(engine, book))
+            return engine.ask(asked, said, options, prepared=session.prepared_for(engine, book))
 
-        said = question.strip()
-        run = yield from answer_turn(page, ctx, session, book, said, said, "Searching the book…", steps)
+        run = yield from answer_turn(page, ctx, session, book, said, said, "Searching the book…", steps, options)
         compare = values[page.strategy.compare]
         if run is None:
             return
@@ -99,12 +117,14 @@ def create_event_handlers(page, ctx) -> None:
     def on_stop(session: Session):
         session.cancel.set()
         session.stop_unfinished()
-        return render.chat(session.book, session.turns), "Stopped. Ask another question."
+        return (render.chat(session.book, session.turns), "Stopped. Ask another question when you like.",
+                gr.Button(interactive=False))
 
-    running = [trigger(on_ask, asked_with, outputs(page), concurrency_limit=ctx.config.concurrency,
-                       concurrency_id="model") for trigger in (ui.ask.click, ui.question.submit)]
+    running = [trigger(on_ask, asked_with, [*outputs(page), *page.options.boxes.values()],
+                       concurrency_limit=ctx.config.concurrency, concurrency_id="model")
+               for trigger in (ui.ask.click, ui.question.submit)]
     for event in running:
-        trace.refresh_after(event, page)
+        trace.refresh_after(event, page, ctx)
     # a build is stopped through the session's cancel flag alone, so that it can say how far it got
-    ui.stop.click(on_stop, state, [ui.conversation, ui.status], cancels=[*running, page.trace.searched],
+    ui.stop.click(on_stop, state, [ui.conversation, ui.status, ui.stop], cancels=[*running, page.trace.searched],
                   concurrency_limit=None)

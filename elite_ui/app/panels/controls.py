@@ -36,20 +36,22 @@ class Controls:
                            list(self.fields.values()))
 
 
-def create_controls(cls: type, presets: dict, preset: str, label: str, info: str) -> Controls:
-    """The preset dropdown and one control per field described with ``panel=True``, set to ``preset``'s values."""
+def create_controls(cls: type, presets: dict, preset: str, label: str, info: str, ids: str = "") -> Controls:
+    """The preset dropdown and one control per field described with ``panel=True``, set to ``preset``'s values;
+    with ``ids``, each has the page id ``{ids}-preset`` or ``{ids}-{field}``."""
     chosen = presets[preset]
-    dropdown = gr.Dropdown(sorted(presets), value=preset, label=label, info=info)
+    dropdown = gr.Dropdown(sorted(presets), value=preset, label=label, info=info,
+                           elem_id=f"{ids}-preset" if ids else None)
     fields = {}
     for d in described(cls):
         if not d.panel:
             continue
-        value = getattr(chosen, d.name)
+        shown = {"value": getattr(chosen, d.name), "label": d.name, "info": d.help,
+                 "elem_id": f"{ids}-{d.name}" if ids else None}
         if d.kind is bool:
-            fields[d.name] = gr.Checkbox(value=value, label=d.name, info=d.help)
+            fields[d.name] = gr.Checkbox(**shown)
         elif d.choices:
-            fields[d.name] = gr.Radio(list(d.choices), value=value, label=d.name, info=d.help)
+            fields[d.name] = gr.Radio(list(d.choices), **shown)
         else:
-            fields[d.name] = gr.Slider(d.low, d.high, value=value, step=d.extra.get("step", 1), label=d.name,
-                                       info=d.help)
+            fields[d.name] = gr.Slider(d.low, d.high, step=d.extra.get("step", 1), **shown)
     return Controls(cls, presets, dropdown, fields)

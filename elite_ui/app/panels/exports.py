@@ -1,9 +1,11 @@
-"""Exports: the shown run's question, answer and trace as Markdown or JSON (file names are hashes, never user
-input); the notebook's export writes here too."""
+"""Exports, downloaded in one click: the shown run's question, answer and trace as Markdown or JSON, and the
+reading notebook as Markdown. Files are named by the book and the question; in hosted mode by a hash, never by
+what a visitor typed."""
 
 from __future__ import annotations
 
 import hashlib
+import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,39 +18,46 @@ from ..state import Session
 
 @dataclass
 class ExportsUI:
-    markdown: gr.Button
-    json: gr.Button
-    download: gr.File
+    markdown: gr.DownloadButton
+    json: gr.DownloadButton
 
 
 def create_ui(ctx) -> ExportsUI:
     with gr.Row():
-        return ExportsUI(gr.Button("Export Markdown", size="sm", elem_id="export-md"),
-                         gr.Button("Export JSON", size="sm", elem_id="export-json"),
-                         gr.File(label="Export", interactive=False, height=90, elem_id="download"))
+        return ExportsUI(gr.DownloadButton("Export Markdown", size="sm", elem_id="export-md", interactive=False),
+                         gr.DownloadButton("Export JSON", size="sm", elem_id="export-json", interactive=False))
 
 
-def export(session: Session, kind: str) -> str | None:
-    """Write the shown run's trace as Markdown or JSON, or (``notebook``) the reading notebook as Markdown."""
+def export(session: Session, kind: str, readable: bool = False) -> str | None:
+    """Write the shown run's trace as Markdown or JSON, or (``notebook``) the reading notebook as Markdown; the
+    file is named by the book and the question when ``readable``, else by a hash of its text."""
     if kind == "notebook":
-        return written(notebook.markdown(session.notebook), "notebook", "md") if session.notebook else None
+        if not session.notebook:
+            return None
+        return written(notebook.markdown(session.notebook), "notebook", "md", "Reading notebook" if readable else "")
     if not session.traces or session.book is None:
         return None
     trace = session.traces[session.shown]
     text = trace.to_json(indent=1) if kind == "json" else render.markdown_export(session.book, trace)
-    return written(text, "trace", "json" if kind == "json" else "md")
+    name = f"{session.book.title} - {trace.question}" if readable else ""
+    return written(text, "trace", "json" if kind == "json" else "md", name)
 
 
-def written(text: str, stem: str, suffix: str) -> str:
-    """``text`` saved for download under a name made from its hash, never from user input."""
+def written(text: str, stem: str, suffix: str, name: str = "") -> str:
+    """``text`` saved for download as ``name`` (letters, digits and a few signs kept), or under its hash."""
     digest = hashlib.sha256(text.encode()).hexdigest()[:16]
-    path = Path(tempfile.gettempdir()) / "elite-reader" / f"{stem}-{digest}.{suffix}"
+    safe = re.sub(r"[^\w ,.()-]+", "", name, flags=re.UNICODE).strip(" .")[:100]
+    folder = Path(tempfile.gettempdir()) / "elite-reader" / (digest if safe else "")
+    path = folder / (f"{safe}.{suffix}" if safe else f"{stem}-{digest}.{suffix}")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return str(path)
 
 
-def create_event_handlers(page, ctx) -> None:
-    ui, state = page.exports, page.session.state
-    ui.markdown.click(lambda s: export(s, "md"), state, ui.download, concurrency_limit=None)
-    ui.json.click(lambda s: export(s, "json"), state, ui.download, concurrency_limit=None)
+def downloads(page, ctx, session: Session) -> dict:
+    """The export buttons, each holding the file it downloads (disabled while there is nothing to export)."""
+    readable = not ctx.config.hosted
+    files = {page.exports.markdown: export(session, "md", readable), page.exports.json: export(session, "json",
+                                                                                                 readable),
+             page.notebook.export: export(session, "notebook", readable)}
+    return {button: gr.DownloadButton(value=path, interactive=path is not None) for button, path in files.items()}

@@ -12,6 +12,7 @@ from ...errors import Cancelled, EliteError
 from ...methods.mrag import PRESETS, Mrag, MragSettings
 from ...methods.registry import METHODS, Tools
 from .. import render
+from ..answering import releases_stop
 from ..state import Session
 from .controls import Controls, create_controls
 
@@ -27,7 +28,7 @@ def create_ui(ctx) -> MragUI:
     with gr.Accordion("M-RAG index and settings", open=False, elem_id="mrag-panel"):
         return MragUI(
             create_controls(MragSettings, PRESETS, "laptop", "Extraction preset",
-                            "paper: 4,096-token windows; laptop: about 20 s per window on a CPU"),
+                            "paper: 4,096-token windows; laptop: about 20 s per window on a CPU", ids="mrag"),
             gr.Button("Build M-RAG index", elem_id="build-index"),
             gr.HTML("<div class='index-card'>No M-RAG index yet.</div>", elem_id="index-status"),
         )
@@ -37,6 +38,7 @@ def create_event_handlers(page, ctx) -> None:
     ui, state, model = page.mrag, page.session.state, ctx.model
     ui.controls.on_preset()
 
+    @releases_stop(page)
     def on_build(values: dict):
         session: Session = values[state]
         if session.book is None:
@@ -49,7 +51,7 @@ def create_event_handlers(page, ctx) -> None:
         engine: Mrag = METHODS["mrag"].engine(model.llm, ui.controls.settings(values),
                                               Tools(model.embed, session.cancel, ctx.cache_dir))
         steps, done = engine.build(session.book), None
-        yield {page.chat.status: "Building the M-RAG index…"}
+        yield {page.chat.status: "Building the M-RAG index…", page.chat.stop: gr.Button(interactive=True)}
         try:
             while True:
                 with model.lock:  # held for one window at a time: other visitors' questions go in between
@@ -71,5 +73,5 @@ def create_event_handlers(page, ctx) -> None:
         yield {state: session, ui.status: render.index_card(index.stats()),
                page.chat.status: f"The M-RAG index is ready{kept}; choose M-RAG and ask."}
 
-    ui.build.click(on_build, {state, *ui.controls.inputs}, [state, ui.status, page.chat.status],
+    ui.build.click(on_build, {state, *ui.controls.inputs}, [state, ui.status, page.chat.status, page.chat.stop],
                    concurrency_limit=ctx.config.concurrency, concurrency_id="model")

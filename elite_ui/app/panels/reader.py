@@ -4,12 +4,18 @@ through a hidden box and button (``static/links.js``)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import gradio as gr
 
+from ...book import load_cached
 from .. import notebook, render
 from ..state import Session
+from .exports import downloads
+
+CITED = re.compile(r"([0-9a-f]{1,64}):(\d{1,9})")
+"""What a citation link writes: the start of its book's content hash, and the sentence."""
 
 
 @dataclass
@@ -40,20 +46,37 @@ def create_links() -> LinksUI:
 def create_event_handlers(page, ctx) -> None:
     ui, state = page.reader, page.session.state
 
-    def on_cite(sid, session: Session):
-        if session.book is None or not str(sid).strip().isdigit():
-            return {}
-        session.reading = int(sid)
-        return {state: session, ui.view: render.reader(session.book, int(sid), ceiling=session.ceiling),
+    def on_cite(target, session: Session):
+        found = CITED.fullmatch(str(target or "").strip())
+        if not found:
+            return {state: session}
+        key, sid = found.group(1), int(found.group(2))
+        book = cited_book(session, key)
+        if book is None:
+            return {page.chat.status: "That passage is in a book not opened in this visit; open the book first."}
+        session.reading = (book, sid)
+        return {state: session, ui.view: render.reader(book, sid, ceiling=session.ceiling_in(book),
+                                                       other=book is not session.book),
                 page.tabs: gr.Tabs(selected="reader-tab")}
 
-    def on_save_quote(session: Session):
-        if session.book is None or session.reading is None or session.reading >= len(session.book):
-            return {page.chat.status: "Open a passage in the Reader first (click a citation)."}
-        session.notebook.append(notebook.quote_entry(session.book, session.reading))
-        return {state: session, page.notebook.view: render.notebook_html(session.book, session.notebook),
-                page.chat.status: f"Saved S{session.reading} to the notebook."}
+    def cited_book(session: Session, key: str):
+        """The book of this visit whose content hash starts with ``key``: the open one, or one on the shelf
+        (reopened from the parsed-book cache)."""
+        if session.book is not None and session.book.digest.startswith(key):
+            return session.book
+        digest = next((d for d in session.shelf if d.startswith(key)), None)
+        return load_cached(digest, ctx.cache_dir) if digest else None
 
-    page.links.go.click(on_cite, [page.links.target, state], [state, ui.view, page.tabs], concurrency_limit=None)
-    ui.save.click(on_save_quote, state, [state, page.notebook.view, page.chat.status],
+    def on_save_quote(session: Session):
+        if session.reading is None or session.reading[1] >= len(session.reading[0]):
+            return {page.chat.status: "Open a passage in the Reader first (click a citation)."}
+        book, sid = session.reading
+        session.notebook.append(notebook.quote_entry(book, sid))
+        return {state: session, page.notebook.view: render.notebook_html(session.notebook),
+                page.chat.status: f"Saved S{sid} of *{book.title}* to the notebook."} | {
+            page.notebook.export: downloads(page, ctx, session)[page.notebook.export]}
+
+    page.links.go.click(on_cite, [page.links.target, state], [state, ui.view, page.tabs, page.chat.status],
+                        concurrency_limit=None)
+    ui.save.click(on_save_quote, state, [state, page.notebook.view, page.chat.status, page.notebook.export],
                   concurrency_limit=None).then(lambda s: s.saved(), state, page.session.stored)

@@ -3,6 +3,7 @@ storage) so that a page reload brings back the book, the conversation, the noteb
 
 from __future__ import annotations
 
+import re
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,7 +13,10 @@ import gradio as gr
 from ...book import load_cached
 from ...book.names import names_for
 from .. import notebook, render
-from ..state import Session
+from ..state import Session, Shelved
+from .book import opened
+
+DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
 @dataclass
@@ -41,30 +45,45 @@ def browser_secret(cache_dir: Path) -> str:
 
 
 def create_event_handlers(page, ctx) -> None:
-    state, outputs = page.session.state, [page.session.state, page.book.card, page.chat.conversation,
-                                          page.notebook.view, page.names.box, page.chat.status]
+    state = page.session.state
+    outputs = [state, page.book.card, page.book.upload, page.book.switch, page.chat.conversation, page.chat.ceiling,
+               page.notebook.view, page.names.box, page.chat.status]
 
     def on_page_load(saved, session: Session):
-        """Bring back the session the browser kept: the book (from the parsed-book cache), the conversation
-        and the notebook."""
+        """Bring back the session the browser kept: the open book (from the parsed-book cache) with its
+        conversation and spoiler ceiling, the other books' conversations, and the notebook."""
         if not isinstance(saved, dict) or session.turns or session.book:
-            return {}
-        try:
-            session.turns = [notebook.turn_from(r) for r in saved.get("turns", []) if isinstance(r, dict)]
-        except (TypeError, ValueError, KeyError, IndexError):
-            session.turns = []
+            return {state: session}
+        for digest, kept in (saved.get("shelf") if isinstance(saved.get("shelf"), dict) else {}).items():
+            if DIGEST.fullmatch(str(digest)) and isinstance(kept, dict) and isinstance(kept.get("label"), str):
+                session.shelf[digest] = Shelved(kept["label"], turns_from(kept.get("turns")),
+                                                ceiling=str(kept.get("ceiling") or ""))
         session.notebook = notebook.entries_from(saved.get("notebook"))
         book = load_cached(saved.get("book") or "", ctx.cache_dir)
+        turns = turns_from(saved.get("turns"))
         if book is not None:
-            session.book, session.names = book, names_for(book, ctx.cache_dir)
+            session.open(book)
+            session.turns, session.ceiling_text = turns, str(saved.get("ceiling") or "")
+            session.names = names_for(book, ctx.cache_dir)
+        else:
+            session.turns = turns
         found = (f"*{book.title}* reopened from the cache" if book else
-                 "the book is no longer in the cache; load it again" if saved.get("book") else "no book")
-        shown = {state: session, page.chat.conversation: render.chat(book, session.turns),
-                 page.notebook.view: render.notebook_html(book, session.notebook),
-                 page.chat.status: f"Session restored: {found}; questions: {len(session.turns)}, notebook "
-                                   f"entries: {len(session.notebook)}."}
-        if book:
-            shown |= {page.book.card: render.book_card(book), page.names.box: session.names.as_text()}
-        return shown
+                 "the book is no longer in the cache; upload it again" if saved.get("book") else "no book")
+        status = (f"Session restored: {found}; questions: {len(session.turns)}, notebook entries: "
+                  f"{len(session.notebook)}. Runs and their traces are not kept across a reload.")
+        shown = opened(page, session) if book else {state: session,
+                                                     page.chat.conversation: render.chat(None, session.turns)}
+        return shown | {page.notebook.view: render.notebook_html(session.notebook), page.chat.status: status}
 
     page.demo.load(on_page_load, [page.session.stored, state], outputs)
+
+
+def turns_from(records) -> list[dict]:
+    """The conversation turns the browser sent back (anything malformed is left out)."""
+    turns = []
+    for record in records if isinstance(records, list) else []:
+        try:
+            turns.append(notebook.turn_from(record))
+        except (TypeError, ValueError, KeyError, IndexError, AttributeError):
+            continue
+    return turns

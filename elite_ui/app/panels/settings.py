@@ -17,9 +17,11 @@ class SettingsUI:
 
 
 def create_ui(ctx) -> SettingsUI:
-    with gr.Accordion("Settings", open=False):
+    with gr.Accordion("Settings", open=False, elem_id="settings-panel"):
         return SettingsUI(create_controls(Settings, PRESETS, ctx.config.preset, "Preset",
-                                          "paper: the paper's settings; laptop: about half a minute on a CPU"))
+                                          "laptop (the default): one pass with the model's terms, what measured "
+                                          "best on a small model; paper: every stage of the paper, with its "
+                                          "parameters (about 17 model calls a question)", ids="elite"))
 
 
 def create_event_handlers(page, ctx) -> None:

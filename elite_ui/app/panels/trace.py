@@ -11,8 +11,9 @@ import gradio as gr
 from ...methods.elite import Edit
 from ...methods.registry import METHODS, Tools
 from .. import render
-from ..answering import answer_turn, outputs
+from ..answering import answer_turn, charts, outputs, releases_stop
 from ..state import Session, editable
+from .exports import downloads
 
 
 @dataclass
@@ -39,9 +40,11 @@ def create_ui(ctx) -> TraceUI:
             pins = gr.Textbox(label="Pinned passages (click \"pin\" beside a retrieved sentence, or type S1234)",
                               elem_id="pins")
             rerun = gr.Button("Search again", elem_id="rerun")
-        return TraceUI(runs, iteration, terms, pins, rerun, gr.HTML("", elem_id="trace"),
-                       gr.Plot(render.importance_figure([]), label="Importance", elem_id="importance-plot"),
-                       gr.Plot(label="Book map", elem_id="book-map"))
+        return TraceUI(runs, iteration, terms, pins, rerun,
+                       gr.HTML("<div class='trace empty'>Ask a question: how its answer is found shows here, stage "
+                               "by stage.</div>", elem_id="trace"),
+                       gr.Plot(label="Importance", elem_id="importance-plot", visible=False),
+                       gr.Plot(label="Book map", elem_id="book-map", visible=False))
 
 
 def edit_choices(session: Session, iteration=None):
@@ -53,23 +56,28 @@ def edit_choices(session: Session, iteration=None):
     return gr.Dropdown(choices=sorted(by), value=iteration), "\n".join(by[iteration])
 
 
-def refresh_after(event, page):
-    """After ``event`` (a run, a new book): the list of runs, the edit panel, the notebook, the browser's copy."""
+def refresh_after(event, page, ctx):
+    """After ``event`` (a run, a new book): the list of runs, the edit panel, the notebook, the exports, the
+    browser's copy of the session."""
+    ui = page.trace
+
     def after_run(session: Session):
         labels = session.labels()
         iterations, terms = edit_choices(session)
-        return (gr.Dropdown(choices=labels, value=labels[session.shown] if labels else None), iterations, terms,
-                render.notebook_html(session.book, session.notebook), session.saved())
+        return {ui.runs: gr.Dropdown(choices=labels, value=labels[session.shown] if labels else None),
+                ui.edit_iteration: iterations, ui.edit_terms: terms,
+                page.notebook.view: render.notebook_html(session.notebook),
+                page.session.stored: session.saved()} | downloads(page, ctx, session)
 
-    ui = page.trace
     return event.then(after_run, page.session.state,
-                      [ui.runs, ui.edit_iteration, ui.edit_terms, page.notebook.view, page.session.stored],
-                      concurrency_limit=None)
+                      [ui.runs, ui.edit_iteration, ui.edit_terms, page.notebook.view, page.session.stored,
+                       page.exports.markdown, page.exports.json, page.notebook.export], concurrency_limit=None)
 
 
 def create_event_handlers(page, ctx) -> None:
     ui, state = page.trace, page.session.state
 
+    @releases_stop(page)
     def on_rerun(iteration, terms_text, pins_text, session: Session):
         book = session.book
         if book is None or not session.traces:
@@ -93,7 +101,7 @@ def create_event_handlers(page, ctx) -> None:
 
         def steps():
             limit = start.ceiling
-            asked = book.up_to(limit["sentence"], limit["label"]) if limit else book
+            asked = book.up_to(limit["sentence"], limit["label"], front=not limit.get("first")) if limit else book
             engine = method.engine(ctx.model.llm, settings, Tools(ctx.model.embed, session.cancel, ctx.cache_dir,
                                                                   session.names))
             return engine.ask(asked, base.question, start.options,
@@ -110,18 +118,17 @@ def create_event_handlers(page, ctx) -> None:
     def on_run_select(label, session: Session):
         labels = session.labels()
         if label not in labels:
-            return {}
+            return {state: session}
         session.shown = labels.index(label)
         shown, book = session.traces[session.shown], session.book
         iterations, terms = edit_choices(session)
-        return {state: session, ui.html: render.trace_html(book, shown.events),
-                ui.importance: render.importance_figure(shown.events),
-                ui.book_map: render.book_map(book, shown.events), ui.edit_iteration: iterations,
-                ui.edit_terms: terms}
+        return {state: session, ui.html: render.trace_html(book, shown.events), ui.edit_iteration: iterations,
+                ui.edit_terms: terms} | charts(page, book, shown.events) | downloads(page, ctx, session)
 
     ui.searched = ui.rerun.click(on_rerun, [ui.edit_iteration, ui.edit_terms, ui.pins, state], outputs(page),
                                  concurrency_limit=ctx.config.concurrency, concurrency_id="model")
-    refresh_after(ui.searched, page)
+    refresh_after(ui.searched, page, ctx)
     ui.edit_iteration.input(on_iteration, [ui.edit_iteration, state], ui.edit_terms, concurrency_limit=None)
     ui.runs.input(on_run_select, [ui.runs, state], [state, ui.html, ui.importance, ui.book_map, ui.edit_iteration,
-                                                    ui.edit_terms], concurrency_limit=None)
+                                                    ui.edit_terms, page.exports.markdown, page.exports.json,
+                                                    page.notebook.export], concurrency_limit=None)

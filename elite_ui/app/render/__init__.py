@@ -34,9 +34,9 @@ def trace_html(book: Book, events: list[Event]) -> str:
     return VIEWS[METHODS[strategy(events)].view][0](book, events)
 
 
-def importance_figure(events: list[Event]) -> go.Figure:
+def importance_figure(book: Book, events: list[Event]) -> go.Figure:
     """The chart beside the trace: chunk importance (ELITE) or key similarity (M-RAG)."""
-    return VIEWS[METHODS[strategy(events)].view][1](events)
+    return VIEWS[METHODS[strategy(events)].view][1](book, events)
 
 
 __all__ = ["book_card", "book_map", "build_progress", "chat", "esc", "highlight", "importance_figure", "index_card",

@@ -14,12 +14,17 @@ def chat(book: Book | None, turns: list[dict]) -> str:
         return "<div class='chat empty'>Load a book, then ask a question about it.</div>"
     parts = ["<div class='chat'>"]
     for turn in turns:
-        parts.append(f"<div class='msg user'>{esc(turn['question'])}</div>")
+        options = "".join(f"<li><span class='label'>{esc(k)}</span> {esc(v)}</li>"
+                          for k, v in (turn.get("options") or {}).items())
+        options = f"<ol class='options'>{options}</ol>" if options else ""
+        parts.append(f"<div class='msg user'>{esc(turn['question'])}{options}</div>")
         answer: Answer | None = turn.get("answer")
         if turn.get("error"):
             body = f"<span class='error'>{esc(turn['error'])}</span>"
         elif answer is not None:
             body = answered(book, answer)
+        elif turn.get("stopped"):
+            body = f"{esc(turn.get('partial', ''))} <span class='stopped'>Stopped before the answer was done.</span>"
         else:
             body = esc(turn.get("partial", "")) or f"<i>{esc(turn.get('status', 'Searching the book…'))}</i>"
         parts.append(f"<div class='msg bot'>{body}</div>")
@@ -40,5 +45,5 @@ def answered(book: Book | None, answer: Answer) -> str:
     quoted = "".join(f"<blockquote>“{esc(' '.join(q.text.split()))}” "
                      f"{cite_link(book, q.sentence_id) if book else esc('[' + q.label + ']')}</blockquote>"
                      for q in answer.quotes)
-    return (f"<div class='quotes'><b>What the book says</b>{quoted}</div>"
-            f"<div class='model-answer'><b>The model's answer</b> {text}</div>{caveat}")
+    return (f"<div class='quotes'><span class='label'>What the book says</span>{quoted}</div>"
+            f"<div class='model-answer'><span class='label'>{answer.heading}</span> {text}</div>{caveat}")

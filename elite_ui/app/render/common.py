@@ -10,15 +10,37 @@ from ...book import Book
 from ...methods.parsing import SENTENCE_LABEL
 from ...methods.trace import Event, Kind, Trace
 
+BOOK_KEY = 16
+"""Hex digits of a book's content hash a citation link carries, to open the book it was made in."""
+
 
 def esc(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
+ITERATION_COLOURS = ("#2563eb", "#d97706", "#059669", "#db2777", "#7c3aed", "#0891b2", "#65a30d", "#dc2626")
+"""One colour per iteration, the same in the trace's blocks, the importance chart and the book map."""
+
+
+def colour(iteration: int) -> str:
+    return ITERATION_COLOURS[(iteration - 1) % len(ITERATION_COLOURS)]
+
+
+def place(book: Book, sid: int) -> str:
+    """Where a sentence lies, for a chart's label: its chapter and how far into the book ("ch. 12, 41%")."""
+    ref = book.chapters[int(book.chapter_of[sid])].ref if 0 <= sid < len(book) else f"S{sid}"
+    return f"{ref}, {sid * 100 // max(len(book), 1)}%"
+
+
 def cite_link(book: Book, sid: int, label: str | None = None) -> str:
-    """A link that opens the reader at sentence ``sid``, shown as its citation (or ``label``)."""
-    label = label or (book.sentence(sid).citation if 0 <= sid < len(book) else f"S{sid}")
-    return f"<a href='#S{sid}' class='cite' data-sid='{sid}'>[{esc(label)}]</a>"
+    """A link that opens the reader at sentence ``sid`` of ``book`` (that book, whichever is open when it is
+    clicked), shown as its citation (or ``label``)."""
+    return link(book.digest, sid, label or (book.sentence(sid).citation if 0 <= sid < len(book) else f"S{sid}"))
+
+
+def link(digest: str, sid: int, label: str) -> str:
+    """A citation link to sentence ``sid`` of the book with content hash ``digest``."""
+    return f"<a href='#S{sid}' class='cite' data-book='{esc(digest[:BOOK_KEY])}' data-sid='{sid}'>[{esc(label)}]</a>"
 
 
 def linked(text: str, book: Book) -> str:
@@ -77,8 +99,10 @@ def ceiling_note(events: list[Event]) -> str:
     for start in (e.data for e in events if e.kind == Kind.START):
         if start.ceiling:
             c = start.ceiling
+            front = (f" The front matter before S{c['first']} (title page, preface...) is left out too."
+                     if c.get("first") else "")
             return (f"<div class='ceiling'><b>Spoiler ceiling</b> read up to {esc(c['label'])} (S{c['sentence']}): "
-                    "nothing after it is searched, counted or answered from.</div>")
+                    f"nothing after it is searched, counted or answered from.{front}</div>")
     return ""
 
 

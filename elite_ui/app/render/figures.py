@@ -6,7 +6,7 @@ import plotly.graph_objects as go
 
 from ...book import Book
 from ...methods.trace import Event
-from .common import esc, grouped
+from .common import colour, esc, grouped
 
 
 def book_map(book: Book, events: list[Event]) -> go.Figure:
@@ -21,6 +21,8 @@ def book_map(book: Book, events: list[Event]) -> go.Figure:
         titles += [chapter.title] * 2 + [None]
     fig.add_scatter(x=xs, y=ys, mode="lines", line=dict(width=1, color="rgba(120,120,120,0.3)"), hovertext=titles,
                     hoverinfo="text", name="chapters")
+    marked = [c for c in book.chapters if c.kind != "front"]
+    marked = marked[:: max(1, len(marked) // 12)]
     for iteration in sorted(i for i in by if i > 0):
         hits = [h for c in by[iteration]["collection"] for h in c.hits]
         found = [o for c in by[iteration]["count"] for o in c.occurrences]
@@ -28,12 +30,15 @@ def book_map(book: Book, events: list[Event]) -> go.Figure:
         xs = [h.sentence_id for h in hits] + [o.sentence_id for o in found] + [m.anchors[0] for m in placed]
         if not xs:
             continue
-        text = [f"S{h.sentence_id} ch. {h.chapter + 1}: {esc(h.text[:80])}" for h in hits]
-        text += [f"S{o.sentence_id} ch. {o.chapter + 1}: {esc(o.matched)}" for o in found]
+        text = [f"S{h.sentence_id} {esc(book.chapters[h.chapter].ref)}: {esc(h.text[:80])}" for h in hits]
+        text += [f"S{o.sentence_id} {esc(book.chapters[o.chapter].ref)}: {esc(o.matched)}" for o in found]
         text += [f"P{m.paragraphs[0]}: {esc(m.key[:80])}" for m in placed]
         fig.add_scatter(x=xs, y=[iteration] * len(xs), mode="markers", name=f"iteration {iteration}",
-                        hovertext=text, hoverinfo="text", marker=dict(size=9, symbol="line-ns-open"))
-    fig.update_layout(title="Where the hits fall in the book", height=220, xaxis_title="sentence (chapters marked)",
-                      xaxis_range=[0, max(len(book), 1)], yaxis=dict(title="iteration", dtick=1, range=[0.5, top]),
-                      margin=dict(l=40, r=10, t=40, b=40), showlegend=False)
+                        hovertext=text, hoverinfo="text",
+                        marker=dict(size=9, symbol="line-ns-open", color=colour(iteration)))
+    fig.update_layout(title="Where the hits fall in the book", height=240,
+                      xaxis=dict(range=[0, max(len(book), 1)], tickvals=[c.first_sentence for c in marked],
+                                 ticktext=[c.ref for c in marked], tickangle=-45),
+                      yaxis=dict(title="iteration", dtick=1, range=[0.5, top]),
+                      margin=dict(l=40, r=10, t=40, b=60), showlegend=False)
     return fig

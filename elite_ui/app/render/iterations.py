@@ -4,13 +4,13 @@ chart. Counting runs show the count per chapter."""
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 import plotly.graph_objects as go
 
 from ...book import Book
 from ...methods.trace import EditMade, Event, Kind
-from .common import ceiling_note, cite_link, esc, grouped, highlight, stage_costs, totals_line
+from .common import ceiling_note, cite_link, colour, esc, grouped, highlight, place, stage_costs, totals_line
 
 ORIGINS = {"question": "from the question", "breadth": "breadth-wise", "depth": "depth-wise",
            "fallback": "question words (fallback)", "names": "another name of a character",
@@ -21,7 +21,7 @@ def trace_html(book: Book, events: list[Event]) -> str:
     """The trace panel: one collapsible block per iteration, then the organised evidence and totals."""
     by = grouped(events)
     edits = [e.data for e in events if e.kind == Kind.EDIT]
-    parts = ["<div class='trace'>", ceiling_note(events), edit_note(book, edits[0]) if edits else ""]
+    parts = ["<div class='trace'>", ceiling_note(events), edit_note(book, edits[0]) if edits else "", LEGEND]
     tried: set[str] = set()
     for iteration in sorted(i for i in by if i > 0):
         parts.append(iteration_block(book, iteration, by[iteration], edits[0] if edits else None, tried))
@@ -40,7 +40,8 @@ def iteration_block(book: Book, iteration: int, stage: dict, edit: EditMade | No
         title += " (edited)"
     if verdict is not None:
         title += " · " + ("sufficient" if verdict.sufficient else "not sufficient")
-    parts = [f"<details open class='iteration' data-iteration='{iteration}'><summary>{title}</summary>"]
+    parts = [f"<details open class='iteration' data-iteration='{iteration}'><summary><span class='swatch' "
+             f"style='background:{colour(iteration)}'></span>{title}</summary>"]
     parts += [count_block(book, count) for count in stage["count"]]
     for terms in stage["terms"]:
         parts.append(f"<div class='terms'><b>Terms</b> {chips(terms.new, tried)}</div>")
@@ -79,6 +80,14 @@ def finals(book: Book, answers: list) -> str:
             parts.append("<div class='votes'><b>Votes</b> " + " ".join(
                 f"<span class='vote'>{esc(k)}: {v:.0%}</span>" for k, v in answer.vote_shares.items()) + "</div>")
     return "".join(parts)
+
+
+LEGEND = ("<div class='legend'>Terms: " + " ".join(
+    f"<span class='chip {origin}'>{esc(what)}</span>" for origin, what in (
+    ("question", "from the question"), ("options", "from an option"), ("breadth", "breadth-wise"),
+    ("depth", "depth-wise"), ("names", "another name of a character"), ("reader", "yours"),
+    ("fallback", "question words (fallback)"))) + " · faded: tried before · struck through: not in the book</div>")
+"""What the chips' colours mean, shown above the iterations."""
 
 
 def chips(terms, tried: set[str]) -> str:
@@ -144,24 +153,31 @@ def count_block(book: Book, count) -> str:
     per_chapter: dict[int, int] = defaultdict(int)
     for o in count.occurrences:
         per_chapter[o.chapter] += 1
-    chapters = " · ".join(f"ch. {c + 1}: {n}" for c, n in sorted(per_chapter.items()))
+    chapters = " · ".join(f"{esc(book.chapters[c].ref)}: {n}" for c, n in sorted(per_chapter.items()))
     return (f"<div class='count'><b>Counting</b> “{esc(count.phrase)}” ({esc(', '.join(count.forms))}): "
             f"<b>{count.total}</b><div class='per-chapter'>{chapters}</div>{where}{more}</div>")
 
 
-def importance_figure(events: list[Event]) -> go.Figure:
-    """Bars: the importance of each scored chunk, by iteration; hovering shows its samples."""
+def importance_figure(book: Book, events: list[Event]) -> go.Figure:
+    """Bars: the importance of each scored chunk (labelled by chapter and place in the book), in its iteration's
+    colour; hovering shows its samples."""
     fig = go.Figure()
     by = grouped(events)
+    labels: Counter[str] = Counter()
     for iteration in sorted(i for i in by if by[i]["importance"]):
         chunks = by[iteration]["importance"]
+        x = []
+        for chunk in chunks:
+            label = place(book, chunk.first)
+            labels[label] += 1
+            x.append(label if labels[label] == 1 else f"{label} ({labels[label]})")
         fig.add_bar(
-            name=f"iteration {iteration}", x=[f"S{c.first}–S{c.last}" for c in chunks],
-            y=[c.importance for c in chunks],
+            name=f"iteration {iteration}", x=x, marker_color=colour(iteration),
+            y=[max(c.importance, 0.0) for c in chunks],
             hovertext=[samples_note(c).replace("; ", "<br>") + f"<br>base answer: {esc(c.base_answer[:80])}"
                        for c in chunks],
             customdata=[[c.kl_importance] for c in chunks],
         )
     fig.update_layout(title="Importance of each chunk", yaxis_title="importance (1 − mean similarity)",
-                      yaxis_range=[0, 1], height=280, margin=dict(l=40, r=10, t=40, b=40), barmode="group")
+                      yaxis_range=[0, 1], height=280, margin=dict(l=40, r=10, t=40, b=60), barmode="group")
     return fig

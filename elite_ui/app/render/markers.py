@@ -83,7 +83,7 @@ def trace_html(book: Book, events: list[Event]) -> str:
     return "".join(parts)
 
 
-def similarity_figure(events: list[Event]) -> go.Figure:
+def similarity_figure(book: Book, events: list[Event]) -> go.Figure:
     """Bars: the similarity of each matched key, placed values in colour."""
     fig = go.Figure()
     for assembly in (e.data for e in events if e.kind == Kind.ASSEMBLY):

@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-from ...book import Book
-from .common import cite_link, esc
+from .common import esc, link
 
 
-def notebook_html(book: Book | None, entries: list[dict]) -> str:
-    """The reading notebook: each question with its answer and quotes, and each saved passage."""
+def notebook_html(entries: list[dict]) -> str:
+    """The reading notebook: each question with its answer and quotes, and each saved passage, linked to the book
+    it comes from."""
     if not entries:
         return "<div class='notebook empty'>Questions, answers and passages you save appear here.</div>"
     parts = ["<div class='notebook'>"]
     for entry in entries:
         quotes = entry.get("quotes", []) if entry["kind"] == "answer" else [entry]
-        here = book is not None and entry.get("book") == book.digest
         cited = "".join(
-            f"<blockquote>{esc(q['text'])}<br>— "
-            f"{cite_link(book, q['sentence'], q['label']) if here else esc('[' + q['label'] + ']')}"
+            f"<blockquote>{esc(q['text'])}<br>— {link(entry['book'], q['sentence'], q['label'])}"
             f" {esc(q['where'])}, <i>{esc(entry.get('title', ''))}</i></blockquote>" for q in quotes)
         if entry["kind"] == "answer":
             parts.append(f"<div class='entry answer'><b>Q: {esc(entry['question'])}</b><div>{esc(entry['answer'])}"

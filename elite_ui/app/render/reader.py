@@ -6,9 +6,10 @@ from ...book import Book
 from .common import esc
 
 
-def reader(book: Book, sid: int, around: int = 2, ceiling: int | None = None) -> str:
+def reader(book: Book, sid: int, around: int = 2, ceiling: int | None = None, other: bool = False) -> str:
     """The cited sentence highlighted inside its paragraph and ``around`` paragraphs each side, with its chapter;
-    nothing after sentence ``ceiling`` (the reader's spoiler ceiling)."""
+    nothing after sentence ``ceiling`` (the reader's spoiler ceiling). ``other``: the book is not the open one
+    (its title is said)."""
     if not 0 <= sid < len(book) or (ceiling is not None and sid > ceiling):
         return "<div class='reader'>No such sentence.</div>"
     target = book.sentence(sid)
@@ -28,5 +29,6 @@ def reader(book: Book, sid: int, around: int = 2, ceiling: int | None = None) ->
         paragraphs[-1].append(piece)
     page = f" · page {target.page}" if target.page is not None else ""
     body = "".join(f"<p>{' '.join(p)}</p>" for p in paragraphs)
-    return (f"<div class='reader' data-sid='{sid}'><div class='where'>{esc(target.chapter_title)} · "
-            f"chapter {target.chapter + 1}{page} · S{sid}</div>{body}</div>")
+    title = f"<i>{esc(book.title)}</i> · " if other else ""
+    return (f"<div class='reader' data-sid='{sid}'><div class='where'>{title}{esc(target.chapter_title)} · "
+            f"{esc(target.chapter_name)}{page} · S{sid}</div>{body}</div>")

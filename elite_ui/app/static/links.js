@@ -5,16 +5,55 @@ function clicked(event, selector, box, write) {
   event.preventDefault();
   const field = document.querySelector(`${box} textarea, ${box} input`);
   if (!field) return false;
-  field.value = write(link.dataset.sid, field.value);
+  field.value = write(link.dataset.sid, field.value, link);
   field.dispatchEvent(new Event('input', {bubbles: true}));
   return true;
 }
+// The model note's link opens the (collapsed) model panel and scrolls to it.
+function openModelPanel(event) {
+  if (!event.target.closest('a.open-model')) return;
+  event.preventDefault();
+  const panel = document.querySelector('#model-panel');
+  if (!panel) return;
+  const toggle = panel.querySelector('button, .label-wrap');
+  if (toggle && !panel.querySelector('#model-status')?.offsetParent) toggle.click();
+  panel.scrollIntoView({behavior: 'smooth', block: 'start'});
+}
 document.addEventListener('click', (event) => {
-  if (clicked(event, 'a.cite', '#reader-target', (sid) => sid)) {
+  if (clicked(event, 'a.cite', '#reader-target', (sid, value, link) => `${link.dataset.book}:${sid}`)) {
     setTimeout(() => document.querySelector('#reader-go').click(), 50);
   }
   clicked(event, 'a.pin', '#pins', (sid, value) => {
     const listed = value.split(/[ ,]+/).filter(Boolean);
     return listed.includes('S' + sid) ? value : listed.concat(['S' + sid]).join(', ');
   });
+  openModelPanel(event);
 });
+// The conversation follows its newest message while it grows, unless the reader scrolled up to read (a new
+// question follows again); each update replaces the conversation's element, so its place is restored.
+let following = true, kept = 0;
+document.addEventListener('scroll', (event) => {
+  const chat = event.target.closest?.('.chat');
+  if (!chat) return;
+  following = chat.scrollHeight - chat.scrollTop - chat.clientHeight < 40;
+  kept = chat.scrollTop;
+}, true);
+document.addEventListener('click', (event) => { if (event.target.closest('#ask')) following = true; });
+document.addEventListener('keydown', (event) => {
+  if (event.key === 'Enter' && event.target.closest('#question')) following = true;
+});
+// A cited sentence opened in the Reader is scrolled into view once the tab shows it.
+function showCited(tries) {
+  const cited = document.querySelector('#reader mark#cited');
+  if (!cited) return;
+  if (cited.offsetParent === null) {
+    if (tries > 0) setTimeout(() => showCited(tries - 1), 100);
+    return;
+  }
+  cited.scrollIntoView({block: 'center'});
+}
+new MutationObserver((changes) => {
+  const chat = document.querySelector('#chat .chat');
+  if (chat) chat.scrollTop = following ? chat.scrollHeight : kept;
+  if (changes.some((change) => change.target.closest?.('#reader'))) showCited(20);
+}).observe(document.documentElement, {childList: true, subtree: true, characterData: true});

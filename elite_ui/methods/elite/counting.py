@@ -11,7 +11,7 @@ import numpy as np
 from ...book import Book
 from .. import prompts
 from ..parsing import parse_terms
-from ..trace import Answer, Citation, Count, Event, Kind, Occurrence
+from ..trace import Answer, Citation, Count, Event, Kind, Notice, Occurrence
 
 COUNTING_QUESTION = re.compile(r"\bhow\s+(?:many\s+times|often)\b|\bnumber\s+of\s+times\b|\bcount\s+(?:of|the)\b|"
                                r"\bcombien\s+de\s+fois\b|\bwie\s+oft\b|\bcu[aá]ntas\s+veces\b|多少次|几次", re.I)
@@ -19,6 +19,11 @@ QUOTED = re.compile(r"[\"“'‘]([^\"”'’]{2,60})[\"”'’]")
 MAX_FORMS = 64
 GENERIC = {"times", "time", "novel", "book", "story", "chapter", "text", "word", "words", "phrase", "mentioned",
            "mention", "mentions", "appear", "appears", "appeared", "occur", "occurs", "name", "named", "used"}
+ASKING = {"how", "many", "often", "does", "do", "did", "is", "are", "was", "were", "the", "a", "an", "in", "of",
+          "this", "that", "it", "be", "been", "written", "said", "say", "there", "and", "or", "to", "whole"}
+"""Words of a counting question that are never what is counted, even where the stopword lists allow it."""
+ASK_WHAT = ('Which word or phrase should be counted? Put it in quotes, for example: How many times is "first" '
+            "mentioned?")
 
 
 MENTION_QUESTION = re.compile(r"\b(first|last)\b(?:\s+\w+){0,3}?\s+(?:mention\w*|appear\w*|occur\w*|named|seen|"
@@ -32,8 +37,9 @@ def is_counting(question: str) -> bool:
 
 
 def mention_order(question: str) -> str | None:
-    """"first" or "last" when the question asks where something is first or last mentioned."""
-    found = MENTION_QUESTION.search(question)
+    """"first" or "last" when the question asks where something is first or last mentioned (not how many times:
+    "How many times is the word first mentioned?" counts "first")."""
+    found = None if COUNTING_QUESTION.search(question) else MENTION_QUESTION.search(question)
     return (found.group(1) or found.group(2)).lower() if found else None
 
 
@@ -47,11 +53,14 @@ def phrase_forms(book: Book, phrase: str) -> list[str]:
 
 
 def fallback_phrase(question: str, book: Book) -> str:
-    """A quoted phrase in the question, else its last content word that occurs in the book."""
+    """A quoted phrase in the question, else its last content word that occurs in the book, else its last word
+    that asks nothing (the word counted may be a common one: "first"); "" when there is none."""
     quoted = QUOTED.search(question)
     if quoted:
         return quoted.group(1)
-    candidates = [w for w in book.lexicon.content_words(COUNTING_QUESTION.sub(" ", question)) if w not in GENERIC]
+    asked = COUNTING_QUESTION.sub(" ", question)
+    candidates = [w for w in book.lexicon.content_words(asked) if w not in GENERIC] or [
+        w for w in book.lexicon.words(asked) if w not in GENERIC | ASKING and len(w) > 1]
     in_book = [w for w in candidates if any(f in book.index.vocabulary for f in book.forms(w))]
     return (in_book or candidates or [""])[-1]
 
@@ -65,7 +74,7 @@ def count(book: Book, phrase: str, source: str = "model") -> Count:
     if not variants or not variants[0]:
         return Count(phrase, [], 0, [], source)
     pattern = book.lexicon.matcher(variants)
-    matches = list(pattern.finditer(book.text))
+    matches = list(pattern.finditer(book.text, int(book.bounds[book.searched_from, 0])))
     starts = np.array([m.start() for m in matches], dtype=np.int64)
     sentence_of = np.searchsorted(book.bounds[:, 0], starts, side="right") - 1
     occurrences = []
@@ -79,26 +88,35 @@ def count(book: Book, phrase: str, source: str = "model") -> Count:
 
 def answer_by_counting(engine, book: Book, question: str, options: dict[str, str] | None):
     """The counting answer: the model names the phrase (kept only if it comes from the question), every
-    occurrence is counted and cited; a first or last mention is answered with that occurrence."""
+    occurrence is counted and cited, the first ones quoted; a first or last mention is answered with that
+    occurrence in the story (a preface's mention comes before the story, and is said to), quoted."""
     reply = yield from engine.call("count_phrase", prompts.count_phrase(question), 1, max_tokens=16)
     phrase, source = counting_phrase(question, parse_terms(reply, 1), book)
+    if not book.lexicon.words(phrase):
+        yield Event(Kind.WARNING, 1, Notice("no word or phrase to count was found in the question."))
+        return Answer(ASK_WHAT)
     result = count(book, phrase, source)
     yield Event(Kind.COUNT, 1, result)
     where = list(dict.fromkeys(o.sentence_id for o in result.occurrences))
     order = mention_order(question)
     if order and where:
-        sid = where[0] if order == "first" else where[-1]
+        story = [s for s in where if s >= book.first_read] or where
+        sid = story[0] if order == "first" else story[-1]
         place = book.sentence(sid)
-        text = (f'"{result.phrase}" is {order} mentioned in chapter {place.chapter + 1} ({place.chapter_title}), '
-                f'[S{sid}]: "{" ".join(place.text.split())}" ({result.total} mentions in all).')
-        return Answer(text, [Citation(sid, place.citation, place.text)], count=result, evidence=[sid])
+        first_in_front = order == "first" and sid != where[0]
+        earlier = " The front matter mentions it before the story starts." if first_in_front else ""
+        text = (f'"{result.phrase}" is {order} mentioned in {place.chapter_name} ({place.chapter_title}), '
+                f'[S{sid}]: "{" ".join(place.text.split())}" ({result.total} mentions in all).{earlier}')
+        cited = [Citation(sid, place.citation, place.text)]
+        return Answer(text, cited, count=result, evidence=[sid], quotes=cited)
     shown = ", ".join(f"[S{sid}]" for sid in where[:20])
     more = f" and {len(where) - 20} more sentences" if len(where) > 20 else ""
     text = (f'"{result.phrase}" (counting the forms {", ".join(result.forms)}) occurs {result.total} times'
             + (f": {shown}{more}." if result.total else "."))
     choice = closest_number_option(result.total, options) if options else None
     citations = [Citation(sid, book.sentence(sid).citation, book.sentence(sid).text) for sid in where[:20]]
-    return Answer(text, citations, choice=choice, count=result, evidence=where)
+    return Answer(text, citations, choice=choice, count=result, evidence=where,
+                  quotes=citations[: engine.settings.quotes])
 
 
 def counting_phrase(question: str, proposed: list[str], book: Book) -> tuple[str, str]:

@@ -19,13 +19,12 @@ from ...book.names import NameIndex
 from ...models import LLM, Embed
 from .. import prompts
 from ..base import Engine, Prepared, chosen_answer
-from ..lexical import RANKINGS, best_sentences, smoothed, targets
+from ..lexical import RANKINGS, smoothed, targets
 from ..parsing import parse_choice, parse_sentence_ids, parse_terms, parse_verdict
 from ..trace import (
     Answer,
     Chunk,
     Chunks,
-    Citation,
     Collection,
     Event,
     Exploration,
@@ -116,9 +115,8 @@ class Elite(Engine):
         if ceiling and generate and not options and verdict is not None and not verdict.sufficient:
             return Answer(f"Not found so far: the book up to {ceiling['label']} does not say.",
                           evidence=sorted({sid for c in chunks.values() for sid in range(c.first, c.last + 1)}))
-        scores = self.final_scores(book, all_terms)
-        answer = yield from self.organise(book, question, options, self.ranked(chunks.values(), scores), scores,
-                                          iteration, generate)
+        ranked = self.ranked(chunks.values(), self.final_scores(book, all_terms))
+        answer = yield from self.organise(book, question, options, ranked, iteration, generate)
         if verdict is not None and not verdict.sufficient and generate:
             answer.caveat = "The passages found may not answer this question: the search was judged insufficient."
         return answer
@@ -267,7 +265,7 @@ class Elite(Engine):
                          for sid in sentence_ids) or "(nothing found)"
 
     def final_scores(self, book: Book, terms: list[Term]) -> np.ndarray:
-        """Every sentence scored against every term tried (the ranking that orders the evidence and the quotes)."""
+        """Every sentence scored against every term tried (the ranking that orders the evidence)."""
         found = targets(book, [t.text for t in terms if t.in_book])
         return RANKINGS[self.settings.ranking](book, found) if found else np.zeros(len(book))
 
@@ -285,7 +283,7 @@ class Elite(Engine):
             return (not c.pinned, -importance, -(c.weight if s.ranking == "bm25" else c.score), c.first)
         return sorted(chunks, key=key)
 
-    def organise(self, book: Book, question: str, options, chunks: list[Chunk], scores: np.ndarray, iteration: int,
+    def organise(self, book: Book, question: str, options, chunks: list[Chunk], iteration: int,
                  generate: bool = True):
         """Trim the evidence to what the model calls relevant, quote its best sentences, then answer from it
         (voting for multiple choice)."""
@@ -300,7 +298,7 @@ class Elite(Engine):
         if candidates:
             yield Event(Kind.TRIM, iteration, Trim(sorted(kept), sorted(set(candidates) - set(kept)), bool(picked),
                                                    self.settings.trim))
-        quotes = self.quoted(book, kept, scores)
+        quotes = self.quotes(book, question, options, kept)
         if not generate:
             return Answer("", evidence=kept, quotes=quotes)
         evidence = listing if kept == candidates else self.listing(book, kept, chunks)
@@ -311,11 +309,6 @@ class Elite(Engine):
             answer = yield from self.written_answer(book, messages, kept, iteration)
         answer.quotes = quotes
         return answer
-
-    def quoted(self, book: Book, kept: list[int], scores: np.ndarray) -> list[Citation]:
-        """The best ``quotes`` evidence sentences by their own final score (against every term tried)."""
-        return [Citation(sid, book.sentence(sid).citation, book.sentence(sid).text)
-                for sid in best_sentences(book, kept, scores, self.settings.quotes)]
 
     def vote(self, book: Book, messages, options: dict[str, str], kept: list[int], iteration: int):
         s = self.settings
@@ -334,8 +327,13 @@ class Elite(Engine):
         choice = (max(votes, key=lambda k: (votes[k], (logprobs or {}).get(k, 0.0), -order[k]))
                   if votes else None)
         shares = {k: round(votes.get(k, 0) / total, 3) if total else 0.0 for k in options}
-        return chosen_answer(book, options, choice, kept, votes={k: votes.get(k, 0) for k in options},
-                             vote_shares=shares)
+        answer = chosen_answer(book, options, choice, kept, votes={k: votes.get(k, 0) for k in options},
+                               vote_shares=shares)
+        tied = [k for k in options if votes and votes[k] == votes[choice]]
+        if len(tied) > 1:
+            answer.caveat = (f"The votes tied between {', '.join(tied)} ({shares[choice]:.0%} each); "
+                             f"{choice} is the one the model found likelier.")
+        return answer
 
 
 def salient_words(book: Book, text: str, known: set[str]) -> list[str]:

@@ -12,7 +12,7 @@ from ...settings import check_choices, setting
 class Settings:
     """The loop's settings. The first six carry the paper's names and defaults."""
 
-    recall_index: int = setting(25, "sentences kept per collection step (top K by overlap)", low=1, high=100,
+    recall_index: int = setting(25, "sentences kept per collection step (the top K by the ranking)", low=1, high=100,
                                 panel=True)
     neighbor_num: int = setting(2, "sentences added on each side of a hit to make its chunk", low=0, high=10,
                                 panel=True)
@@ -65,10 +65,13 @@ class Settings:
 PRESETS = {
     "paper": Settings(),
     "laptop": Settings(
-        recall_index=8, neighbor_num=1, deep_search_index=2, deep_search_num=5, voter_num=3, iter_max=2,
-        max_terms=6, importance_samples=1, importance_chunks=3, trim=False, evidence_tokens=800, answer_tokens=96,
+        recall_index=100, neighbor_num=2, deep_search_index=2, deep_search_num=5, voter_num=3, iter_max=2,
+        max_terms=6, option_words=True, ranking="bm25", reach=3, judge=False, importance_samples=0,
+        importance_chunks=3, trim=False, evidence_tokens=800, answer_tokens=96,
     ),
 }
-"""``paper``: the paper's settings. ``laptop``: about half a minute per question with the embedded model on a CPU;
-trimming is off because SmolLM2-135M's picks dropped most of the evidence (FairytaleQA evidence recall 0.26 with
-trimming, 0.66 without, 0.70 with the question's words too; see docs/benchmark.md)."""
+"""``paper``: the paper's settings, every stage on. ``laptop``, the default: what measured best on the embedded
+model (docs/benchmark.md, "ELITE stage by stage"): the model's terms beside the question's and options' own
+words, sentences ranked by BM25 with their neighbours' scores, and one pass. The judge with further iterations,
+breadth- and depth-wise expansion, importance and trimming each found no more evidence there (breadth/depth
+found less), so they are off; each is one setting away (``--judge``, ``--importance-samples 1``...)."""

@@ -1,0 +1,75 @@
+"""The book's own structure: chapter numbers as its headings give them, parts, front matter; the spoiler ceiling
+that uses them and leaves the front matter out."""
+
+import pytest
+
+from elite_ui.book import reading_ceiling
+from elite_ui.book.structure import Heading, labels, number, read_heading, structure
+from elite_ui.errors import BookError
+from elite_ui.methods.elite.counting import count
+
+
+def test_numbers_are_read_as_the_book_writes_them():
+    assert [number(t) for t in ("10", "X", "xiv", "ten", "Tenth", "LXI", "nonsense", None)] == \
+        [10, 10, 14, 10, 10, 61, None, None]
+    assert read_heading("CHAPTER X.") == Heading("chapter", "chapter", 10)
+    assert read_heading("Chapter the Tenth") == Heading("chapter", "chapter", 10)
+    assert read_heading("I. THE RIVER BANK") == Heading("chapter", "", 1)
+    assert read_heading("BOOK FIRST—A JUST MAN") == Heading("part", "book", 1)
+    assert read_heading("Letter 4") == Heading("chapter", "letter", 4)
+
+
+def test_front_matter_parts_and_chapters_restarting_in_each_part():
+    titles = ["A TALE", "PREFACE", "PART I CHAPTER I THE TRAIL CHAPTER II THE WOLF CHAPTER III THE CRY",
+              "Book the First", "CHAPTER I", "CHAPTER II", "Book the Second", "CHAPTER I", "CHAPTER THE LAST"]
+    headings = structure(titles, opening=True)
+    assert [h.kind for h in headings] == ["front", "front", "front", "part", "chapter", "chapter", "part", "chapter",
+                                          "chapter"]
+    assert headings[-1].number == 2, "the last chapter follows the one before it"
+    refs = [ref for ref, _ in labels(titles, headings)]
+    assert refs == ["front matter", "preface", "front matter", "bk. 1", "bk. 1, ch. 1", "bk. 1, ch. 2", "bk. 2",
+                    "bk. 2, ch. 1", "bk. 2, ch. 2"]
+    assert labels(titles, headings)[5][1] == "book 1, chapter 2"
+
+
+def test_pride_and_prejudice_counts_its_chapters_as_austen_did(pride):
+    front = [c.title for c in pride.chapters if c.kind == "front"]
+    assert front == ["PRIDE. and PREJUDICE", "PREFACE."]
+    chapters = [c for c in pride.chapters if c.kind == "chapter"]
+    assert len(chapters) == 61 and chapters[9].title == "CHAPTER X." and chapters[9].ref == "ch. 10"
+    assert pride.sentence(chapters[9].first_sentence).citation.endswith(", ch. 10")
+    assert pride.first_read == chapters[0].first_sentence
+
+
+def test_a_ceiling_uses_the_book_s_own_chapter_numbers(pride):
+    last, label = reading_ceiling(pride, "chapter 10")
+    assert label == "chapter 10 (CHAPTER X.)" and pride.sentence(last + 1).chapter_name == "chapter 11"
+    assert reading_ceiling(pride, "chapter X") == reading_ceiling(pride, "ch. 10") == (last, label)
+    with pytest.raises(BookError, match="chapter 900 is not in this book, which has chapters 1 to 61"):
+        reading_ceiling(pride, "chapter 900")
+    with pytest.raises(BookError, match="not a reading position"):
+        reading_ceiling(pride, "chapter " + "9" * 5000)
+
+
+def test_a_chapter_number_in_several_parts_asks_which(write_book):
+    text = "Book the First\n\n" + "".join(f"CHAPTER {r}\n\nThe ship sailed on day {r}.\n\n" for r in ("I", "II"))
+    text += "Book the Second\n\n" + "".join(f"CHAPTER {r}\n\nThe storm came on night {r}.\n\n" for r in ("I", "II"))
+    book = write_book("A Voyage\n\n" + text)
+    with pytest.raises(BookError, match=r'chapter 2 is in several parts of this book .* "book 2, chapter 2"'):
+        reading_ceiling(book, "chapter 2")
+    last, label = reading_ceiling(book, "book 1, chapter 2")
+    assert label.startswith("book 1, chapter 2") and "storm" not in book.span_text(0, last)
+    last, _ = reading_ceiling(book, "book 1")
+    assert book.sentence(last + 1).chapter_name == "book 2"
+
+
+def test_under_a_ceiling_the_front_matter_is_not_searched_or_counted_unless_asked(pride):
+    last, label = reading_ceiling(pride, "chapter 10")
+    read = pride.up_to(last, label)
+    preface = range(pride.chapters[1].first_sentence, pride.first_read)
+    lydia = {int(s) for s in read.index.postings("lydia")}
+    assert lydia and not lydia & set(preface), "the preface tells what happens to Lydia"
+    assert all(o.sentence_id >= pride.first_read for o in count(read, "Wickham").occurrences)
+    with_front = pride.up_to(last, label, front=True)
+    assert {int(s) for s in with_front.index.postings("lydia")} & set(preface)
+    assert read.stats["ceiling"]["first"] == pride.first_read and with_front.stats["ceiling"]["first"] == 0
