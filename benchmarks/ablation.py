@@ -24,14 +24,17 @@ from elite_ui.bench.harness import run, summarise
 SETS = {
     "nd": (SHARED_BENCHMARKS / "novels-dev" / "novels-dev.jsonl", 0, None),
     "ft": (Path("data/fairytale/dataset.jsonl"), 40, None),
-    "nv": (Path("tests/data/novels.jsonl"), 0, None),
+    "nv": (Path("tests/data/novels.jsonl"), 0, ("bm25 chunks", "lexical core", "+ model terms",
+                                                "+ judge and further iterations", "default preset",
+                                                "default preset with its answer")),
     "ft150": (Path("data/fairytale/dataset.jsonl"), 150, ("bm25 chunks", "lexical core", "default preset")),
 }
 """Question sets: our novels-dev, a seeded sample of FairytaleQA's test split (converted first with ``python -m
 elite_ui.bench convert fairytaleqa ../shared/benchmarks/fairytaleqa --out data/fairytale``), and the eight novel
-questions of tests/data; each with how many questions to take (0: all) and the rows it is measured with (None:
-all). ``ft150``, 150 FairytaleQA questions, compares the default preset with BM25 on more questions than the
-whole ablation can afford."""
+questions of tests/data (the rows up to the judge and the default preset: the long novels make the longer loops
+the most expensive); each with how many questions to take (0: all) and the rows it is measured with (None: all).
+``ft150``, 150 FairytaleQA questions, compares the default preset with BM25 on more questions than the whole
+ablation can afford."""
 
 CORE = ["model_terms=false", "judge=false", "importance_samples=0", "trim=false", "option_words=true",
         "recall_index=100", "neighbor_num=2", "ranking=bm25", "reach=3"]
@@ -48,8 +51,9 @@ class Row(NamedTuple):
     answered: bool = False
 
 
-FEW = 12
-"""How many questions of a set the expensive rows take (the same seeded ones for each)."""
+FEW, PAPER = 12, 4
+"""How many questions of a set the rows of 4-6 calls take (the same seeded ones for each), and the paper preset
+(importance on every chunk, 3-5 minutes a question here)."""
 ROWS = {
     "bm25 chunks": Row("bm25", "laptop", []),
     "lexical core": Row("elite", "laptop", CORE),
@@ -60,14 +64,14 @@ ROWS = {
                                             "importance_chunks=3"], FEW),
     "+ trimming": Row("elite", "laptop", [*LOOP, "next_terms=explore", "importance_samples=1", "importance_chunks=3",
                                           "trim=true"], FEW),
-    "paper preset": Row("elite", "paper", [], FEW),
+    "paper preset": Row("elite", "paper", [], PAPER),
     "default preset": Row("elite", "laptop", []),
-    "default preset, answered": Row("elite", "laptop", [], answered=True),
+    "default preset with its answer": Row("elite", "laptop", [], answered=True),
 }
 """Each row: strategy, preset, the settings it overrides, at most how many of the set's questions it takes (0: all)
 and whether the method also answers (its own answer step: the cost a reader waits for). The rows whose loop costs
-4-17 calls a question take the first ``FEW`` of the seeded order, and every row is also summarised on those same
-questions. The stages are added in the order the issue asked."""
+4-6 calls a question take the first ``FEW`` of the seeded order, the paper preset fewer, and every row but the paper
+preset is also summarised on those same questions. The stages are added in the order the issue asked."""
 
 
 def run_row(key: str, name: str, out: Path) -> list[dict]:
@@ -105,11 +109,12 @@ def main() -> None:
         names = [n for n in args.rows.split(",") if SETS[key][2] is None or n in SETS[key][2]]
         results = {name: run_row(key, name, Path(args.out)) for name in names}
         figures[key] = {name: row_figures(name, found) for name, found in results.items()}
-        fewest = min(results.values(), key=len)
-        if any(len(found) > len(fewest) for found in results.values()):
+        compared = {name: found for name, found in results.items() if name != "paper preset"}
+        fewest = min(compared.values(), key=len)
+        if any(len(found) > len(fewest) for found in compared.values()):
             same = {r["id"] for r in fewest}
             figures[f"{key}-same"] = {name: row_figures(name, [r for r in found if r["id"] in same])
-                                      for name, found in results.items()}
+                                      for name, found in compared.items()}
         for name, row in figures[key].items():
             print(f"{key} {name:30s} recall {row['evidence_recall']} hit@3 {row['quote_hit']} calls {row['llm_calls']} "
                   f"evaluated {row['evaluated_tokens']} median {row['seconds_median']} s "

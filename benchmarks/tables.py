@@ -149,6 +149,13 @@ def hostile_line() -> str:
             f"{min(r['peak_mb'] for r in ran):.0f} MB is the interpreter with its libraries)")
 
 
+def one_sentence_line() -> str:
+    found = figures("trace_size")
+    return (f"a book of one {found['book_mb']:g} MB sentence loads as {found['sentences']:,} pieces of at most "
+            f"{found['longest']:,} characters, and a question's trace is {found['trace_mb_laptop']} MB of HTML "
+            f"with the default preset, {found['trace_mb_paper']} MB with `paper`")
+
+
 ABLATION_SETS = {"nd": "novels-dev", "nv": "tests/data novels", "ft": "FairytaleQA", "ft150": "FairytaleQA"}
 
 

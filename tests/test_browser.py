@@ -5,7 +5,6 @@ Screenshots of each step land in artifacts/screenshots/.
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 
@@ -23,8 +22,14 @@ if not Path(CHROMIUM).exists():
 
 
 @pytest.fixture(scope="module")
-def app():
-    process, url = start_app("--scripted", str(ROOT / "tests" / "data" / "scripted.json"))
+def cache(tmp_path_factory) -> Path:
+    """The app's cache folder (parsed books, names, the browser key)."""
+    return tmp_path_factory.mktemp("cache")
+
+
+@pytest.fixture(scope="module")
+def app(cache):
+    process, url = start_app("--scripted", str(ROOT / "tests" / "data" / "scripted.json"), cache=cache)
     yield url
     stop_app(process)
 
@@ -120,9 +125,10 @@ def test_stop_a_running_question_and_ask_another(page):
     shot(page, "06-asked-again")
 
 
-def test_book_and_model_output_render_inert(page, tmp_path):
+def test_book_and_model_output_render_inert(page, tmp_path, cache):
     evil = tmp_path / "evil.txt"
-    evil.write_text("CHAPTER I\n\n" + "Darcy wrote a letter. <script>window.__pwned=1</script> Pemberley stood. "
+    evil.write_text("![p](http://127.0.0.1:9/x.png) <img src=x onerror=\"window.__pwned=1\">\n\nCHAPTER I\n\n"
+                    + "Darcy wrote a letter. <script>window.__pwned=1</script> Pemberley stood. "
                     "<img src=x onerror=\"window.__pwned=1\"> The letter arrived. "
                     "[click](javascript:window.__pwned=1) <b>Darcy</b> smiled.\n\n" * 30, encoding="utf-8")
     upload(page, evil)
@@ -134,7 +140,18 @@ def test_book_and_model_output_render_inert(page, tmp_path):
     assert "<script>window.__pwned=1</script>" in page.inner_text("#trace")
     assert "<img src=x" in page.inner_text("#chat")
     assert page.locator("#chat img, #trace img, #reader img, #trace script, #chat b").count() == 0
+    assert page.locator("#status img, #book-info img, #model-status img, #notebook img").count() == 0
+    page.reload()
+    page.wait_for_selector("#status:has-text('Session restored')", timeout=30000)
+    assert "![p](http://127.0.0.1:9/x.png)" in page.inner_text("#status"), "the title shows as text"
+    assert page.locator("#status img, #status a, #book-info img").count() == 0
     shot(page, "07-injection-inert")
+    for parsed in (cache / "books").glob("*.npz"):
+        parsed.unlink()
+    page.reload()
+    page.wait_for_selector("#status:has-text('no longer in the cache; upload it again')", timeout=30000)
+    assert page.locator("#chat .msg.user").all_inner_texts() == ["What is Pemberley?"], "the conversation stays"
+    assert "<img src=x" in page.inner_text("#chat") and page.locator("#chat img, #chat a").count() == 0
 
 
 def test_exports_and_clear_errors(page, tmp_path):
@@ -274,8 +291,8 @@ def test_m_rag_build_stop_resume_and_ask_with_its_trace(page, tmp_path):
 
 
 def test_hosted_mode_with_a_failing_model_server(browser, tmp_path):
-    """Hosted: the model panel is locked and big uploads are refused; a server that fails with HTTP 500 gives
-    one sentence in the conversation, and the conversation goes on when it recovers."""
+    """Hosted: the model panel is locked, no API endpoint changes the model, big uploads are refused; a server that
+    fails with HTTP 500 gives one sentence in the conversation, and the conversation goes on when it recovers."""
     import threading
     from http.server import ThreadingHTTPServer
 
@@ -285,7 +302,6 @@ def test_hosted_mode_with_a_failing_model_server(browser, tmp_path):
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     server = f"http://127.0.0.1:{httpd.server_address[1]}"
     Stub.replies = [(500, {"error": "overloaded"})]
-    os.environ["ELITE_ALLOWED_SERVERS"] = server
     process, url = start_app("--hosted", "--server", server, "--model-name", "m", "--max-upload-mb", "1")
     try:
         context, page = open_page(browser, url)
@@ -293,12 +309,18 @@ def test_hosted_mode_with_a_failing_model_server(browser, tmp_path):
         for field in ("GGUF path", "Server URL (OpenAI-compatible)"):
             assert not page.get_by_label(field).is_editable()
         assert page.locator("button:has-text('Load model')").is_disabled()
+        from gradio_client import Client
+
+        api = Client(url, verbose=False).view_api(print_info=False, return_format="dict")
+        assert not [name for name in api["named_endpoints"] if "model" in name], "no endpoint loads a model"
+        with pytest.raises(ValueError, match="Cannot find a function"):
+            Client(url, verbose=False).predict("embedded", "", "", "", api_name="/on_load_model")
         page.set_input_files("#upload input[type=file]", str(big_book(tmp_path)))
         page.wait_for_selector("text=/maximum|limit|too large/i", timeout=30000)
         shot(page, "15-hosted-upload-refused")
         upload(page, ROOT / "assets" / "the-wind-in-the-willows.txt")
         ask(page, "Where does Toad live?")
-        page.wait_for_selector("#chat .error:has-text('HTTP 500')", timeout=60000)
+        page.wait_for_selector("#chat .error:has-text('HTTP 500')", timeout=60000)  # still the host's server
         assert "Traceback" not in page.inner_text("#chat")
         shot(page, "16-server-failed")
         Stub.replies = [OK]
@@ -308,7 +330,6 @@ def test_hosted_mode_with_a_failing_model_server(browser, tmp_path):
         shot(page, "17-server-recovered")
         context.close()
     finally:
-        os.environ.pop("ELITE_ALLOWED_SERVERS", None)
         stop_app(process)
         httpd.shutdown()
 
@@ -374,6 +395,7 @@ def test_edit_the_search_pin_a_passage_and_run_again(page):
     upload(page, BOOKS["pride-and-prejudice.txt"])
     ask(page, "What is Pemberley?")
     page.wait_for_selector("#status:has-text('Done')", timeout=60000)
+    page.wait_for_function("(document.querySelector('#run-select input')?.value || '').startsWith('1.')")
     page.click("#edit-panel button.label-wrap, #edit-panel > button")
     page.click("#edit-iteration input")
     page.get_by_role("option", name="1", exact=True).click()
@@ -564,7 +586,7 @@ def first_question_with_options_then_its_citation(page):
     bubble = page.inner_text("#chat .msg.user")
     assert "Toad Hall" in bubble and "the Wild Wood" in bubble, "the options in use are shown"
     assert page.input_value("#option-A textarea, #option-A input") == "", "and cleared"
-    assert page.locator("#export-md").is_enabled()
+    page.wait_for_selector("#export-md:enabled", timeout=10000)  # enabled once the run is kept
     assert not page.locator("#importance-plot").is_visible(), "importance is off by default: no empty chart"
     assert page.locator("#book-map").is_visible()
     assert page.locator("#trace .legend").is_visible(), "the chips' colours are explained"

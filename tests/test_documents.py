@@ -1,6 +1,7 @@
 """Loading books: encodings, repairs, structure, formats and the clear errors for bad files."""
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pymupdf
@@ -75,6 +76,24 @@ def test_every_shipped_novel_loads_with_chapters():
         book = load_book(BOOKS[name])
         assert len(book) > 2000 and len(book.chapters) >= 10, name
         assert "PROJECT GUTENBERG" not in book.text[-3000:].upper(), name
+
+
+def test_hard_wrapped_lines_without_blank_lines_keep_whole_sentences_and_their_headings(write_book):
+    """Several corpus files (Emma, Middlemarch, Huckleberry Finn) lost their blank lines: a sentence must not end
+    at every line break, and a chapter heading must stay a heading."""
+    import textwrap
+
+    body = ("Emma turned away her head, divided between tears and smiles, and the evening went on without "
+            "her father noticing anything at all. ") * 4
+    chapters = [f"CHAPTER {n}\n" + textwrap.fill(body + f"The end of chapter {n} came quietly.", 70)
+                + "\n" + textwrap.fill("A second paragraph, as long as the first one, follows it here. " * 5, 70)
+                for n in ("I", "II", "III", "IV")]
+    book = write_book("Emma\n" + "\n".join(chapters))
+    assert [c.title for c in book.chapters][-4:] == ["CHAPTER I", "CHAPTER II", "CHAPTER III", "CHAPTER IV"]
+    first = next(s for s in (book.sentence(i) for i in range(len(book))) if s.text.startswith("Emma turned"))
+    assert first.text.endswith("anything at all.") and "\n" in first.text, "one sentence across its line breaks"
+    verse = write_book("Songs\n" + "\n".join(f"Line {n} of a song, short and sweet" for n in range(60)))
+    assert len(verse) == 61, "the title, then lines that are not hard-wrapped stay a paragraph each"
 
 
 def test_index_maps_words_to_sentences(write_book):
@@ -171,6 +190,22 @@ def test_a_book_seen_before_opens_from_its_parsed_structure(tmp_path):
     stored.write_bytes(b"PK garbage")
     reparsed = load_book(pdf, cache_dir=cache)
     assert reparsed.stats["cached"] is False and len(reparsed) == len(load_book(pdf))
+
+
+def test_a_cache_that_cannot_be_written_says_so_and_leaves_no_partial_file(tmp_path, monkeypatch):
+    unwritable = tmp_path / "a-file"
+    unwritable.write_text("not a folder")
+    book = load_book(BOOKS["pride-and-prejudice.txt"], cache_dir=unwritable)
+    assert book.stats["cache_bytes"] == 0 and "not cached (the cache folder cannot be written)" in book.load_note()
+
+    def torn(path, **arrays):
+        Path(path).write_bytes(b"PK half")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("elite_ui.book.cache.np.savez", torn)
+    full = tmp_path / "full"
+    assert "not cached" in load_book(BOOKS["pride-and-prejudice.txt"], cache_dir=full).load_note()
+    assert list((full / "books").iterdir()) == [], "no .partial.npz left behind"
 
 
 def test_a_pdf_without_outline_finds_its_chapters_by_font_and_spells_out_ligatures(tmp_path):

@@ -34,6 +34,16 @@ def test_importance_is_one_minus_mean_cosine():
     assert math.isnan(similarity_importance("x", [], trigram_embed)[0])
 
 
+def test_importance_is_never_below_zero():
+    """A cosine rounded a hair above 1 read as "-0.00" in the trace."""
+    def rounding(texts):
+        return np.array([[1.0, 0.0]] + [[1.0000001, 0.0]] * (len(texts) - 1))
+
+    assert similarity_importance("A", ["A", "A"], rounding)[0] == 0.0
+    p = {"A": math.log(0.5), "B": math.log(0.5)}
+    assert kl_divergence(p, dict(p)) >= 0.0
+
+
 def test_kl_divergence_of_option_distributions():
     p = {"A": math.log(0.7), "B": math.log(0.1), "C": math.log(0.1), "D": math.log(0.1)}
     assert kl_divergence(p, p) == pytest.approx(0.0, abs=1e-9)

@@ -99,3 +99,9 @@ def test_a_parsed_book_keeps_its_language_in_the_cache(tmp_path):
     first = load_book(path, cache_dir=tmp_path / "cache")
     again = load_book(path, cache_dir=tmp_path / "cache")
     assert again.stats["cached"] and again.language == "zh" and again.index.vocabulary == first.index.vocabulary
+
+
+def test_a_book_of_one_repeated_word_is_read_as_english():
+    from elite_ui.book.lexicon import detect_language
+
+    assert detect_language("Pemberley " * 5000) == "en"

@@ -5,6 +5,7 @@ import itertools
 import json
 import re
 import threading
+import time
 
 import pytest
 
@@ -176,6 +177,43 @@ def test_a_stopped_extraction_resumes_without_redoing_a_finished_window(lake, tm
     assert [e.iteration for e in events if e.kind == "window"] == [planned - 1], "only the torn window is redone"
     store.open("a").write('{"index": 99, "torn')
     assert len(engine.index(lake).windows) == planned
+
+
+def test_the_store_survives_torn_characters_truncated_vectors_and_an_unwritable_cache(lake, tmp_path):
+    engine = mrag(faithful, tmp_path)
+    build(engine, lake)
+    planned = len(engine.plan(lake)[1])
+    store = engine.folder(lake) / "windows.jsonl"
+    lines = store.read_bytes().splitlines(keepends=True)
+    last = "Ärger — ein Fluß".encode()
+    store.write_bytes(b"".join(lines[:-1]) + lines[-1][:-3] + last[:2])  # torn inside a two-byte character
+    assert [e.iteration for e in build(engine, lake) if e.kind == "window"] == [planned - 1]
+    engine.index(lake)
+    keys = engine.folder(lake) / "keys.npy"
+    keys.write_bytes(keys.read_bytes()[:100])  # a crash while the vectors were written in place
+    assert len(engine.index(lake).vectors) == len(engine.index(lake).markers)
+    assert not list(engine.folder(lake).glob("*.partial.npy"))
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    with pytest.raises(EliteError, match="cache folder cannot be written"):
+        build(mrag(faithful, blocked), lake)
+
+
+def test_a_second_build_of_the_same_index_waits_and_resumes_instead_of_redoing_it(lake, tmp_path):
+    started, calls = threading.Event(), []
+
+    def slow(request):
+        started.set()
+        time.sleep(0.3)
+        return faithful(request)
+
+    first = threading.Thread(target=build, args=(mrag(slow, tmp_path), lake))
+    first.start()
+    assert started.wait(10)
+    events = build(mrag(lambda request: calls.append(request) or faithful(request), tmp_path), lake)
+    first.join()
+    assert calls == [] and not [e for e in events if e.kind == "window"], "nothing is extracted twice"
+    assert events[-1].data.done == events[-1].data.total
 
 
 def test_the_store_is_named_by_content_model_prompt_and_extraction_settings(lake, tmp_path):

@@ -59,8 +59,10 @@ def test_the_reader_edits_the_index_as_text(pride_names, pride, tmp_path):
     edited = NameIndex.from_text("Jane Bennet: Jane, Miss Bennet\nCharlotte\n")
     assert [c.variants for c in edited.characters] == [["Jane Bennet", "Jane", "Miss Bennet"],
                                                                         ["Charlotte"]]
-    save_names(pride, edited, tmp_path)
+    assert save_names(pride, edited, tmp_path)
     assert names_for(pride, tmp_path).as_text() == edited.as_text()
+    (tmp_path / "a-file").write_text("not a folder")
+    assert not save_names(pride, edited, tmp_path / "a-file"), "the panel then says it is kept for this visit only"
     assert names_for(pride, None).characters[0].name == "Elizabeth Bennet"
     with pytest.raises(NamesError, match="line 2"):
         NameIndex.from_text("Jane: Jane\n: nobody")

@@ -3,6 +3,7 @@
 import re
 
 import pytest
+from markdown_it import MarkdownIt
 
 from elite_ui.app import render
 from elite_ui.app.config import Config
@@ -63,8 +64,24 @@ def test_chat_and_markdown_export(pride):
     chat = render.chat(pride, [{"question": "Who rents <Netherfield>?", "answer": trace.answer}])
     assert "&lt;Netherfield&gt;" in chat and "class='cite'" in chat
     markdown = render.markdown_export(pride, trace)
-    assert markdown.startswith("# Who rents <Netherfield>?") and "## Citations" in markdown
+    assert markdown.startswith("# Who rents \\<Netherfield\\>") and "## Citations" in markdown
     assert "Iteration 2: judge sufficient" in markdown
+
+
+HOSTILE = "<script>alert(1)</script> ![x](http://127.0.0.1:9/x.png) [click](javascript:alert(1)) <img src=x> $$x$$"
+
+
+def test_the_markdown_export_is_inert_in_a_viewer(pride):
+    """Book text, the model's answer and its terms may carry markup: a Markdown viewer shows it as text."""
+    replies = {"terms": [HOSTILE], "judge": [f"no: {HOSTILE}", "yes"], "breadth": ["ball"], "depth": ["x"],
+               "answer": [f"{HOSTILE} [S600]"]}
+    trace = Elite(ScriptedLLM(replies), Settings(recall_index=4, neighbor_num=1, iter_max=2, importance_samples=0)
+                  ).run(pride, HOSTILE)
+    shown = MarkdownIt().render(render.markdown_export(pride, trace))
+    assert "<script" not in shown and "<img" not in shown and "<a " not in shown and "href" not in shown
+    assert shown.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 2, "the question and the answer"
+    assert "![x](http://127.0.0.1:9/x.png)" in shown
+    assert "<h2>Answer</h2>" in shown and "<strong>" in shown, "our own Markdown still works"
 
 
 def test_each_iteration_has_one_colour_in_the_trace_the_chart_and_the_book_map(pride):
@@ -109,12 +126,29 @@ def test_the_model_note_is_honest_about_the_demo_model():
     assert "often wrong" not in note(model)
 
 
-def test_hosted_mode_refuses_paths_and_unapproved_servers():
-    model = Model(Config(hosted=True, allowed_servers=("http://approved:8080",)))
-    with pytest.raises(ModelError, match="does not load model files"):
-        model.load(ModelChoice("gguf", path="/etc/passwd"))
-    with pytest.raises(ModelError, match="approved model servers"):
-        model.load(ModelChoice("server", server="http://elsewhere:8080"))
+def test_hosted_mode_lets_no_visitor_change_the_model():
+    model = Model(Config(hosted=True))
+    for choice in (ModelChoice("gguf", path="/etc/passwd"), ModelChoice("server", server="http://elsewhere:8080"),
+                   ModelChoice("embedded")):
+        with pytest.raises(ModelError, match="chosen by its host"):
+            model.load(choice)
+    assert model.llm is None
+
+
+def test_loading_a_model_releases_the_one_it_replaces(monkeypatch):
+    opened = []
+
+    class Held(ScriptedLLM):
+        closed = False
+
+        def close(self):
+            self.closed = True
+
+    monkeypatch.setattr("elite_ui.app.state.open_model", lambda choice: opened.append(Held({})) or opened[-1])
+    model = Model(Config())
+    for _ in range(3):
+        model.load(ModelChoice("embedded"))
+    assert [llm.closed for llm in opened] == [True, True, False] and model.llm is opened[-1]
 
 
 def test_the_settings_panel_maps_to_settings():

@@ -15,6 +15,7 @@ from ..book import Book
 from ..errors import Cancelled, EliteError
 from ..methods.trace import Kind, Trace
 from . import render
+from .render import inert_markdown as md
 from .state import Session
 
 MILESTONES = {Kind.TERMS, Kind.COLLECTION, Kind.COUNT, Kind.JUDGE, Kind.EXPLORATION, Kind.ANSWER, Kind.DONE}
@@ -69,7 +70,7 @@ def answer_turn(page, ctx, session: Session, book: Book, said: str, question: st
         return None
     except EliteError as exc:
         turn["error"] = str(exc)
-        yield {page.chat.conversation: render.chat(book, session.turns), page.chat.status: f"**{exc}**"}
+        yield {page.chat.conversation: render.chat(book, session.turns), page.chat.status: f"**{md(str(exc))}**"}
         return None
     session.keep(trace, book)
     session.shown = len(session.traces) - 1

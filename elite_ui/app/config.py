@@ -13,11 +13,6 @@ from ..methods.elite import PRESETS
 from ..settings import as_flag, described, setting
 
 
-def servers(text: str) -> tuple[str, ...]:
-    """A comma-separated list of server URLs, without trailing slashes."""
-    return tuple(s.strip().rstrip("/") for s in text.split(",") if s.strip())
-
-
 @dataclass(frozen=True)
 class Config:
     """How the app runs; from flags, else ELITE_* environment variables, else the defaults."""
@@ -27,10 +22,8 @@ class Config:
     server: str | None = setting(None, "an OpenAI-compatible server's base URL", kind=str, env="ELITE_SERVER")
     model_name: str | None = setting(None, "the model's name on that server", kind=str, env="ELITE_MODEL_NAME")
     n_ctx: int = setting(4096, "model context in tokens", low=512, high=1_048_576, env="ELITE_N_CTX")
-    hosted: bool = setting(False, "public hosting: no model paths, only the allowed servers, the model panel "
-                                  "locked, the queue capped at 64", env="ELITE_HOSTED")
-    allowed_servers: tuple[str, ...] = setting((), "the model servers a hosted app may use (comma-separated URLs)",
-                                               kind=servers, env="ELITE_ALLOWED_SERVERS")
+    hosted: bool = setting(False, "public hosting: the model is the host's (the model panel locked, no endpoint to "
+                                  "change it), the queue capped at 64", env="ELITE_HOSTED")
     max_upload_mb: int = setting(20, "the upload limit in MB", low=1, high=1024, env="ELITE_MAX_UPLOAD_MB")
     concurrency: int = setting(1, "questions answered at once (1: one model)", low=1, high=64,
                                env="ELITE_CONCURRENCY")

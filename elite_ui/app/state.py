@@ -12,7 +12,7 @@ from ..book.names import NameIndex
 from ..errors import EliteError, ModelError
 from ..methods import Prepared, Trace
 from ..methods.registry import METHODS
-from ..models import BACKENDS, LLM, Embed, MiniLMEmbedder, ModelChoice, open_model
+from ..models import LLM, Embed, MiniLMEmbedder, ModelChoice, open_model
 from . import notebook
 from .config import Config
 
@@ -33,17 +33,17 @@ class Model:
         """What is loaded (None before a model is)."""
 
     def load(self, choice: ModelChoice, *, visitor: bool = True) -> str:
-        """Open the model ``choice`` names (a visitor of a hosted app may use approved servers only)."""
+        """Open the model ``choice`` names and release the one it replaces (a hosted app's model is its host's:
+        visitors cannot change it)."""
         cfg = self.config
-        backend = BACKENDS.get(choice.kind)
-        if visitor and cfg.hosted and backend is not None and backend.local_files:
-            raise ModelError("this hosted app does not load model files from paths.")
-        if visitor and cfg.hosted and choice.kind == "server" and choice.server.rstrip("/") not in cfg.allowed_servers:
-            raise ModelError("this hosted app only uses its approved model servers.")
+        if visitor and cfg.hosted:
+            raise ModelError("this hosted app's model is chosen by its host; visitors cannot change it.")
         with self.lock:
-            self.llm = open_model(replace(choice, n_ctx=cfg.n_ctx, script=cfg.scripted or ""))
+            old, self.llm = self.llm, open_model(replace(choice, n_ctx=cfg.n_ctx, script=cfg.scripted or ""))
             self.choice = choice
             self.status = f"ready: {self.llm.name} (context {self.llm.n_ctx} tokens)"
+        if old is not None:
+            old.close()
         return self.status
 
     def start(self) -> None:

@@ -3,6 +3,7 @@ structure, saved by content hash as one .npz file (text as UTF-8, numpy arrays, 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -16,7 +17,7 @@ import numpy as np
 from .index import WordIndex
 from .model import Book, Chapter
 
-PARSED_VERSION = 3
+PARSED_VERSION = 4
 """Bumped with any change to how books are parsed, so parsed books cached by an older loader are not reused."""
 
 
@@ -54,13 +55,15 @@ def pack(book: Book, stored: Path) -> int:
               "meta": np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)}
     if book.page_starts is not None:
         arrays["page_starts"] = book.page_starts
+    partial = stored.with_suffix(".partial.npz")
     try:
         stored.parent.mkdir(parents=True, exist_ok=True)
-        partial = stored.with_suffix(".partial.npz")
         np.savez(partial, **arrays)
         partial.replace(stored)
         return stored.stat().st_size
     except OSError:
+        with contextlib.suppress(OSError):
+            partial.unlink(missing_ok=True)
         return 0
 
 

@@ -124,12 +124,13 @@ def forms(word: str) -> tuple[str, ...]:
 
 def detect_language(text: str, samples: int = 20, size: int = 1000) -> str:
     """The ISO 639-1 code of the language ``text`` is written in, read from ``samples`` slices spread over it
-    (English when there are too few letters to tell)."""
+    (English when there are too few letters, or too few different ones, to tell: a book of one repeated word)."""
     import py3langid
 
     step = max(len(text) // samples, size)
     sample = "\n".join(text[i : i + size] for i in range(0, len(text), step))
-    return py3langid.classify(sample)[0] if sum(map(str.isalpha, sample)) >= 80 else "en"
+    letters = [c for c in sample.lower() if c.isalpha()]
+    return py3langid.classify(sample)[0] if len(letters) >= 80 and len(set(letters)) >= 15 else "en"
 
 
 @lru_cache(maxsize=1)

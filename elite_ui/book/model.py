@@ -179,8 +179,10 @@ class Book:
         size = f"{self.stats.get('cache_bytes', 0) / 2**20:.1f} MB"
         if self.stats.get("cached"):
             return f"opened from the cache in {self.load_seconds:.2f} s (parsed structure {size})"
-        if "cached" in self.stats:
+        if "cached" in self.stats and self.stats.get("cache_bytes"):
             return f"loaded in {self.load_seconds:.2f} s; cached for next time ({size})"
+        if "cached" in self.stats:
+            return f"loaded in {self.load_seconds:.2f} s; not cached (the cache folder cannot be written)"
         return f"loaded in {self.load_seconds:.2f} s"
 
     def summary(self) -> dict:

@@ -123,16 +123,17 @@ def names_for(book: Book, cache_dir: Path | str | None) -> NameIndex:
     return build_names(book)
 
 
-def save_names(book: Book, index: NameIndex, cache_dir: Path | str | None) -> None:
-    """Keep the reader's edited name index of ``book`` for their next visit (silently skipped if unwritable)."""
+def save_names(book: Book, index: NameIndex, cache_dir: Path | str | None) -> bool:
+    """Keep the reader's edited name index of ``book`` for their next visit; whether it could be written."""
     saved = names_file(book, cache_dir)
     if saved is None:
-        return
+        return False
     try:
         saved.parent.mkdir(parents=True, exist_ok=True)
         saved.write_text(index.as_text(), encoding="utf-8")
     except OSError:
-        pass
+        return False
+    return True
 
 
 def names_file(book: Book, cache_dir: Path | str | None) -> Path | None:

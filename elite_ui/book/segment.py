@@ -1,5 +1,6 @@
-"""Paragraphs and sentences: blocks between blank lines, and blingfire's sentence boundaries with its habitual
-errors repaired (a split after "Mr." or an initial undone, a missed split before "Mr." made)."""
+"""Paragraphs and sentences: blocks between blank lines (hard-wrapped lines rejoined in books that lost their blank
+lines), and blingfire's sentence boundaries with its habitual errors repaired (a split after "Mr." or an initial
+undone, a missed split before "Mr." made)."""
 
 from __future__ import annotations
 
@@ -25,12 +26,35 @@ SPACES = np.array([c for c in range(0x3001) if chr(c).isspace()] + [0x200B, 0xFE
 
 
 def paragraph_spans(text: str) -> list[tuple[int, int]]:
-    """Paragraphs are blocks between blank lines; in books that never leave blank lines, each line is one."""
+    """Paragraphs are blocks between blank lines. In books that never leave blank lines, each line is one, unless
+    the lines are hard-wrapped: then a paragraph runs on to its first short line (:func:`wrapped`)."""
     blocks = [m.span() for m in re.finditer(r"[^\n]*\S[^\n]*(?:\n[^\n]*\S[^\n]*)*", text)]
     lines = text.count("\n") + 1
     if len(blocks) * 4 < lines / 2 or len(blocks) <= 1:
-        blocks = [m.span() for m in re.finditer(r"[^\n]*\S[^\n]*", text)]
+        blocks = wrapped(text, [m.span() for m in re.finditer(r"[^\n]*\S[^\n]*", text)])
     return [trim_span(text, a, b) for a, b in blocks]
+
+
+WRAP_SLACK = 18
+"""How much shorter than the wrap width a line inside a hard-wrapped paragraph can be: the next word did not fit."""
+
+
+def wrapped(text: str, lines: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Hard-wrapped lines (most of them about as long as the longest) joined into paragraphs, each ending at a
+    line shorter than the wrap width less ``WRAP_SLACK``; such a line after a finished sentence stands alone (a
+    heading). Books whose lines are not hard-wrapped keep a paragraph a line (verse, chat)."""
+    lengths = np.array([len(text[a:b].rstrip()) for a, b in lines])
+    if len(lines) < 20:
+        return lines
+    width = int(np.percentile(lengths, 90))
+    if width < 40 or np.mean(lengths >= width - WRAP_SLACK) < 0.5:
+        return lines
+    short = lengths < width - WRAP_SLACK
+    after_stop = np.array([False] + [bool(re.search(r"[.!?:;\"”’)\]]$", text[a:b].rstrip())) for a, b in lines[:-1]])
+    ends = np.union1d(np.flatnonzero(short), [len(lines) - 1])
+    ends = np.union1d(ends, np.flatnonzero(short & after_stop) - 1)
+    firsts = np.append(0, ends[:-1] + 1)
+    return [(lines[f][0], lines[e][1]) for f, e in zip(firsts, ends, strict=True)]
 
 
 def trim_span(text: str, start: int, end: int) -> tuple[int, int]:
@@ -74,7 +98,30 @@ def sentence_bounds(text: str, paragraphs: list[tuple[int, int]],
     first = np.flatnonzero(~joins)
     last = np.append(first[1:], len(starts)) - 1
     bounds = np.stack([starts[first], ends[last]], axis=1)
-    return bounds, owner[first].astype(np.int32)
+    return bounded(text, bounds, owner[first].astype(np.int32))
+
+
+LONGEST = 4000
+"""The most characters a sentence may have (the corpus's longest has 2,541): longer text without a sentence end
+(a book of one endless sentence) is cut at spaces into pieces of about this size, so that no hit, trace or prompt
+holds a whole book."""
+
+
+def bounded(text: str, bounds: np.ndarray, owner: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sentences longer than ``LONGEST`` cut at the last space before each ``LONGEST`` characters (or there)."""
+    if not len(bounds) or int((bounds[:, 1] - bounds[:, 0]).max()) <= LONGEST:
+        return bounds, owner
+    spans, owners = [], []
+    for (start, end), paragraph in zip(bounds.tolist(), owner.tolist(), strict=True):
+        while end - start > LONGEST:
+            space = text.rfind(" ", start + LONGEST // 2, start + LONGEST)
+            cut = space if space > start else start + LONGEST
+            spans.append((start, cut))
+            owners.append(paragraph)
+            start = cut + 1 if space > start else cut
+        spans.append((start, end))
+        owners.append(paragraph)
+    return np.asarray(spans, dtype=bounds.dtype), np.asarray(owners, dtype=np.int32)
 
 
 def blingfire_starts(text: str) -> np.ndarray:

@@ -60,6 +60,9 @@ class LLM:
     def _complete(self, request: Request) -> Completion:
         raise NotImplementedError
 
+    def close(self) -> None:
+        """Release what the model holds (its weights, for an in-process model)."""
+
     def stream(self, request: Request) -> Generator[str, None, Completion]:
         """Yield the reply in pieces as it is written; return the :class:`Completion`. Backends that cannot
         stream yield it whole."""
@@ -79,7 +82,7 @@ class LLM:
         if prompt_tokens + request.max_tokens > self.n_ctx:
             raise QuestionError(
                 f"the prompt needs {prompt_tokens} tokens plus {request.max_tokens} to answer, "
-                f"more than the model's context of {self.n_ctx}; shorten the question."
+                f"more than the model's context of {self.n_ctx}; shorten the question or its options."
             )
 
     def count_tokens(self, text: str) -> int:

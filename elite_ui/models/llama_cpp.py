@@ -62,7 +62,7 @@ class LlamaCppLLM(LLM):
             )
         except (ValueError, RuntimeError, OSError) as exc:
             raise ModelError(f"could not load {path.name} as a GGUF model ({exc}).") from None
-        atexit.register(self.llama.close)
+        atexit.register(self.close)
         self.name = path.stem
         self.n_ctx = self.llama.n_ctx()
         self.repeat_penalty = repeat_penalty
@@ -74,6 +74,10 @@ class LlamaCppLLM(LLM):
             eos_token=vocab.token_get_text(self.llama.token_eos()),
             bos_token=vocab.token_get_text(self.llama.token_bos()),
         )
+
+    def close(self) -> None:
+        atexit.unregister(self.close)
+        self.llama.close()
 
     def format(self, messages: list[dict[str, str]]) -> tuple[str, list[str]]:
         formatted = self.formatter(messages=messages)

@@ -37,8 +37,6 @@ class Backend:
     kind: str
     label: str
     """How the model panel names it."""
-    local_files: bool
-    """Whether it opens files on this machine (never allowed to visitors of a hosted app)."""
     open: Callable[[ModelChoice], LLM]
 
 
@@ -90,7 +88,7 @@ def _scripted(choice: ModelChoice) -> LLM:
     return ScriptedLLM.from_file(choice.script)
 
 
-register(Backend("embedded", "embedded", False, _llama))
-register(Backend("gguf", "GGUF file", True, _llama))
-register(Backend("server", "server", False, _server))
-register(Backend("scripted", "scripted", True, _scripted))
+register(Backend("embedded", "embedded", _llama))
+register(Backend("gguf", "GGUF file", _llama))
+register(Backend("server", "server", _server))
+register(Backend("scripted", "scripted", _scripted))

@@ -29,10 +29,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_app(*args: str, timeout: float = 120) -> tuple[subprocess.Popen, str]:
+def start_app(*args: str, timeout: float = 120, cache: Path | None = None) -> tuple[subprocess.Popen, str]:
     port = free_port()
     env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONUNBUFFERED": "1",
-           "ELITE_CACHE": tempfile.mkdtemp(prefix="elite-cache-")}
+           "ELITE_CACHE": str(cache or tempfile.mkdtemp(prefix="elite-cache-"))}
     process = subprocess.Popen([sys.executable, str(ROOT / "app.py"), "--port", str(port), *args], cwd=ROOT, env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     url = f"http://127.0.0.1:{port}/"

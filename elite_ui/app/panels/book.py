@@ -12,6 +12,7 @@ from ...book import load_book, load_cached
 from ...book.names import names_for
 from ...errors import EliteError
 from .. import render
+from ..render import inert_markdown as md
 from ..state import Session
 from . import trace
 
@@ -73,21 +74,22 @@ def create_event_handlers(page, ctx) -> None:
         try:
             book = load_book(path, max_bytes=ctx.config.max_upload_mb * 1024 * 1024, cache_dir=ctx.cache_dir)
         except EliteError as exc:
-            kept = f" The book already loaded, *{session.book.title}*, stays." if session.book else ""
-            return {page.chat.status: f"**Could not load the book:** {exc}{kept}", ui.upload: None}
+            kept = f" The book already loaded, *{md(session.book.title)}*, stays." if session.book else ""
+            return {page.chat.status: f"**Could not load the book:** {md(str(exc))}{kept}", ui.upload: None}
         progress(1.0, desc="Ready")
         session.open(book)
-        return opened(page, session) | {page.chat.status: f"Loaded *{book.title}*. Ask a question."}
+        return opened(page, session) | {page.chat.status: f"Loaded *{md(book.title)}*. Ask a question."}
 
     def on_switch(digest, session: Session):
         if session.book is None or digest == session.book.digest or digest not in session.shelf:
             return {state: session}
         book = load_cached(digest, ctx.cache_dir)
         if book is None:
-            return {page.chat.status: f"*{session.shelf[digest].label}* is no longer in the cache; upload it again.",
+            gone = md(session.shelf[digest].label)
+            return {page.chat.status: f"*{gone}* is no longer in the cache; upload it again.",
                     ui.switch: session.book.digest}
         session.open(book)
-        return opened(page, session) | {page.chat.status: f"Back to *{book.title}*."}
+        return opened(page, session) | {page.chat.status: f"Back to *{md(book.title)}*."}
 
     def on_book(session: Session):
         """After the card shows: the book's character names (0.5 s for the longest novel)."""
@@ -107,7 +109,7 @@ def create_event_handlers(page, ctx) -> None:
             session.names = None
         session.names = session.names or names_for(session.book, ctx.cache_dir)
         return {state: session, ui.card: render.book_card(session.book), page.names.box: session.names.as_text(),
-                page.chat.status: f"*{session.book.title}* is read as {session.book.lexicon.name}."}
+                page.chat.status: f"*{md(session.book.title)}* is read as {session.book.lexicon.name}."}
 
     shown = [state, ui.card, ui.upload, ui.switch, page.chat.conversation, page.chat.ceiling, page.names.box,
              page.chat.status]

@@ -13,6 +13,7 @@ from ...errors import EliteError
 from ...methods.registry import METHODS, Tools
 from .. import render
 from ..answering import answer_turn, outputs, releases_stop
+from ..render import inert_markdown as md
 from ..state import Session
 from . import model_panel, trace
 
@@ -76,7 +77,7 @@ def create_event_handlers(page, ctx) -> None:
             yield {ui.status: "Type a question first."}
             return
         if model.llm is None:
-            yield {ui.status: f"No model: {model.status}"}
+            yield {ui.status: f"No model: {md(model.status)}"}
             return
         options = page.options.chosen(values)
         asked = book
@@ -108,7 +109,7 @@ def create_event_handlers(page, ctx) -> None:
             with model.lock:
                 other = engine.run(asked, said, options, prepared=prepared)
         except EliteError as exc:
-            yield {ui.status: f"**No side-by-side answer from {method.label}:** {exc}"}
+            yield {ui.status: f"**No side-by-side answer from {method.label}:** {md(str(exc))}"}
             return
         session.keep(other, book)
         yield {page.side.html: render.side_by_side(book, [run, other]),

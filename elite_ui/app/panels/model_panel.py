@@ -11,6 +11,7 @@ import gradio as gr
 from ...errors import EliteError
 from ...models import BACKENDS, ModelChoice
 from ..render import esc
+from ..render import inert_markdown as md
 from ..state import Model
 
 
@@ -34,7 +35,7 @@ def create_ui(ctx) -> ModelUI:
             gr.Textbox(label="Server URL (OpenAI-compatible)", value=cfg.server or "", interactive=not locked),
             gr.Textbox(label="Model name on the server", value=cfg.model_name or "", interactive=not locked),
             gr.Button("Load model", interactive=not locked),
-            gr.Markdown(ctx.model.status, elem_id="model-status"),
+            gr.Markdown(md(ctx.model.status), elem_id="model-status"),
         )
 
 
@@ -57,9 +58,10 @@ def create_event_handlers(page, ctx) -> None:
 
     def on_load_model(kind, path, url, name):
         try:
-            status = ctx.model.load(ModelChoice(kind, path=path or "", server=url or "", name=name or ""))
+            status = md(ctx.model.load(ModelChoice(kind, path=path or "", server=url or "", name=name or "")))
         except EliteError as exc:
-            status = f"**Model not loaded:** {exc} ({ctx.model.status})"
+            status = f"**Model not loaded:** {md(str(exc))} ({md(ctx.model.status)})"
         return status, note(ctx.model)
 
-    ui.load.click(on_load_model, [ui.kind, ui.path, ui.url, ui.name], [ui.status, page.chat.model_note])
+    if not ctx.config.hosted:
+        ui.load.click(on_load_model, [ui.kind, ui.path, ui.url, ui.name], [ui.status, page.chat.model_note])

@@ -13,6 +13,7 @@ from ...methods.mrag import PRESETS, Mrag, MragSettings
 from ...methods.registry import METHODS, Tools
 from .. import render
 from ..answering import releases_stop
+from ..render import inert_markdown as md
 from ..state import Session
 from .controls import Controls, create_controls
 
@@ -45,7 +46,7 @@ def create_event_handlers(page, ctx) -> None:
             yield {page.chat.status: "Load a book first."}
             return
         if model.llm is None:
-            yield {page.chat.status: f"No model: {model.status}"}
+            yield {page.chat.status: f"No model: {md(model.status)}"}
             return
         session.cancel = threading.Event()
         engine: Mrag = METHODS["mrag"].engine(model.llm, ui.controls.settings(values),
@@ -67,7 +68,7 @@ def create_event_handlers(page, ctx) -> None:
                                      "windows; build again to resume where it stopped."}
             return
         except EliteError as exc:
-            yield {page.chat.status: f"**Could not build the index:** {exc}"}
+            yield {page.chat.status: f"**Could not build the index:** {md(str(exc))}"}
             return
         kept = f" ({done.resumed} of {done.total} windows kept from an earlier run)" if done and done.resumed else ""
         yield {state: session, ui.status: render.index_card(index.stats()),

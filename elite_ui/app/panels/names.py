@@ -8,6 +8,7 @@ import gradio as gr
 
 from ...book.names import NameIndex, save_names
 from ...errors import EliteError
+from ..render import inert_markdown as md
 from ..state import Session
 
 
@@ -36,10 +37,10 @@ def create_event_handlers(page, ctx) -> None:
         try:
             session.names = NameIndex.from_text(text)
         except EliteError as exc:
-            return session, f"**Names not changed:** {exc}"
-        if not ctx.config.hosted:
-            save_names(session.book, session.names, ctx.cache_dir)
-        kept = "for this visit" if ctx.config.hosted else "for this book"
+            return session, f"**Names not changed:** {md(str(exc))}"
+        kept = ("for this visit" if ctx.config.hosted else "for this book"
+                if save_names(session.book, session.names, ctx.cache_dir) else
+                "for this visit (the cache folder cannot be written)")
         return session, (f"{len(session.names.characters)} characters; a term naming one also searches its other "
                          f"names. Kept {kept}.")
 

@@ -11,6 +11,7 @@ import gradio as gr
 
 from ...book import load_cached
 from .. import notebook, render
+from ..render import inert_markdown as md
 from ..state import Session
 from .exports import downloads
 
@@ -73,7 +74,7 @@ def create_event_handlers(page, ctx) -> None:
         book, sid = session.reading
         session.notebook.append(notebook.quote_entry(book, sid))
         return {state: session, page.notebook.view: render.notebook_html(session.notebook),
-                page.chat.status: f"Saved S{sid} of *{book.title}* to the notebook."} | {
+                page.chat.status: f"Saved S{sid} of *{md(book.title)}* to the notebook."} | {
             page.notebook.export: downloads(page, ctx, session)[page.notebook.export]}
 
     page.links.go.click(on_cite, [page.links.target, state], [state, ui.view, page.tabs, page.chat.status],

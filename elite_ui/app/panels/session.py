@@ -13,6 +13,7 @@ import gradio as gr
 from ...book import load_cached
 from ...book.names import names_for
 from .. import notebook, render
+from ..render import inert_markdown as md
 from ..state import Session, Shelved
 from .book import opened
 
@@ -67,7 +68,7 @@ def create_event_handlers(page, ctx) -> None:
             session.names = names_for(book, ctx.cache_dir)
         else:
             session.turns = turns
-        found = (f"*{book.title}* reopened from the cache" if book else
+        found = (f"*{md(book.title)}* reopened from the cache" if book else
                  "the book is no longer in the cache; upload it again" if saved.get("book") else "no book")
         status = (f"Session restored: {found}; questions: {len(session.turns)}, notebook entries: "
                   f"{len(session.notebook)}. Runs and their traces are not kept across a reload.")

@@ -15,7 +15,7 @@ from ...methods.trace import Event
 from . import chunks, iterations, markers
 from .book import book_card
 from .chat import chat
-from .common import esc, highlight, linked, strategy
+from .common import esc, highlight, inert_markdown, linked, strategy
 from .export import markdown_export
 from .figures import book_map
 from .markers import build_progress, index_card
@@ -40,4 +40,4 @@ def importance_figure(book: Book, events: list[Event]) -> go.Figure:
 
 
 __all__ = ["book_card", "book_map", "build_progress", "chat", "esc", "highlight", "importance_figure", "index_card",
-           "linked", "markdown_export", "notebook_html", "reader", "side_by_side", "trace_html"]
+           "inert_markdown", "linked", "markdown_export", "notebook_html", "reader", "side_by_side", "trace_html"]

@@ -1,9 +1,10 @@
-"""What every view shares: escaping (every book or model string is rendered as text), citation links into the
-reader, highlighted words, the run's method, its costs per stage and its totals."""
+"""What every view shares: escaping (every book or model string is rendered as text, in HTML or Markdown),
+citation links into the reader, highlighted words, the run's method, its costs per stage and its totals."""
 
 from __future__ import annotations
 
 import html
+import re
 from collections import defaultdict
 
 from ...book import Book
@@ -16,6 +17,17 @@ BOOK_KEY = 16
 
 def esc(text: object) -> str:
     return html.escape(str(text), quote=True)
+
+
+MARKUP = re.compile(r"([\\`*_{}\[\]()#!|<>&$~:@])")
+"""The characters that make Markdown markup inline (and ``:``/``@``, which start autolinks), each escaped with a
+backslash as CommonMark allows: a title, a model's reply or an error message put into the status line or an
+export cannot become emphasis, an image, a link, HTML or math there, and still reads as itself."""
+
+
+def inert_markdown(text: str) -> str:
+    """``text`` as Markdown that renders as the same text (CommonMark's backslash escapes)."""
+    return MARKUP.sub(r"\\\1", text)
 
 
 ITERATION_COLOURS = ("#2563eb", "#d97706", "#059669", "#db2777", "#7c3aed", "#0891b2", "#65a30d", "#dc2626")

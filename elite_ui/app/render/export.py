@@ -6,30 +6,33 @@ import json
 
 from ...book import Book
 from ...methods.trace import Kind, Trace
+from .common import inert_markdown as md
 
 
 def markdown_export(book: Book, trace: Trace) -> str:
     """A question with its answer, citations and a per-iteration summary, as Markdown."""
     answer = trace.answer
-    lines = [f"# {trace.question}", "", f"*{book.title}*" + (f" by {book.author}" if book.author else ""), ""]
+    lines = [f"# {md(trace.question)}", "", f"*{md(book.title)}*" + (f" by {md(book.author)}" if book.author else ""),
+             ""]
     if answer:
         if answer.quotes:
-            lines += ["## What the book says", ""] + [f"> {' '.join(q.text.split())} — **{q.label}**\n"
+            lines += ["## What the book says", ""] + [f"> {md(' '.join(q.text.split()))} — **{q.label}**\n"
                                                       for q in answer.quotes]
-        lines += ["## Answer", "", answer.text, ""]
+        lines += ["## Answer", "", md(answer.text), ""]
         if answer.caveat:
             lines += [f"*{answer.caveat}*", ""]
         if answer.vote_shares:
             lines += ["Votes: " + ", ".join(f"{k} {v:.0%}" for k, v in answer.vote_shares.items()), ""]
         if answer.citations:
-            lines += ["## Citations", ""] + [f"- **{c.label}** {' '.join(c.text.split())}" for c in answer.citations]
+            lines += ["## Citations", ""]
+            lines += [f"- **{c.label}** {md(' '.join(c.text.split()))}" for c in answer.citations]
             lines.append("")
     lines += ["## How it was found", ""]
     for event in trace.events:
         data = event.data
         if event.kind == Kind.TERMS:
             lines.append(f"- Iteration {event.iteration}: terms " + ", ".join(
-                f"{t.text} ({t.origin})" for t in data.new))
+                f"{md(t.text)} ({t.origin})" for t in data.new))
         elif event.kind == Kind.COLLECTION:
             lines.append(f"- Iteration {event.iteration}: {len(data.hits)} sentences retrieved")
         elif event.kind == Kind.IMPORTANCE:
@@ -37,14 +40,14 @@ def markdown_export(book: Book, trace: Trace) -> str:
                          f"{data.importance:.2f}")
         elif event.kind == Kind.JUDGE:
             lines.append(f"- Iteration {event.iteration}: judge {'sufficient' if data.sufficient else 'not sufficient'}"
-                         f": {data.reason}")
+                         f": {md(data.reason)}")
         elif event.kind == Kind.COUNT:
-            lines.append(f"- Counted “{data.phrase}” ({', '.join(data.forms)}): {data.total}")
+            lines.append(f"- Counted “{md(data.phrase)}” ({md(', '.join(data.forms))}): {data.total}")
         elif event.kind == Kind.ASSEMBLY:
             by = {m.marker: m for m in data.matches}
             lines.append(f"- M-RAG placed {len(data.placed)} values ({data.spent} of {data.budget} tokens, "
                          f"by {data.order}): " + "; ".join(
-                             f"“{by[n].key}” (similarity {by[n].similarity:.2f}, paragraphs "
+                             f"“{md(by[n].key)}” (similarity {by[n].similarity:.2f}, paragraphs "
                              f"{', '.join(f'P{p}' for p in by[n].paragraphs)})" for n in data.placed))
     totals = trace.totals()
     lines += ["", "```json", json.dumps({k: v for k, v in totals.items() if k != "llm_seconds_by_purpose"}), "```"]

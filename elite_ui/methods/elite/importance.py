@@ -35,18 +35,20 @@ def cosine(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def kl_divergence(p_log: dict[str, float], q_log: dict[str, float]) -> float:
-    """KL(P || Q) between two distributions over the same letters, each renormalised from log-probabilities."""
+    """KL(P || Q) between two distributions over the same letters, each renormalised from log-probabilities (at
+    least 0: the smoothing can put it a hair below)."""
     keys = sorted(p_log)
     p = np.exp(np.array([p_log[k] for k in keys]) - max(p_log.values()))
     q = np.exp(np.array([q_log.get(k, -30.0) for k in keys]) - max(q_log.values()))
     p, q = p / p.sum(), q / q.sum()
-    return float(np.sum(p * (np.log(p + 1e-12) - np.log(q + 1e-12))))
+    return max(0.0, float(np.sum(p * (np.log(p + 1e-12) - np.log(q + 1e-12)))))
 
 
 def similarity_importance(base_answer: str, perturbed_answers: list[str], embed: Embed) -> tuple[float, list[float]]:
-    """1 - mean cosine similarity between the base answer and each perturbed answer, and the similarities."""
+    """1 - mean cosine similarity between the base answer and each perturbed answer (at least 0: rounding puts a
+    cosine a hair above 1), and the similarities."""
     if not perturbed_answers:
         return math.nan, []
     vectors = embed([base_answer, *perturbed_answers])
     sims = [cosine(vectors[0], v) for v in vectors[1:]]
-    return 1.0 - float(np.mean(sims)), sims
+    return max(0.0, 1.0 - float(np.mean(sims))), sims

@@ -30,7 +30,7 @@ import blingfire
 import numpy as np
 
 from ...book import Book, default_cache_dir
-from ...errors import EliteError
+from ...errors import Cancelled, EliteError
 from ...models import LLM, Embed
 from .. import prompts
 from ..base import Engine, Prepared
@@ -103,23 +103,30 @@ class Mrag(Engine):
         stop at any time (the cancel flag, checked between tokens) and call again to resume."""
         paras, planned = self.plan(book)
         store = Store(self.folder(book))
-        done = store.load()
-        resumed, started = len(done), time.perf_counter()
-        store.folder.mkdir(parents=True, exist_ok=True)
-        (store.folder / "meta.json").write_text(json.dumps({
-            "title": book.title, "digest": book.digest, "model": self.llm.name, "prompt_version": PROMPT_VERSION,
-            "settings": {n: getattr(self.settings, n) for n in EXTRACTION_FIELDS}, "paragraphs": len(paras),
-            "windows": len(planned)}, ensure_ascii=False, indent=1), encoding="utf-8")
-        yield Event(Kind.INDEX_PROGRESS, 0, progress(len(done), len(planned), resumed, 0.0))
-        for number, (first, last) in enumerate(planned):
-            if number in done or (only is not None and number not in only):
-                continue
-            window = yield from self.extract(book, paras, number, first, last)
-            store.append(window)
-            done[number] = window
-            spent = time.perf_counter() - started
-            yield Event(Kind.WINDOW, number, window)
-            yield Event(Kind.INDEX_PROGRESS, 0, progress(len(done), len(planned), resumed, spent))
+        while not store.take():
+            done = store.load()  # another process builds this index: show its progress, then resume after it
+            yield Event(Kind.INDEX_PROGRESS, 0, progress(len(done), len(planned), len(done), 0.0))
+            if self.cancel.is_set():
+                raise Cancelled("stopped.")
+        try:
+            done = store.load()
+            resumed, started = len(done), time.perf_counter()
+            store.write_meta({
+                "title": book.title, "digest": book.digest, "model": self.llm.name, "prompt_version": PROMPT_VERSION,
+                "settings": {n: getattr(self.settings, n) for n in EXTRACTION_FIELDS}, "paragraphs": len(paras),
+                "windows": len(planned)})
+            yield Event(Kind.INDEX_PROGRESS, 0, progress(len(done), len(planned), resumed, 0.0))
+            for number, (first, last) in enumerate(planned):
+                if number in done or (only is not None and number not in only):
+                    continue
+                window = yield from self.extract(book, paras, number, first, last)
+                store.append(window)
+                done[number] = window
+                spent = time.perf_counter() - started
+                yield Event(Kind.WINDOW, number, window)
+                yield Event(Kind.INDEX_PROGRESS, 0, progress(len(done), len(planned), resumed, spent))
+        finally:
+            store.release()
 
     def extract(self, book: Book, paras: np.ndarray, number: int, first: int, last: int):
         """One window: ask for markers, retry for uncovered paragraphs, fall back to chunk markers."""
@@ -181,12 +188,10 @@ class Mrag(Engine):
                              "windows done); build it first.")
         index = MarkerIndex(paras, [done[n] for n in range(len(planned))], store.folder,
                             len(book.text.encode("utf-8")))
-        vectors_path = store.folder / "keys.npy"
-        if vectors_path.exists():
-            index.vectors = np.load(vectors_path)
-        if index.vectors is None or len(index.vectors) != len(index.markers):
+        index.vectors = store.vectors(len(index.markers))
+        if index.vectors is None:
             index.vectors = np.asarray(self.embed([m.key for m in index.markers]), dtype=np.float32)
-            np.save(vectors_path, index.vectors)
+            store.save_vectors(index.vectors)
         return index
 
     def match(self, index: MarkerIndex, question: str, options: dict[str, str] | None) -> np.ndarray:
