@@ -19,8 +19,9 @@ from .render import inert_markdown as md
 from .state import Session
 
 MILESTONES = {Kind.TERMS, Kind.COLLECTION, Kind.COUNT, Kind.JUDGE, Kind.EXPLORATION, Kind.ANSWER, Kind.DONE}
-"""Events that always refresh the trace and charts; others (importance, chunks...) refresh at most every
-REFRESH_SECONDS (the trace) and FIGURE_SECONDS (the charts), so a long question stays smooth."""
+"""Events that always refresh the trace and (but terms, which add nothing to draw) the charts; others (importance,
+chunks...) refresh at most every REFRESH_SECONDS (the trace) and FIGURE_SECONDS (the charts), so a long question
+stays smooth and its first terms show at once."""
 REFRESH_SECONDS = 0.3
 FIGURE_SECONDS = 1.0
 DOING = {Kind.TERMS: "search terms chosen", Kind.COLLECTION: "matching sentences collected",
@@ -102,7 +103,8 @@ def stream(page, ctx, session: Session, turn: dict, trace: Trace, book: Book, st
             now = time.monotonic()
             if event.kind not in MILESTONES and now - shown["trace"] < REFRESH_SECONDS:
                 continue
-            figures = event.kind in MILESTONES or now - shown["figures"] >= FIGURE_SECONDS
+            figures = (event.kind in MILESTONES - {Kind.TERMS}  # terms alone add nothing to draw
+                       or now - shown["figures"] >= FIGURE_SECONDS)
             shown["trace"] = now
             shown["figures"] = now if figures else shown["figures"]
             update = {page.chat.conversation: render.chat(book, session.turns),
