@@ -43,14 +43,15 @@ def wrapped(text: str, lines: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Hard-wrapped lines (most of them about as long as the longest) joined into paragraphs, each ending at a
     line shorter than the wrap width less ``WRAP_SLACK``; such a line after a finished sentence stands alone (a
     heading). Books whose lines are not hard-wrapped keep a paragraph a line (verse, chat)."""
-    lengths = np.array([len(text[a:b].rstrip()) for a, b in lines])
     if len(lines) < 20:
         return lines
+    stripped = [text[a:b].rstrip() for a, b in lines]
+    lengths = np.array([len(line) for line in stripped])
     width = int(np.percentile(lengths, 90))
     if width < 40 or np.mean(lengths >= width - WRAP_SLACK) < 0.5:
         return lines
     short = lengths < width - WRAP_SLACK
-    after_stop = np.array([False] + [bool(re.search(r"[.!?:;\"”’)\]]$", text[a:b].rstrip())) for a, b in lines[:-1]])
+    after_stop = np.array([False] + [bool(re.search(r"[.!?:;\"”’)\]]$", line)) for line in stripped[:-1]])
     ends = np.union1d(np.flatnonzero(short), [len(lines) - 1])
     ends = np.union1d(ends, np.flatnonzero(short & after_stop) - 1)
     firsts = np.append(0, ends[:-1] + 1)
