@@ -156,6 +156,19 @@ def one_sentence_line() -> str:
             f"with the default preset, {found['trace_mb_paper']} MB with `paper`")
 
 
+def hosted_memory_line() -> str:
+    """The hosted app's memory under parallel uploads (``python -m benchmarks.hosted_memory``)."""
+    found = figures("hosted_memory")
+    rows = {r["uploads_at_once"]: r for r in found["rows"]}
+    limited, free = rows[2], rows[max(rows)]
+    return (f"{found['visitors']} API clients uploading {found['visitors']} different {found['book_mb']} MB books "
+            f"at once: with the default limit of 2 books read at once, all {found['visitors']} opened "
+            f"(the slowest after {limited['slowest_upload_s']:g} s), memory {limited['before_mb']:,} MB before, "
+            f"{limited['peak_mb']:,.0f} MB at the peak, {limited['all_open_mb']:,} MB with every book open; with no "
+            f"limit ({max(rows)} at once) the peak was {free['peak_mb']:,.0f} MB and {free['failed']} of the "
+            f"{found['visitors']} uploads timed out, the server too busy to take them")
+
+
 ABLATION_SETS = {"nd": "novels-dev", "nv": "tests/data novels", "ft": "FairytaleQA", "ft150": "FairytaleQA"}
 
 

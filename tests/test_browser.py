@@ -681,3 +681,60 @@ def back_to_the_txt_with_a_ceiling_kept_across_a_reload(page, said):
     assert page.locator("#chat .msg.user").count() == said + 1
     assert page.locator("#book-switch").is_visible()
     shot(page, "37-after-reload")
+
+
+@pytest.mark.model
+def test_choose_download_and_run_a_model_from_the_panel(browser, tmp_path):
+    """The model panel with a local stand-in for the Hugging Face Hub: the recommended model downloads with
+    progress, loads, sets its preset, answers and shows its speed; a server's models are listed; the next start
+    loads the model used last."""
+    import threading
+    from http.server import ThreadingHTTPServer
+
+    from elite_ui.models.catalogue import catalogue, this_machine
+    from elite_ui.models.llama_cpp import embedded_model_path
+    from elite_ui.testing.hub import Hub
+
+    from .test_llm import Stub
+
+    gguf = embedded_model_path().read_bytes()
+    hub = Hub({f"{m.repo}/{m.file}": gguf for m in catalogue().values()})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Stub)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    pick = this_machine().recommend()
+    env = {"HF_ENDPOINT": hub.url, "HF_HUB_CACHE": str(tmp_path / "hub")}
+    cache = tmp_path / "cache"
+    process, url = start_app(cache=cache, env=env)
+    try:
+        context, page = open_page(browser, url)
+        page.click("#model-panel button.label-wrap, #model-panel > button")
+        assert "RAM" in page.inner_text("#machine") and "recommended" in page.input_value("#catalogue input")
+        page.click("#download")
+        page.wait_for_selector("#model-status:has-text('settings preset')", timeout=120000)
+        assert pick.file.removesuffix(".gguf") in page.inner_text("#model-note")
+        page.click("#settings-panel button.label-wrap, #settings-panel > button")
+        assert page.input_value("#elite-preset input") == pick.preset
+        shot(page, "24-model-downloaded")
+        upload(page, ROOT / "assets" / "the-wind-in-the-willows.txt")
+        ask(page, "Where does Toad live?")
+        page.wait_for_selector("#model-running:has-text('tokens/s')", timeout=180000)
+        assert "CPU" in page.inner_text("#model-running")
+        page.click("#model-panel button:has-text('Ollama')")
+        playwright.expect(page.locator("#server-url textarea")).to_have_value("http://localhost:11434")
+        page.fill("#server-url textarea", f"http://127.0.0.1:{server.server_address[1]}")
+        page.click("#list-models")
+        page.wait_for_selector("#model-status:has-text('offers 2 models')")
+        playwright.expect(page.locator("#server-model input")).to_have_value("m")
+        shot(page, "25-server-models-listed")
+        context.close()
+    finally:
+        stop_app(process)
+    process, url = start_app(cache=cache, env=env)
+    try:
+        context, page = open_page(browser, url)
+        assert pick.file.removesuffix(".gguf") in page.inner_text("#model-note"), "the model used last"
+        context.close()
+    finally:
+        stop_app(process)
+        hub.close()
+        server.shutdown()

@@ -33,6 +33,15 @@ def test_prompts_that_do_not_fit_the_context_are_refused():
 class Stub(BaseHTTPRequestHandler):
     replies: ClassVar[list] = []
     seen: ClassVar[list] = []
+    models: ClassVar[list] = ["m", "qwen2.5:7b"]
+
+    def do_GET(self):
+        data = json.dumps({"object": "list", "data": [{"id": m, "object": "model"} for m in Stub.models]}).encode()
+        self.send_response(200 if self.path == "/v1/models" else 404)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
 
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -149,3 +158,11 @@ def test_a_slow_stream_is_read_to_the_end_and_a_stalled_one_is_reported(server):
     Stub.replies = [("drip", (1.2, deltas[:2]))]
     with pytest.raises(ModelError, match="stopped answering mid-reply"):
         list(llm.stream(ask()))
+
+
+def test_a_server_lists_its_models(server):
+    from elite_ui.models.openai import server_models
+
+    assert server_models(server) == ["m", "qwen2.5:7b"] == server_models(server + "/v1/")
+    with pytest.raises(ModelError, match="did not list its models"):
+        server_models("http://127.0.0.1:9")

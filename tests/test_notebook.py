@@ -5,6 +5,7 @@ from pathlib import Path
 
 from elite_ui.app import notebook, render
 from elite_ui.app.panels.exports import export
+from elite_ui.app.receipts import Receipts
 from elite_ui.app.state import Session, editable, run_label
 from elite_ui.book import load_book, load_cached, reading_ceiling
 from elite_ui.methods.elite import Elite, Settings
@@ -59,13 +60,17 @@ def test_entries_sent_back_by_a_browser_are_checked_field_by_field(pride):
     assert notebook.entries_from({"not": "a list"}) == []
 
 
-def test_a_session_saves_its_book_hash_and_exports_its_notebook(pride):
+def test_a_session_saves_its_book_hash_and_exports_its_notebook(pride, tmp_path):
     session = Session()
     session.book = pride
     trace = answered(pride)
     session.traces.append(trace)
     session.notebook.append(notebook.answer_entry(pride, trace, run_label(1, trace)))
-    saved = session.saved()
+    receipts = Receipts(tmp_path)
+    saved = session.saved(receipts)
+    assert receipts.valid(pride.digest, saved["receipts"][pride.digest]), "a receipt for the book"
+    assert not receipts.valid(pride.digest, "0" * 64) and not receipts.valid(pride.digest, None)
+    assert not Receipts(tmp_path / "another app").valid(pride.digest, saved["receipts"][pride.digest])
     assert saved["book"] == pride.digest and saved["notebook"][0]["question"] == "What is Pemberley?"
     assert Path(export(session, "notebook")).read_text(encoding="utf-8").startswith("# Reading notebook")
     assert export(Session(), "notebook") is None
@@ -82,7 +87,7 @@ def test_a_cached_book_reopens_by_its_hash_only(tmp_path, write_book):
     assert load_cached("../../etc/passwd", tmp_path / "cache") is None
 
 
-def test_each_book_of_a_visit_keeps_its_own_conversation_and_ceiling(pride, write_book):
+def test_each_book_of_a_visit_keeps_its_own_conversation_and_ceiling(pride, write_book, tmp_path):
     other = write_book("A Short Tale\n\nCHAPTER I\n\nThe owl flew.\n\nCHAPTER II\n\nThe owl slept.\n")
     session = Session()
     session.open(pride)
@@ -96,5 +101,5 @@ def test_each_book_of_a_visit_keeps_its_own_conversation_and_ceiling(pride, writ
     assert session.books() == [("A Short Tale (txt)", other.digest), (f"{pride.title} (txt)", pride.digest)]
     session.open(pride)
     assert [t["question"] for t in session.turns] == ["What is Pemberley?"] and session.ceiling_text == "chapter 3"
-    saved = session.saved()
+    saved = session.saved(Receipts(tmp_path))
     assert saved["ceiling"] == "chapter 3" and saved["shelf"][other.digest]["label"] == "A Short Tale (txt)"

@@ -31,6 +31,15 @@ def test_citations_link_only_sentences_that_exist(pride):
     assert "[S99999999]" in html and "&lt;i&gt;" in html
 
 
+def test_a_long_sentence_folds_under_show_more_with_its_marks(pride):
+    text = "She laughed. " + "word " * 200 + "and laughing still <b>."
+    html = render.highlight(pride, text, ["laugh"])
+    shown, _, rest = html.partition("<details class='more'><summary>show more</summary>")
+    assert "<mark>laughed</mark>" in shown and "<mark>laughing</mark>" in rest and rest.endswith("</details>")
+    assert len(re.sub("<[^>]+>", "", shown)) <= 400 and "&lt;b&gt;" in rest
+    assert "<details" not in render.highlight(pride, "She laughed.", ["laugh"])
+
+
 def test_reader_view_highlights_the_sentence_in_its_chapter(pride):
     html = render.reader(pride, 1000)
     assert html.count("<mark id='cited'>") == 1 and pride.sentence(1000).chapter_name in html

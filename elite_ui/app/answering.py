@@ -35,7 +35,7 @@ DOING = {Kind.TERMS: "search terms chosen", Kind.COLLECTION: "matching sentences
 def outputs(page) -> list:
     """Everything a turn may update."""
     return [page.session.state, page.chat.conversation, page.trace.html, page.trace.importance, page.trace.book_map,
-            page.chat.status, page.side.html, page.chat.stop, page.tabs]
+            page.chat.status, page.side.html, page.chat.stop, page.tabs, page.model.running]
 
 
 def releases_stop(page):
@@ -88,32 +88,40 @@ def charts(page, book, events) -> dict:
 
 def stream(page, ctx, session: Session, turn: dict, trace: Trace, book: Book, steps):
     """Run a question's events under the model lock, showing the answer and the trace as they grow."""
-    shown = {"trace": 0.0, "figures": 0.0}
     with ctx.model.lock:
-        for event in steps:
-            trace.add(event)
-            if event.kind == Kind.ANSWER_DELTA:
-                turn["partial"] += event.data.text
-                yield {page.chat.conversation: render.chat(book, session.turns)}
-                continue
-            if event.kind == Kind.LLM_CALL:
-                continue
-            if event.kind == Kind.ANSWER:
-                turn["answer"] = event.data
-            now = time.monotonic()
-            if event.kind not in MILESTONES and now - shown["trace"] < REFRESH_SECONDS:
-                continue
-            figures = (event.kind in MILESTONES - {Kind.TERMS}  # terms alone add nothing to draw
-                       or now - shown["figures"] >= FIGURE_SECONDS)
-            shown["trace"] = now
-            shown["figures"] = now if figures else shown["figures"]
-            update = {page.chat.conversation: render.chat(book, session.turns),
-                      page.trace.html: render.trace_html(book, trace.events)}
-            if figures:
-                update |= charts(page, book, trace.events)
-            if event.kind in DOING or event.kind == Kind.WARNING:
-                update[page.chat.status] = status_line(event)
-            yield update
+        if ctx.model.llm is not None:
+            ctx.model.llm.reset_speed()
+        yield from events(page, session, turn, trace, book, steps)
+        yield {page.model.running: ctx.model.running()}
+
+
+def events(page, session: Session, turn: dict, trace: Trace, book: Book, steps):
+    """Each event of a run: the answer as it is written, the trace and charts at milestones and at intervals."""
+    shown = {"trace": 0.0, "figures": 0.0}
+    for event in steps:
+        trace.add(event)
+        if event.kind == Kind.ANSWER_DELTA:
+            turn["partial"] += event.data.text
+            yield {page.chat.conversation: render.chat(book, session.turns)}
+            continue
+        if event.kind == Kind.LLM_CALL:
+            continue
+        if event.kind == Kind.ANSWER:
+            turn["answer"] = event.data
+        now = time.monotonic()
+        if event.kind not in MILESTONES and now - shown["trace"] < REFRESH_SECONDS:
+            continue
+        figures = (event.kind in MILESTONES - {Kind.TERMS}  # terms alone add nothing to draw
+                   or now - shown["figures"] >= FIGURE_SECONDS)
+        shown["trace"] = now
+        shown["figures"] = now if figures else shown["figures"]
+        update = {page.chat.conversation: render.chat(book, session.turns),
+                  page.trace.html: render.trace_html(book, trace.events)}
+        if figures:
+            update |= charts(page, book, trace.events)
+        if event.kind in DOING or event.kind == Kind.WARNING:
+            update[page.chat.status] = status_line(event)
+        yield update
 
 
 def status_line(event) -> str:

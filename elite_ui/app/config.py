@@ -17,14 +17,18 @@ from ..settings import as_flag, described, setting
 class Config:
     """How the app runs; from flags, else ELITE_* environment variables, else the defaults."""
 
-    model: str | None = setting(None, "a GGUF file (default: the embedded SmolLM2-135M)", kind=str,
-                                env="ELITE_MODEL")
+    model: str | None = setting(None, "a GGUF file or a downloaded catalogue model's name (default: the model "
+                                      "used last, else the embedded SmolLM2-135M)", kind=str, env="ELITE_MODEL")
     server: str | None = setting(None, "an OpenAI-compatible server's base URL", kind=str, env="ELITE_SERVER")
     model_name: str | None = setting(None, "the model's name on that server", kind=str, env="ELITE_MODEL_NAME")
     n_ctx: int = setting(4096, "model context in tokens", low=512, high=1_048_576, env="ELITE_N_CTX")
     hosted: bool = setting(False, "public hosting: the model is the host's (the model panel locked, no endpoint to "
                                   "change it), the queue capped at 64", env="ELITE_HOSTED")
     max_upload_mb: int = setting(20, "the upload limit in MB", low=1, high=1024, env="ELITE_MAX_UPLOAD_MB")
+    uploads: int = setting(2, "books read at once (more uploads wait their turn)", low=1, high=64,
+                           env="ELITE_UPLOADS")
+    idle_minutes: int = setting(30, "hosted mode: a session untouched this long is freed (a page reload brings it "
+                                    "back from the browser's copy)", low=1, high=1440, env="ELITE_IDLE_MINUTES")
     concurrency: int = setting(1, "questions answered at once (1: one model)", low=1, high=64,
                                env="ELITE_CONCURRENCY")
     preset: str = setting("laptop", "the settings preset the page starts with", choices=tuple(sorted(PRESETS)),

@@ -4,8 +4,9 @@ small dataclasses of all panels' components. Styles and scripts are real files i
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from weakref import WeakValueDictionary
 
 import gradio as gr
 
@@ -27,7 +28,8 @@ from .panels import (
     trace,
 )
 from .panels import mrag as mrag_panel
-from .state import Model
+from .receipts import Receipts
+from .state import Model, Session
 
 STATIC = Path(__file__).parent / "static"
 CSS = (STATIC / "style.css").read_text(encoding="utf-8")
@@ -36,11 +38,19 @@ HEAD = f"<script>\n{(STATIC / 'links.js').read_text(encoding='utf-8')}</script>\
 
 @dataclass
 class Context:
-    """What every handler may use: how the app runs, the shared model and the cache folder."""
+    """What every handler may use: how the app runs, the shared model, the cache folder, the books' upload
+    receipts and the open pages' sessions."""
 
     config: Config
     model: Model
     cache_dir: Path
+    receipts: Receipts
+    sessions: WeakValueDictionary = field(default_factory=WeakValueDictionary)
+    """The sessions that opened a book or a page, by Gradio's session hash (freed when their tab or API client
+    closes)."""
+
+    def track(self, request: gr.Request, session: Session) -> None:
+        self.sessions[request.session_hash] = session
 
 
 @dataclass
@@ -70,7 +80,7 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
     """The page. ``model`` is loaded by the caller (app.py) so that start-up errors are reported there."""
     model = model or Model(config)
     cache_dir = Path(config.cache_dir or default_cache_dir())
-    ctx = Context(config, model, cache_dir)
+    ctx = Context(config, model, cache_dir, Receipts(cache_dir))
     with gr.Blocks(title="ELITE Reader") as demo:
         kept = session.create_ui(ctx)
         gr.Markdown("# ELITE Reader\nAsk questions of a whole novel and watch how the answer is found.")

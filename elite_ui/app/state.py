@@ -3,18 +3,22 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Hashable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
-from ..book import Book, reading_ceiling
+from ..book import Book, default_cache_dir, reading_ceiling
 from ..book.names import NameIndex
 from ..errors import EliteError, ModelError
 from ..methods import Prepared, Trace
 from ..methods.registry import METHODS
-from ..models import LLM, Embed, MiniLMEmbedder, ModelChoice, open_model
+from ..models import BACKENDS, LLM, Embed, MiniLMEmbedder, ModelChoice, open_model
+from ..models.registry import chosen
 from . import notebook
 from .config import Config
+from .receipts import Receipts
 
 KEPT_TURNS, KEPT_NOTES = 50, 200
 """How much of a session the browser keeps for a page reload."""
@@ -34,7 +38,7 @@ class Model:
 
     def load(self, choice: ModelChoice, *, visitor: bool = True) -> str:
         """Open the model ``choice`` names and release the one it replaces (a hosted app's model is its host's:
-        visitors cannot change it)."""
+        visitors cannot change it). A visitor's choice is remembered for the next start."""
         cfg = self.config
         if visitor and cfg.hosted:
             raise ModelError("this hosted app's model is chosen by its host; visitors cannot change it.")
@@ -44,19 +48,50 @@ class Model:
             self.status = f"ready: {self.llm.name} (context {self.llm.n_ctx} tokens)"
         if old is not None:
             old.close()
+        if visitor:
+            self.remember(choice)
         return self.status
 
+    def running(self) -> str:
+        """Where the model runs and how fast it read and wrote during the last question (where it can tell)."""
+        if self.llm is None:
+            return ""
+        speed = self.llm.speed()
+        fast = (f" · last question: read {speed[0]:,.0f} prompt tokens/s, wrote {speed[1]:,.0f} tokens/s"
+                if speed else "")
+        return f"Runs on {self.llm.placement()}{fast}."
+
     def start(self) -> None:
-        """The model the host chose with flags or environment variables."""
+        """The model the host chose with flags or environment variables, else the one used last."""
         self.load(self.configured(), visitor=False)
 
     def configured(self) -> ModelChoice:
         cfg = self.config
         if cfg.scripted:
             return ModelChoice("scripted")
-        if cfg.server:
-            return ModelChoice("server", server=cfg.server, name=cfg.model_name or cfg.model or "")
-        return ModelChoice("gguf", path=cfg.model) if cfg.model else ModelChoice("embedded")
+        if cfg.server or cfg.model or cfg.hosted:
+            return chosen(cfg.model, cfg.server, cfg.model_name)
+        return self.remembered() or ModelChoice("embedded")
+
+    @property
+    def memo(self) -> Path:
+        return Path(self.config.cache_dir or default_cache_dir()) / "last-model.json"
+
+    def remember(self, choice: ModelChoice) -> None:
+        try:
+            self.memo.parent.mkdir(parents=True, exist_ok=True)
+            self.memo.write_text(json.dumps({k: getattr(choice, k) for k in ("kind", "path", "server", "name")}))
+        except OSError:
+            return
+
+    def remembered(self) -> ModelChoice | None:
+        """The model loaded last from the model panel, if it can still be opened."""
+        try:
+            kept = json.loads(self.memo.read_text())
+            choice = ModelChoice(**{k: str(kept[k]) for k in ("kind", "path", "server", "name")})
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        return choice if choice.kind in BACKENDS and choice.kind != "scripted" else None
 
 
 @dataclass
@@ -136,16 +171,23 @@ class Session:
         """One label per run: its number, question, method, and the run it edits."""
         return [run_label(n, trace) for n, trace in enumerate(self.traces, 1)]
 
-    def saved(self) -> dict:
+    def saved(self, receipts: Receipts) -> dict:
         """What the browser keeps so the session survives a page reload: the open book's hash (the book itself is
         in the parsed-book cache), its conversation and spoiler ceiling, the other books' titles and
-        conversations, and the notebook. Runs and traces are not kept."""
+        conversations, the notebook, and a receipt for each book. Runs and traces are not kept."""
         shelf = {digest: {"label": s.label, "ceiling": s.ceiling,
                           "turns": [notebook.turn_record(t) for t in s.turns[-KEPT_TURNS:]]}
                  for digest, s in self.shelf.items()}
+        books = [digest for _, digest in self.books()]
         return {"book": self.book.digest if self.book else None, "ceiling": self.ceiling_text,
                 "turns": [notebook.turn_record(t) for t in self.turns[-KEPT_TURNS:]], "shelf": shelf,
-                "notebook": self.notebook[-KEPT_NOTES:]}
+                "notebook": self.notebook[-KEPT_NOTES:], "receipts": {d: receipts.issue(d) for d in books}}
+
+    def release(self) -> None:
+        """Stop what runs and let go of the books, their indexes and runs (the session has ended)."""
+        self.cancel.set()
+        self.book, self.reading, self.names = None, None, None
+        self.traces, self.prepared, self.shelf = [], {}, {}
 
     def stop_unfinished(self) -> None:
         """Mark every question still without an answer or an error as stopped."""

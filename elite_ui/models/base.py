@@ -63,6 +63,17 @@ class LLM:
     def close(self) -> None:
         """Release what the model holds (its weights, for an in-process model)."""
 
+    def placement(self) -> str:
+        """Where the model runs, in words ("a server", "CPU, 8 threads", "GPU, all 32 layers")."""
+        return "elsewhere"
+
+    def speed(self) -> tuple[float, float] | None:
+        """Prompt tokens read and tokens written per second since :meth:`reset_speed`, where the backend can tell."""
+        return None
+
+    def reset_speed(self) -> None:
+        """Start measuring :meth:`speed` afresh (at each question)."""
+
     def stream(self, request: Request) -> Generator[str, None, Completion]:
         """Yield the reply in pieces as it is written; return the :class:`Completion`. Backends that cannot
         stream yield it whole."""

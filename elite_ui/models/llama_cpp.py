@@ -51,11 +51,12 @@ class LlamaCppLLM(LLM):
         path = Path(model_path) if model_path else embedded_model_path()
         if not path.is_file():
             raise ModelError(f"model file not found: {path}")
+        self.n_threads, self.n_gpu_layers = n_threads or max(1, os.cpu_count() or 1), n_gpu_layers
         try:
             self.llama = Llama(
                 model_path=str(path),
                 n_ctx=n_ctx,
-                n_threads=n_threads or max(1, os.cpu_count() or 1),
+                n_threads=self.n_threads,
                 n_gpu_layers=n_gpu_layers,
                 seed=seed,
                 verbose=False,
@@ -78,6 +79,29 @@ class LlamaCppLLM(LLM):
     def close(self) -> None:
         atexit.unregister(self.close)
         self.llama.close()
+
+    def placement(self) -> str:
+        import llama_cpp
+
+        layers = llama_cpp.llama_model_n_layer(self.llama._model.model)
+        if self.n_gpu_layers and llama_cpp.llama_supports_gpu_offload():
+            offloaded = layers if self.n_gpu_layers < 0 else min(self.n_gpu_layers, layers)
+            return f"GPU, {offloaded} of {layers} layers offloaded"
+        return f"CPU, {self.n_threads} threads"
+
+    def speed(self) -> tuple[float, float] | None:
+        """From llama.cpp's own counters of prompt evaluation and generation time."""
+        import llama_cpp
+
+        perf = llama_cpp.llama_perf_context(self.llama._ctx.ctx)
+        if perf.t_p_eval_ms <= 0 or perf.t_eval_ms <= 0:
+            return None
+        return perf.n_p_eval * 1000 / perf.t_p_eval_ms, perf.n_eval * 1000 / perf.t_eval_ms
+
+    def reset_speed(self) -> None:
+        import llama_cpp
+
+        llama_cpp.llama_perf_context_reset(self.llama._ctx.ctx)
 
     def format(self, messages: list[dict[str, str]]) -> tuple[str, list[str]]:
         formatted = self.formatter(messages=messages)

@@ -10,6 +10,32 @@ from collections.abc import Generator, Iterable
 from ..errors import ModelError
 from .base import DEFAULT_CONTEXT, LLM, Completion, Request
 
+SERVERS = {"Ollama": "http://localhost:11434", "llama-server": "http://localhost:8080"}
+"""Where common local servers listen by default (one click in the model panel)."""
+
+
+def api_base(url: str) -> str:
+    """A server's OpenAI API base (``.../v1``), whether or not the reader wrote the ``/v1``."""
+    base = url.strip().rstrip("/")
+    return base if base.endswith("/v1") else base + "/v1"
+
+
+def server_models(url: str, timeout: float = 10.0) -> list[str]:
+    """The models a server offers (``GET /v1/models``), or a :class:`ModelError` sentence."""
+    import httpx
+
+    base = api_base(url)
+    try:
+        response = httpx.get(f"{base}/models", timeout=timeout)
+        response.raise_for_status()
+        rows = response.json().get("data") or []
+    except httpx.HTTPError as exc:
+        raise ModelError(f"the server at {base} did not list its models ({type(exc).__name__}); is it running?") \
+            from None
+    except (ValueError, AttributeError):
+        raise ModelError(f"the server at {base} sent a model list that is not OpenAI's JSON.") from None
+    return sorted({str(row["id"]) for row in rows if isinstance(row, dict) and row.get("id")})
+
 
 class OpenAICompatibleLLM(LLM):
     """Any server speaking the OpenAI chat-completions API: llama-server, Ollama, vLLM, LM Studio."""
@@ -26,13 +52,15 @@ class OpenAICompatibleLLM(LLM):
     ):
         import httpx
 
-        base = base_url.rstrip("/")
-        self.base_url = base if base.endswith("/v1") else base + "/v1"
+        self.base_url = api_base(base_url)
         self.name = model
         self.n_ctx = n_ctx
         self.retries = retries
         headers = {"Authorization": f"Bearer {api_key or os.environ.get('OPENAI_API_KEY', 'none')}"}
         self.client = httpx.Client(timeout=httpx.Timeout(timeout, connect=10.0), headers=headers)
+
+    def placement(self) -> str:
+        return f"the server at {self.base_url}"
 
     def post(self, payload: dict) -> dict:
         import httpx

@@ -8,10 +8,12 @@ A new backend is one :func:`register` call with a function that opens it (after 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 from ..errors import ModelError
 from .base import DEFAULT_CONTEXT, LLM
+from .catalogue import catalogue, entry
 
 
 @dataclass(frozen=True)
@@ -24,7 +26,7 @@ class ModelChoice:
     server: str = ""
     """An OpenAI-compatible server's base URL (kind ``server``)."""
     name: str = ""
-    """The model's name on that server."""
+    """The model's name on that server, or in the catalogue (kind ``catalogue``)."""
     script: str = ""
     """A JSON script (kind ``scripted``)."""
     n_ctx: int = DEFAULT_CONTEXT
@@ -58,10 +60,19 @@ def open_model(choice: ModelChoice) -> LLM:
 
 def open_llm(model: str | None = None, *, server: str | None = None, n_ctx: int = DEFAULT_CONTEXT,
              n_gpu_layers: int = -1, n_threads: int | None = None) -> LLM:
-    """The command line's choice: a server URL with a model name, a GGUF path, or the embedded default."""
-    kind = "server" if server else "gguf" if model else "embedded"
-    return open_model(ModelChoice(kind, path=model or "", server=server or "", name=model or "", n_ctx=n_ctx,
-                                  n_gpu_layers=n_gpu_layers, n_threads=n_threads))
+    """The command line's choice: a server URL with a model name, a catalogue model's name, a GGUF path, or the
+    embedded default."""
+    return open_model(replace(chosen(model, server), n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, n_threads=n_threads))
+
+
+def chosen(model: str | None, server: str | None = None, name: str | None = None) -> ModelChoice:
+    """What ``--model`` (with ``--server`` and ``--model-name``) names: a server's model, a catalogue model (by
+    its name, unless a file of that name exists), a GGUF file, or the embedded model."""
+    if server:
+        return ModelChoice("server", server=server, name=name or model or "")
+    if model and model.strip().lower() in catalogue() and not Path(model).is_file():
+        return ModelChoice("catalogue", name=model.strip().lower())
+    return ModelChoice("gguf", path=model) if model else ModelChoice("embedded")
 
 
 def _llama(choice: ModelChoice) -> LLM:
@@ -72,6 +83,18 @@ def _llama(choice: ModelChoice) -> LLM:
         raise ModelError("enter the path of a GGUF file.")
     return LlamaCppLLM(path or None, n_ctx=choice.n_ctx, n_gpu_layers=choice.n_gpu_layers,
                        n_threads=choice.n_threads)
+
+
+def _catalogue(choice: ModelChoice) -> LLM:
+    from .hub import downloaded
+    from .llama_cpp import LlamaCppLLM
+
+    model = entry(choice.name)
+    path = downloaded(model)
+    if path is None:
+        raise ModelError(f"{model.label} is not downloaded yet: download it in the model panel, or run "
+                         f"python -m elite_ui.models pull {model.name}.")
+    return LlamaCppLLM(path, n_ctx=choice.n_ctx, n_gpu_layers=choice.n_gpu_layers, n_threads=choice.n_threads)
 
 
 def _server(choice: ModelChoice) -> LLM:
@@ -89,6 +112,7 @@ def _scripted(choice: ModelChoice) -> LLM:
 
 
 register(Backend("embedded", "embedded", _llama))
+register(Backend("catalogue", "downloaded", _catalogue))
 register(Backend("gguf", "GGUF file", _llama))
 register(Backend("server", "server", _server))
 register(Backend("scripted", "scripted", _scripted))

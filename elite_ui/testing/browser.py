@@ -29,17 +29,22 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_app(*args: str, timeout: float = 120, cache: Path | None = None) -> tuple[subprocess.Popen, str]:
+def start_app(*args: str, timeout: float = 120, cache: Path | None = None,
+              env: dict[str, str] | None = None) -> tuple[subprocess.Popen, str]:
+    """The app on a free port (with ``env`` added to the environment); what it prints goes to the file
+    :func:`app_log` names (a pipe nobody reads would block the app once full)."""
     port = free_port()
     env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONUNBUFFERED": "1",
-           "ELITE_CACHE": str(cache or tempfile.mkdtemp(prefix="elite-cache-"))}
-    process = subprocess.Popen([sys.executable, str(ROOT / "app.py"), "--port", str(port), *args], cwd=ROOT, env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+           "ELITE_CACHE": str(cache or tempfile.mkdtemp(prefix="elite-cache-")), **(env or {})}
+    with tempfile.NamedTemporaryFile("w", prefix="elite-app-", suffix=".log", delete=False) as log:
+        process = subprocess.Popen([sys.executable, str(ROOT / "app.py"), "--port", str(port), *args], cwd=ROOT,
+                                   env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
+    process.log = Path(log.name)
     url = f"http://127.0.0.1:{port}/"
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"the app exited:\n{process.stdout.read()}")
+            raise RuntimeError(f"the app exited:\n{app_log(process)}")
         try:
             urllib.request.urlopen(url, timeout=2)
             return process, url
@@ -47,6 +52,11 @@ def start_app(*args: str, timeout: float = 120, cache: Path | None = None) -> tu
             time.sleep(0.5)
     process.kill()
     raise RuntimeError("the app did not start in time")
+
+
+def app_log(process: subprocess.Popen) -> str:
+    """What the app printed so far."""
+    return process.log.read_text(encoding="utf-8", errors="replace")
 
 
 def stop_app(process: subprocess.Popen) -> None:

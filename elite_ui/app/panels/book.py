@@ -12,6 +12,7 @@ from ...book import load_book, load_cached
 from ...book.names import names_for
 from ...errors import EliteError
 from .. import render
+from ..inputs import choice
 from ..render import inert_markdown as md
 from ..state import Session
 from . import trace
@@ -47,10 +48,10 @@ def create_ui(ctx) -> BookUI:
     )
 
 
-def opened(page, session: Session) -> dict:
+def opened(page, ctx, session: Session) -> dict:
     """What shows the open book: its card, its conversation, the books of the visit, its ceiling, its names."""
     book = session.book
-    return {page.session.state: session, page.book.card: render.book_card(book),
+    return {page.session.state: session, page.book.card: render.book_card(book, hosted=ctx.config.hosted),
             page.book.upload: gr.File(value=None, label=ANOTHER),
             page.book.switch: gr.Dropdown(choices=session.books(), value=book.digest,
                                           visible=len(session.books()) > 1),
@@ -61,15 +62,16 @@ def opened(page, session: Session) -> dict:
 def create_event_handlers(page, ctx) -> None:
     ui, state = page.book, page.session.state
 
-    def on_upload(file, session: Session, progress=gr.Progress()):
+    def on_upload(file, session: Session, request: gr.Request, progress=gr.Progress()):
         if file is None:
             return {state: session}
-        return open_file(file if isinstance(file, str) else file.name, session, progress)
+        return open_file(file if isinstance(file, str) else file.name, session, request, progress)
 
-    def on_sample(session: Session, progress=gr.Progress()):
-        return open_file(str(SAMPLE), session, progress)
+    def on_sample(session: Session, request: gr.Request, progress=gr.Progress()):
+        return open_file(str(SAMPLE), session, request, progress)
 
-    def open_file(path: str, session: Session, progress) -> dict:
+    def open_file(path: str, session: Session, request: gr.Request, progress) -> dict:
+        ctx.track(request, session)
         progress(0.1, desc="Reading the book")
         try:
             book = load_book(path, max_bytes=ctx.config.max_upload_mb * 1024 * 1024, cache_dir=ctx.cache_dir)
@@ -78,10 +80,11 @@ def create_event_handlers(page, ctx) -> None:
             return {page.chat.status: f"**Could not load the book:** {md(str(exc))}{kept}", ui.upload: None}
         progress(1.0, desc="Ready")
         session.open(book)
-        return opened(page, session) | {page.chat.status: f"Loaded *{md(book.title)}*. Ask a question."}
+        return opened(page, ctx, session) | {page.chat.status: f"Loaded *{md(book.title)}*. Ask a question."}
 
     def on_switch(digest, session: Session):
-        if session.book is None or digest == session.book.digest or digest not in session.shelf:
+        digest = choice(digest, session.shelf)
+        if session.book is None or digest is None:
             return {state: session}
         book = load_cached(digest, ctx.cache_dir)
         if book is None:
@@ -89,7 +92,7 @@ def create_event_handlers(page, ctx) -> None:
             return {page.chat.status: f"*{gone}* is no longer in the cache; upload it again.",
                     ui.switch: session.book.digest}
         session.open(book)
-        return opened(page, session) | {page.chat.status: f"Back to *{md(book.title)}*."}
+        return opened(page, ctx, session) | {page.chat.status: f"Back to *{md(book.title)}*."}
 
     def on_book(session: Session):
         """After the card shows: the book's character names (0.5 s for the longest novel)."""
@@ -99,8 +102,8 @@ def create_event_handlers(page, ctx) -> None:
         return {state: session, page.names.box: session.names.as_text()}
 
     def on_language(code, session: Session):
-        book = session.book
-        if book is None:
+        book, code = session.book, choice(code, ["detected", *LANGUAGES])
+        if book is None or code is None:
             return {state: session}
         wanted = book.stats.get("detected", book.language) if code == "detected" else code
         if wanted != book.language:
@@ -108,14 +111,16 @@ def create_event_handlers(page, ctx) -> None:
             session.book.stats["detected"] = book.stats.get("detected", book.language)
             session.names = None
         session.names = session.names or names_for(session.book, ctx.cache_dir)
-        return {state: session, ui.card: render.book_card(session.book), page.names.box: session.names.as_text(),
+        return {state: session, ui.card: render.book_card(session.book, hosted=ctx.config.hosted),
+                page.names.box: session.names.as_text(),
                 page.chat.status: f"*{md(session.book.title)}* is read as {session.book.lexicon.name}."}
 
     shown = [state, ui.card, ui.upload, ui.switch, page.chat.conversation, page.chat.ceiling, page.names.box,
              page.chat.status]
-    for event in (ui.upload.upload(on_upload, [ui.upload, state], shown, concurrency_limit=None),
-                  ui.sample.click(on_sample, state, shown, concurrency_limit=None),
-                  ui.switch.input(on_switch, [ui.switch, state], shown, concurrency_limit=None)):
+    reading = {"concurrency_limit": ctx.config.uploads, "concurrency_id": "book"}
+    for event in (ui.upload.upload(on_upload, [ui.upload, state], shown, **reading),
+                  ui.sample.click(on_sample, state, shown, **reading),
+                  ui.switch.input(on_switch, [ui.switch, state], shown, **reading)):
         named = event.then(on_book, state, [state, page.names.box], concurrency_limit=None)
         trace.refresh_after(named, page, ctx).then(lambda: "detected", None, ui.language, concurrency_limit=None)
     ui.language.input(on_language, [ui.language, state], [state, ui.card, page.names.box, page.chat.status],

@@ -13,6 +13,7 @@ from ...errors import EliteError
 from ...methods.registry import METHODS, Tools
 from .. import render
 from ..answering import answer_turn, outputs, releases_stop
+from ..inputs import text
 from ..render import inert_markdown as md
 from ..state import Session
 from . import model_panel, trace
@@ -69,9 +70,11 @@ def create_event_handlers(page, ctx) -> None:
     @releases_stop(page)
     def on_ask(values: dict):
         session: Session = values[state]
-        book, said = session.book, (values[ui.question] or "").strip()
+        book, said = session.book, text(values[ui.question]).strip()
         if book is None:
-            yield {ui.status: "Load a book first (or try the sample book)."}
+            freed = (f" If this page showed a book, its session was idle over {ctx.config.idle_minutes} minutes "
+                     "and was freed: reload the page to bring it back." if ctx.config.hosted else "")
+            yield {ui.status: "Load a book first (or try the sample book)." + freed}
             return
         if not said:
             yield {ui.status: "Type a question first."}
@@ -83,7 +86,7 @@ def create_event_handlers(page, ctx) -> None:
         asked = book
         yield dict.fromkeys(page.options.boxes.values(), "")
 
-        session.ceiling_text = (values[ui.ceiling] or "").strip()
+        session.ceiling_text = text(values[ui.ceiling]).strip()
 
         def steps():
             nonlocal asked

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import gradio as gr
 
 from ...settings import described, with_overrides
+from ..inputs import choice
 
 
 @dataclass
@@ -32,8 +33,11 @@ class Controls:
 
     def on_preset(self) -> None:
         """Choosing a preset shows its values."""
-        self.preset.change(lambda name: [getattr(self.presets[name], n) for n in self.fields], self.preset,
-                           list(self.fields.values()))
+        def shown(name):
+            preset = self.presets.get(choice(name, self.presets))
+            return [getattr(preset, n) if preset else gr.skip() for n in self.fields]
+
+        self.preset.change(shown, self.preset, list(self.fields.values()))
 
 
 def create_controls(cls: type, presets: dict, preset: str, label: str, info: str, ids: str = "") -> Controls:

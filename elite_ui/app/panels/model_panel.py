@@ -1,6 +1,8 @@
-"""The model panel: which model answers (the embedded one, a GGUF file, an OpenAI-compatible server; the
-scripted test model when the app runs with one), loaded for every visitor; locked in hosted mode. Above the
-conversation, a note says which model answers, honestly when it is the small demo model."""
+"""The model panel: which model answers, loaded for every visitor. A catalogue of downloadable models with what
+fits this machine (download with progress, then load); the embedded one, a GGUF file, or an OpenAI-compatible
+server whose models are listed to choose from (Ollama's and llama-server's addresses one click away); where the
+model runs and how fast it was on the last question. The settings preset follows the model. Locked in hosted
+mode. Above the conversation, a note says which model answers, honestly when it is the small demo model."""
 
 from __future__ import annotations
 
@@ -10,6 +12,9 @@ import gradio as gr
 
 from ...errors import EliteError
 from ...models import BACKENDS, ModelChoice
+from ...models.catalogue import catalogue, entry, this_machine
+from ...models.hub import downloaded, pull
+from ...models.openai import SERVERS, server_models
 from ..render import esc
 from ..render import inert_markdown as md
 from ..state import Model
@@ -17,26 +22,52 @@ from ..state import Model
 
 @dataclass
 class ModelUI:
+    pick: gr.Dropdown
+    download: gr.Button
     kind: gr.Radio
     path: gr.Textbox
     url: gr.Textbox
-    name: gr.Textbox
+    servers: list[gr.Button]
+    listing: gr.Button
+    name: gr.Dropdown
     load: gr.Button
     status: gr.Markdown
+    running: gr.Markdown
+
+
+def choices() -> list[tuple[str, str]]:
+    """The catalogue as the dropdown shows it: size, memory, where it would run here, whether it is downloaded."""
+    machine, pick = this_machine(), this_machine().recommend()
+    return [(f"{m.label} · {m.tier} · {m.size_mb / 1000:.1f} GB file, {m.memory_gb:.0f} GB memory · "
+             f"{'runs on the ' + machine.runs(m) if machine.runs(m) else 'too big for this machine'}"
+             f"{' · downloaded' if downloaded(m) else ''}{' · recommended' if m == pick else ''}", m.name)
+            for m in catalogue().values()]
 
 
 def create_ui(ctx) -> ModelUI:
     cfg, locked = ctx.config, ctx.config.hosted
     kinds = [(b.label, b.kind) for b in BACKENDS.values() if b.kind != "scripted" or cfg.scripted]
+    start, pick = ctx.model.configured(), this_machine().recommend()
     with gr.Accordion("Model", open=False, elem_id="model-panel"):
-        return ModelUI(
-            gr.Radio(kinds, value=ctx.model.configured().kind, label="Model", interactive=not locked),
-            gr.Textbox(label="GGUF path", value=cfg.model or "", interactive=not locked),
-            gr.Textbox(label="Server URL (OpenAI-compatible)", value=cfg.server or "", interactive=not locked),
-            gr.Textbox(label="Model name on the server", value=cfg.model_name or "", interactive=not locked),
-            gr.Button("Load model", interactive=not locked),
-            gr.Markdown(md(ctx.model.status), elem_id="model-status"),
-        )
+        gr.Markdown(f"This machine: {md(this_machine().describe())}.", elem_id="machine")
+        with gr.Row():
+            chosen = gr.Dropdown(choices(), value=pick.name if pick else None, label="Download a model",
+                                 info="from the Hugging Face Hub, into its usual cache; licences on each model's "
+                                      "page", interactive=not locked, elem_id="catalogue", scale=4)
+            download = gr.Button("Download and load", interactive=not locked, elem_id="download", scale=1)
+        kind = gr.Radio(kinds, value=start.kind, label="Model", interactive=not locked, elem_id="model-kind")
+        path = gr.Textbox(label="GGUF path", value=start.path, interactive=not locked)
+        url = gr.Textbox(label="Server URL (OpenAI-compatible)", value=start.server, interactive=not locked,
+                         elem_id="server-url")
+        with gr.Row():
+            servers = [gr.Button(label, size="sm", interactive=not locked) for label in SERVERS]
+            listing = gr.Button("List the server's models", size="sm", interactive=not locked, elem_id="list-models")
+        name = gr.Dropdown([], value=start.name if start.kind == "server" else None, allow_custom_value=True,
+                           label="Model name on the server", interactive=not locked, elem_id="server-model")
+        load = gr.Button("Load model", interactive=not locked)
+        status = gr.Markdown(md(ctx.model.status), elem_id="model-status")
+        running = gr.Markdown(md(ctx.model.running()), elem_id="model-running")
+    return ModelUI(chosen, download, kind, path, url, servers, listing, name, load, status, running)
 
 
 def note(model: Model) -> str:
@@ -53,15 +84,54 @@ def note(model: Model) -> str:
     return f"<div class='model-note'>Answering with {name}.</div>"
 
 
+def preset_for(choice: ModelChoice) -> str | None:
+    """The settings preset a model starts with: the catalogue's word for its models, laptop for the demo model;
+    None (the reader's choice stays) for a file or server we know nothing about."""
+    if choice.kind == "catalogue":
+        return entry(choice.name).preset
+    return "laptop" if choice.kind == "embedded" else None
+
+
 def create_event_handlers(page, ctx) -> None:
-    ui = page.model
+    ui, preset = page.model, page.settings.controls.preset
+
+    def loaded(choice: ModelChoice) -> dict:
+        """Load ``choice`` and show it: status, where it runs, the note, the preset that goes with it."""
+        try:
+            status = md(ctx.model.load(choice))
+        except EliteError as exc:
+            return {ui.status: f"**Model not loaded:** {md(str(exc))} ({md(ctx.model.status)})"}
+        shown = {ui.status: status, ui.running: md(ctx.model.running()), page.chat.model_note: note(ctx.model),
+                 ui.pick: gr.Dropdown(choices=choices())}
+        chosen = preset_for(choice)
+        return shown | ({preset: chosen, ui.status: f"{status}; settings preset: {chosen}"} if chosen else {})
 
     def on_load_model(kind, path, url, name):
-        try:
-            status = md(ctx.model.load(ModelChoice(kind, path=path or "", server=url or "", name=name or "")))
-        except EliteError as exc:
-            status = f"**Model not loaded:** {md(str(exc))} ({md(ctx.model.status)})"
-        return status, note(ctx.model)
+        return loaded(ModelChoice(str(kind or ""), path=str(path or ""), server=str(url or ""),
+                                  name=str(name or "")))
 
-    if not ctx.config.hosted:
-        ui.load.click(on_load_model, [ui.kind, ui.path, ui.url, ui.name], [ui.status, page.chat.model_note])
+    def on_download(name, progress=gr.Progress(track_tqdm=True)):
+        try:
+            model = entry(str(name or ""))
+            progress(0, desc=f"Downloading {model.label}")
+            pull(model)
+        except EliteError as exc:
+            return {ui.status: f"**Not downloaded:** {md(str(exc))}"}
+        return loaded(ModelChoice("catalogue", name=model.name))
+
+    def on_list(url):
+        try:
+            found = server_models(str(url or ""))
+        except EliteError as exc:
+            return {ui.status: f"**No model list:** {md(str(exc))}"}
+        return {ui.name: gr.Dropdown(choices=found, value=found[0] if found else None), ui.kind: "server",
+                ui.status: f"The server offers {len(found)} model{'s' * (len(found) != 1)}."}
+
+    if ctx.config.hosted:
+        return
+    shown = [ui.status, ui.running, page.chat.model_note, ui.pick, preset]
+    ui.load.click(on_load_model, [ui.kind, ui.path, ui.url, ui.name], shown)
+    ui.download.click(on_download, ui.pick, shown)
+    ui.listing.click(on_list, ui.url, [ui.name, ui.kind, ui.status])
+    for button, address in zip(ui.servers, SERVERS.values(), strict=True):
+        button.click(lambda address=address: (address, "server"), None, [ui.url, ui.kind])

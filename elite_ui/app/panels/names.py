@@ -8,6 +8,7 @@ import gradio as gr
 
 from ...book.names import NameIndex, save_names
 from ...errors import EliteError
+from .. import inputs
 from ..render import inert_markdown as md
 from ..state import Session
 
@@ -35,7 +36,7 @@ def create_event_handlers(page, ctx) -> None:
         if session.book is None:
             return session, "Load a book first."
         try:
-            session.names = NameIndex.from_text(text)
+            session.names = NameIndex.from_text(inputs.text(text))
         except EliteError as exc:
             return session, f"**Names not changed:** {md(str(exc))}"
         kept = ("for this visit" if ctx.config.hosted else "for this book"

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 import gradio as gr
 
+from ..inputs import text
+
 
 @dataclass
 class OptionsUI:
@@ -13,7 +15,7 @@ class OptionsUI:
 
     def chosen(self, values: dict) -> dict[str, str] | None:
         """The options the reader filled in, by letter (None when there are none)."""
-        return {k: values[box] for k, box in self.boxes.items() if values[box] and values[box].strip()} or None
+        return {k: text(values[box]) for k, box in self.boxes.items() if text(values[box]).strip()} or None
 
 
 def create_ui(ctx) -> OptionsUI:

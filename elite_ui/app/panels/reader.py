@@ -80,4 +80,4 @@ def create_event_handlers(page, ctx) -> None:
     page.links.go.click(on_cite, [page.links.target, state], [state, ui.view, page.tabs, page.chat.status],
                         concurrency_limit=None)
     ui.save.click(on_save_quote, state, [state, page.notebook.view, page.chat.status, page.notebook.export],
-                  concurrency_limit=None).then(lambda s: s.saved(), state, page.session.stored)
+                  concurrency_limit=None).then(lambda s: s.saved(ctx.receipts), state, page.session.stored)

@@ -4,15 +4,14 @@ storage) so that a page reload brings back the book, the conversation, the noteb
 from __future__ import annotations
 
 import re
-import secrets
 from dataclasses import dataclass
-from pathlib import Path
 
 import gradio as gr
 
 from ...book import load_cached
 from ...book.names import names_for
 from .. import notebook, render
+from ..receipts import kept_secret
 from ..render import inert_markdown as md
 from ..state import Session, Shelved
 from .book import opened
@@ -27,22 +26,9 @@ class SessionUI:
 
 
 def create_ui(ctx) -> SessionUI:
-    return SessionUI(gr.State(Session()), gr.BrowserState(None, storage_key="elite-reader-session",
-                                                          secret=browser_secret(ctx.cache_dir)))
-
-
-def browser_secret(cache_dir: Path) -> str:
-    """The key the browser's copy of a session is encrypted with, kept in the cache so it outlives a restart."""
-    path = Path(cache_dir) / "browser-secret"
-    try:
-        if path.exists():
-            return path.read_text().strip()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        secret = secrets.token_hex(16)
-        path.write_text(secret)
-        return secret
-    except OSError:
-        return secrets.token_hex(16)
+    idle = ctx.config.idle_minutes * 60 if ctx.config.hosted else None
+    return SessionUI(gr.State(Session(), time_to_live=idle), gr.BrowserState(None, storage_key="elite-reader-session",
+                                                          secret=kept_secret(ctx.cache_dir, "browser-secret")))
 
 
 def create_event_handlers(page, ctx) -> None:
@@ -50,17 +36,24 @@ def create_event_handlers(page, ctx) -> None:
     outputs = [state, page.book.card, page.book.upload, page.book.switch, page.chat.conversation, page.chat.ceiling,
                page.notebook.view, page.names.box, page.chat.status]
 
-    def on_page_load(saved, session: Session):
+    def on_page_load(saved, session: Session, request: gr.Request):
         """Bring back the session the browser kept: the open book (from the parsed-book cache) with its
         conversation and spoiler ceiling, the other books' conversations, and the notebook."""
+        ctx.track(request, session)
         if not isinstance(saved, dict) or session.turns or session.book:
             return {state: session}
+        receipts = saved.get("receipts") if isinstance(saved.get("receipts"), dict) else {}
+
+        def received(digest) -> bool:
+            """Whether this browser opened the book: a book's hash alone reopens nothing."""
+            return bool(DIGEST.fullmatch(str(digest))) and ctx.receipts.valid(digest, receipts.get(digest))
+
         for digest, kept in (saved.get("shelf") if isinstance(saved.get("shelf"), dict) else {}).items():
-            if DIGEST.fullmatch(str(digest)) and isinstance(kept, dict) and isinstance(kept.get("label"), str):
+            if received(digest) and isinstance(kept, dict) and isinstance(kept.get("label"), str):
                 session.shelf[digest] = Shelved(kept["label"], turns_from(kept.get("turns")),
                                                 ceiling=str(kept.get("ceiling") or ""))
         session.notebook = notebook.entries_from(saved.get("notebook"))
-        book = load_cached(saved.get("book") or "", ctx.cache_dir)
+        book = load_cached(saved["book"], ctx.cache_dir) if received(saved.get("book")) else None
         turns = turns_from(saved.get("turns"))
         if book is not None:
             session.open(book)
@@ -69,14 +62,22 @@ def create_event_handlers(page, ctx) -> None:
         else:
             session.turns = turns
         found = (f"*{md(book.title)}* reopened from the cache" if book else
-                 "the book is no longer in the cache; upload it again" if saved.get("book") else "no book")
+                 "the book could not be reopened; upload it again" if saved.get("book") else "no book")
         status = (f"Session restored: {found}; questions: {len(session.turns)}, notebook entries: "
                   f"{len(session.notebook)}. Runs and their traces are not kept across a reload.")
-        shown = opened(page, session) if book else {state: session,
+        shown = opened(page, ctx, session) if book else {state: session,
                                                      page.chat.conversation: render.chat(None, session.turns)}
         return shown | {page.notebook.view: render.notebook_html(session.notebook), page.chat.status: status}
 
+    def on_unload(request: gr.Request):
+        """The tab (or API client) closed or reloaded: free its session's books and runs (a browser keeps its
+        copy)."""
+        closed = ctx.sessions.pop(request.session_hash, None)
+        if closed is not None:
+            closed.release()
+
     page.demo.load(on_page_load, [page.session.stored, state], outputs)
+    page.demo.unload(on_unload)
 
 
 def turns_from(records) -> list[dict]:

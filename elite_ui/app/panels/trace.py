@@ -12,6 +12,7 @@ from ...methods.elite import Edit
 from ...methods.registry import METHODS, Tools
 from .. import render
 from ..answering import answer_turn, charts, outputs, releases_stop
+from ..inputs import choice, text
 from ..state import Session, editable
 from .exports import downloads
 
@@ -52,7 +53,7 @@ def edit_choices(session: Session, iteration=None):
     by = editable(session.traces[session.shown]) if session.traces else {}
     if not by:
         return gr.Dropdown(choices=[], value=None), ""
-    iteration = iteration if iteration in by else max(by)
+    iteration = choice(iteration, by) or max(by)
     return gr.Dropdown(choices=sorted(by), value=iteration), "\n".join(by[iteration])
 
 
@@ -67,7 +68,7 @@ def refresh_after(event, page, ctx):
         return {ui.runs: gr.Dropdown(choices=labels, value=labels[session.shown] if labels else None),
                 ui.edit_iteration: iterations, ui.edit_terms: terms,
                 page.notebook.view: render.notebook_html(session.notebook),
-                page.session.stored: session.saved()} | downloads(page, ctx, session)
+                page.session.stored: session.saved(ctx.receipts)} | downloads(page, ctx, session)
 
     return event.then(after_run, page.session.state,
                       [ui.runs, ui.edit_iteration, ui.edit_terms, page.notebook.view, page.session.stored,
@@ -84,12 +85,13 @@ def create_event_handlers(page, ctx) -> None:
             yield {page.chat.status: "Ask a question first; then edit its search."}
             return
         base = session.traces[session.shown]
-        if iteration not in editable(base):
+        iteration = choice(iteration, editable(base))
+        if iteration is None:
             yield {page.chat.status: "Only an ELITE search with terms can be edited (not counting, M-RAG or chunk "
                                      "RAG runs)."}
             return
-        terms = [t.strip() for t in re.split(r"[\n,;]+", terms_text or "") if t.strip()]
-        pinned = [int(n) for n in re.findall(r"\d+", pins_text or "")]
+        terms = [t.strip() for t in re.split(r"[\n,;]+", text(terms_text)) if t.strip()]
+        pinned = [int(n) for n in re.findall(r"\d{1,9}", text(pins_text))]
         if not terms and not pinned:
             yield {page.chat.status: "Give at least one term, or pin a passage."}
             return

@@ -7,7 +7,9 @@ from ...book import Book
 from .common import esc
 
 
-def book_card(book: Book) -> str:
+def book_card(book: Book, *, hosted: bool = False) -> str:
+    """The book's card; a hosted app's card does not say whether the book came from the cache (that would tell
+    a visitor that someone uploaded the same file before)."""
     s = book.summary()
     author = f" by {esc(book.author)}" if book.author else ""
     parts = f" in {s['parts']} parts" if s["parts"] else ""
@@ -15,4 +17,4 @@ def book_card(book: Book) -> str:
     return (f"<div class='book-card'><b>{esc(book.title)}</b>{author}<br>"
             f"{s['chapters']} chapters{parts}{front} · {s['paragraphs']:,} paragraphs · {s['sentences']:,} sentences · "
             f"{s['words']:,} words (about {len(book.text) // 4:,} tokens) · {esc(book.lexicon.name)} · {book.format} · "
-            f"{esc(book.load_note())}</div>")
+            f"{'ready' if hosted else esc(book.load_note())}</div>")

@@ -69,8 +69,21 @@ def linked(text: str, book: Book) -> str:
     return "".join(out) + esc(text[last:])
 
 
+SHOWN = 400
+"""Characters of a long sentence the trace shows before "show more" (a sentence is at most 4,000)."""
+
+
 def highlight(book: Book, text: str, words: list[str]) -> str:
-    """Escaped ``text`` with every word matching a target word (in any inflected form) wrapped in <mark>."""
+    """Escaped ``text`` with every word matching a target word (in any inflected form) wrapped in <mark>; past
+    :data:`SHOWN` characters, the rest folds under "show more"."""
+    if len(text) <= SHOWN:
+        return marked(book, text, words)
+    cut = text.rfind(" ", 0, SHOWN) + 1 or SHOWN
+    return (f"{marked(book, text[:cut], words)}<details class='more'><summary>show more</summary>"
+            f"{marked(book, text[cut:], words)}</details>")
+
+
+def marked(book: Book, text: str, words: list[str]) -> str:
     out, last = [], 0
     for m in book.lexicon.matcher(sorted({f for w in words for f in book.forms(w)})).finditer(text):
         out += [esc(text[last : m.start()]), f"<mark>{esc(m.group())}</mark>"]
