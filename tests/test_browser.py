@@ -149,7 +149,7 @@ def test_book_and_model_output_render_inert(page, tmp_path, cache):
     for parsed in (cache / "books").glob("*.npz"):
         parsed.unlink()
     page.reload()
-    page.wait_for_selector("#status:has-text('no longer in the cache; upload it again')", timeout=30000)
+    page.wait_for_selector("#status:has-text('could not be reopened; upload it again')", timeout=30000)
     assert page.locator("#chat .msg.user").all_inner_texts() == ["What is Pemberley?"], "the conversation stays"
     assert "<img src=x" in page.inner_text("#chat") and page.locator("#chat img, #chat a").count() == 0
 
