@@ -10,7 +10,7 @@ from elite_ui.errors import EliteError
 from elite_ui.methods.elite import Elite, Settings
 from elite_ui.models import ScriptedLLM
 
-from .conftest import trigram_embed
+from .conftest import ROOT, trigram_embed
 
 
 @pytest.mark.parametrize(("args", "message"), [
@@ -56,3 +56,19 @@ def test_report_expands_citations_with_chapters(pride):
     assert "The model's answer:\nThe Bennets live at Longbourn." in text
     assert "Citations (chosen by word overlap):" in text and ", ch. " in text
     assert with_citations("see [S10]", pride) == f"see [{pride.sentence(10).citation}]"
+
+
+def test_pip_install_gives_the_commands(tmp_path):
+    """The package builds as a wheel with the four commands, its data files, and requirements.txt's pins."""
+    import zipfile
+
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", str(ROOT),
+                    "-w", str(tmp_path)], check=True, capture_output=True, timeout=300)
+    wheel = zipfile.ZipFile(next(tmp_path.glob("elite_reader-*.whl")))
+    names = wheel.namelist()
+    info = next(n for n in names if n.endswith(".dist-info/entry_points.txt")).rsplit("/", 1)[0]
+    scripts = wheel.read(f"{info}/entry_points.txt").decode()
+    for command in ("elite-reader = app:main", "elite-ask = ", "elite-bench = ", "elite-models = "):
+        assert command in scripts
+    assert {"app.py", "elite_ui/models/catalogue.toml", "elite_ui/app/static/style.css"} <= set(names)
+    assert "Requires-Dist: gradio==6.31.0" in wheel.read(f"{info}/METADATA").decode()
