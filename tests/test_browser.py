@@ -683,11 +683,34 @@ def back_to_the_txt_with_a_ceiling_kept_across_a_reload(page, said):
     shot(page, "37-after-reload")
 
 
+def download_the_recommended_model(page, pick) -> None:
+    """In the model panel: the machine, the recommended model downloaded and loaded, its preset set."""
+    page.click("#model-panel button.label-wrap, #model-panel > button")
+    assert "RAM" in page.inner_text("#machine") and "recommended" in page.input_value("#catalogue input")
+    page.click("#download")
+    page.wait_for_selector("#model-status:has-text('settings preset')", timeout=120000)
+    assert pick.file.removesuffix(".gguf") in page.inner_text("#model-note")
+    page.click("#settings-panel button.label-wrap, #settings-panel > button")
+    assert page.input_value("#elite-preset input") == pick.preset
+    shot(page, "24-model-downloaded")
+
+
+def list_a_servers_models(page, port: int) -> None:
+    page.click("#model-panel button:has-text('Ollama')")
+    playwright.expect(page.locator("#server-url textarea")).to_have_value("http://localhost:11434")
+    page.fill("#server-url textarea", f"http://127.0.0.1:{port}")
+    page.click("#list-models")
+    page.wait_for_selector("#model-status:has-text('offers 2 models')")
+    playwright.expect(page.locator("#server-model input")).to_have_value("m")
+    shot(page, "25-server-models-listed")
+
+
 @pytest.mark.model
 def test_choose_download_and_run_a_model_from_the_panel(browser, tmp_path):
     """The model panel with a local stand-in for the Hugging Face Hub: the recommended model downloads with
-    progress, loads, sets its preset, answers and shows its speed; a server's models are listed; the next start
-    loads the model used last."""
+    progress, loads, sets its preset, answers and shows its speed; with the Hub gone, another download says so in
+    a sentence and the loaded model goes on answering; a server's models are listed; the next start loads the
+    model used last."""
     import threading
     from http.server import ThreadingHTTPServer
 
@@ -707,25 +730,22 @@ def test_choose_download_and_run_a_model_from_the_panel(browser, tmp_path):
     process, url = start_app(cache=cache, env=env)
     try:
         context, page = open_page(browser, url)
-        page.click("#model-panel button.label-wrap, #model-panel > button")
-        assert "RAM" in page.inner_text("#machine") and "recommended" in page.input_value("#catalogue input")
-        page.click("#download")
-        page.wait_for_selector("#model-status:has-text('settings preset')", timeout=120000)
-        assert pick.file.removesuffix(".gguf") in page.inner_text("#model-note")
-        page.click("#settings-panel button.label-wrap, #settings-panel > button")
-        assert page.input_value("#elite-preset input") == pick.preset
-        shot(page, "24-model-downloaded")
+        download_the_recommended_model(page, pick)
         upload(page, ROOT / "assets" / "the-wind-in-the-willows.txt")
         ask(page, "Where does Toad live?")
         page.wait_for_selector("#model-running:has-text('tokens/s')", timeout=180000)
         assert "CPU" in page.inner_text("#model-running")
-        page.click("#model-panel button:has-text('Ollama')")
-        playwright.expect(page.locator("#server-url textarea")).to_have_value("http://localhost:11434")
-        page.fill("#server-url textarea", f"http://127.0.0.1:{server.server_address[1]}")
-        page.click("#list-models")
-        page.wait_for_selector("#model-status:has-text('offers 2 models')")
-        playwright.expect(page.locator("#server-model input")).to_have_value("m")
-        shot(page, "25-server-models-listed")
+        hub.close()
+        other = next(m for m in catalogue().values() if m != pick)
+        page.locator("#catalogue input").fill(other.label)
+        page.locator("#catalogue ul li", has_text=other.label).first.click()
+        page.click("#download")
+        page.wait_for_selector("#model-status:has-text('cannot be reached')", timeout=60000)
+        assert pick.file.removesuffix(".gguf") in page.inner_text("#model-note"), "the model it had still answers"
+        ask(page, "Who is Mole's friend?")
+        playwright.expect(page.locator("#chat .msg.user")).to_have_count(2)
+        page.wait_for_selector("#status:has-text('Done')", timeout=180000)
+        list_a_servers_models(page, server.server_address[1])
         context.close()
     finally:
         stop_app(process)
@@ -736,5 +756,4 @@ def test_choose_download_and_run_a_model_from_the_panel(browser, tmp_path):
         context.close()
     finally:
         stop_app(process)
-        hub.close()
         server.shutdown()
