@@ -169,6 +169,22 @@ def hosted_memory_line() -> str:
             f"{found['visitors']} uploads timed out, the server too busy to take them")
 
 
+def story_line() -> str:
+    """The story so far and the X-Ray, measured (``python -m benchmarks.story``)."""
+    found = figures("story")
+    books, xr = found["books"], found["xray"]
+    slowest = max(books, key=lambda b: b["recap_s"])
+    within = min(b["before_ceiling"] for b in books)
+    pairs = "; ".join(f"{x['character']}: " + ", ".join(f"{name} ({count})" for name, count in x["companions"])
+                      for x in xr.values() if x["book"] != "les-miserables")
+    fastest = min(b["recap_s"] for b in books)
+    return (f"the extractive recap of a whole novel takes {fastest:g}-{slowest['recap_s']:g} s "
+            f"({slowest['book']}, {slowest['chapters']} chapters, the slowest) on {len(books)} corpus novels; with the "
+            f"ceiling at half the book, {within:.0%} of the recap's extracts lie before it, in every book; the "
+            f"X-Ray of {xr['Valjean']['character']} in Les Misérables takes {xr['Valjean']['xray_s']:g} s. Top "
+            f"companions by shared paragraphs: {pairs}")
+
+
 ABLATION_SETS = {"nd": "novels-dev", "nv": "tests/data novels", "ft": "FairytaleQA", "ft150": "FairytaleQA"}
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from .book import Book, default_cache_dir, load_book, reading_ceiling
 from .book.lexicon import STEMMERS
 from .book.names import names_for
+from .book.story import recap, xray
 from .errors import EliteError
 from .methods import METHODS, Tools
 from .methods.parsing import SENTENCE_LABEL
@@ -29,7 +30,7 @@ def setting_groups() -> dict[str, type]:
 def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m elite_ui.ask", description=__doc__)
     parser.add_argument("book", help="a .txt, .epub or .pdf file")
-    parser.add_argument("question")
+    parser.add_argument("question", nargs="?", default="", help="the question (not needed with --recap or --xray)")
     parser.add_argument("--option", action="append", default=[], metavar='A="text"',
                         help="a multiple-choice option; repeat for each (A, B, C...)")
     parser.add_argument("--model", help="a GGUF file (default: the embedded SmolLM2-135M), or with --server the "
@@ -50,6 +51,10 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--n-ctx", type=int, default=DEFAULT_CONTEXT, help="model context in tokens")
     parser.add_argument("--n-gpu-layers", type=int, default=-1, help="layers offloaded to a GPU (-1: all)")
     parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--recap", action="store_true",
+                        help="print the story so far instead (with --up-to: up to there), extracts of each chapter")
+    parser.add_argument("--last-chapters", type=int, default=0, metavar="N", help="with --recap, only the last N")
+    parser.add_argument("--xray", metavar="NAME", help="print a character's X-Ray instead (with --up-to: up to there)")
     parser.add_argument("--json", metavar="TRACE.json", help="write the full trace as JSON")
     parser.add_argument("--quiet", action="store_true", help="print only the answer")
     add_flags(parser, setting_groups())
@@ -140,6 +145,33 @@ def report(trace: Trace, book: Book) -> str:
     return "\n".join(lines)
 
 
+def story(book: Book, args: argparse.Namespace, until: str) -> str:
+    """The story so far (``--recap``) or a character's X-Ray (``--xray``) as text, every sentence cited."""
+    def cited(sid: int) -> str:
+        sentence = book.sentence(sid)
+        return f"{' '.join(sentence.text.split())} [{sentence.citation}]"
+
+    if args.recap:
+        lines = [f"The story so far, {until} (extracts of each chapter):"]
+        for chapter in recap(book, last_chapters=args.last_chapters or None):
+            lines += [f"\n{chapter.ref} {chapter.title}".rstrip()] + [f"  - {cited(sid)}" for sid in chapter.sentences]
+        return "\n".join(lines)
+    names = names_for(book, default_cache_dir())
+    character = names.find(args.xray)
+    if character is None:
+        raise EliteError(f"no character named {args.xray!r} in the book's names; "
+                         f"some are {', '.join(c.name for c in names.characters[:8])}.")
+    x = xray(book, names, character)
+    lines = [f"{x.name} ({', '.join(x.variants[1:]) or 'no other name'}): named in {x.mentions} sentences {until}.",
+             f"First appearance: {cited(x.first)}" if x.first is not None else "Not named yet.",
+             "Mentions per chapter: " + ", ".join(f"{ref} {n}" for ref, n in x.by_chapter if n),
+             "Described:", *(f"  - {cited(sid)}" for sid in x.described),
+             "Appears with (shared paragraphs):",
+             *(f"  - {name}: {count} ({'; '.join(book.sentence(s).citation for s in sids)})"
+               for name, count, sids in x.companions)]
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     method = METHODS[args.strategy]
@@ -156,6 +188,12 @@ def main(argv: list[str] | None = None) -> int:
               f"{book.lexicon.name}, {book.load_note()}", file=sys.stderr)
         read = reading_ceiling(book, args.up_to)
         asked = book.up_to(*read, front=args.with_front_matter) if read else book
+        if args.recap or args.xray:
+            print(story(book.up_to(*(read or (len(book) - 1, ""))), args, f"up to {read[1]}" if read else
+                        "in the whole book"))
+            return 0
+        if not args.question.strip():
+            raise EliteError("give a question (or --recap, or --xray NAME).")
         llm = open_llm(args.model_name or args.model, server=args.server, n_ctx=args.n_ctx,
                        n_gpu_layers=args.n_gpu_layers, n_threads=args.threads)
         show = None if args.quiet else (lambda e: (line := summary_line(e)) and print(line, file=sys.stderr))

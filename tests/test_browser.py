@@ -757,3 +757,21 @@ def test_choose_download_and_run_a_model_from_the_panel(browser, tmp_path):
     finally:
         stop_app(process)
         server.shutdown()
+
+
+def test_the_story_so_far_and_a_character_x_ray_stop_at_the_ceiling(page):
+    upload(page, ROOT / "assets" / "the-wind-in-the-willows.txt")
+    page.fill("#ceiling textarea", "chapter 3")
+    page.click("#story-tab-button, button[role=tab]:has-text('Story')")
+    page.click("#recap")
+    page.wait_for_selector("#story:has-text('The story so far, up to chapter 3')")
+    assert page.locator("#story h4").count() == 3 and page.locator("#story a.cite").count() == 9
+    playwright.expect(page.locator("#xray-character input")).to_have_value("Toad")
+    page.click("#xray")
+    page.wait_for_selector("#story:has-text('Appears with')")
+    assert "Badger" not in page.inner_text("#story"), "the Badger meets Toad after chapter 3"
+    page.wait_for_selector("#xray-plot .bars path")
+    assert page.locator("#xray-plot .bars path").count() >= 3
+    shot(page, "26-character-x-ray")
+    page.locator("#story li a.cite").last.click()
+    page.wait_for_selector("#reader mark#cited")

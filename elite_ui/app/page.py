@@ -24,6 +24,7 @@ from .panels import (
     session,
     settings,
     side,
+    story,
     strategy,
     trace,
 )
@@ -72,6 +73,7 @@ class Page:
     trace: trace.TraceUI
     side: side.SideUI
     reader: reader.ReaderUI
+    story: story.StoryUI
     links: reader.LinksUI
     notebook: notebook.NotebookUI
 
@@ -101,10 +103,11 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
                     trace_ui = trace.create_ui(ctx)
                     side_ui = side.create_ui(ctx)
                     reader_ui = reader.create_ui(ctx)
+                    story_ui = story.create_ui(ctx)
                     notebook_ui = notebook.create_ui(ctx)
         page = Page(demo, tabs, kept, book_ui, model_ui, strategy_ui, names_ui, mrag_ui, settings_ui, options_ui,
-                    chat_ui, exports_ui, trace_ui, side_ui, reader_ui, links_ui, notebook_ui)
-        for panel in (session, book, model_panel, names, mrag_panel, settings, trace, chat, reader):
+                    chat_ui, exports_ui, trace_ui, side_ui, reader_ui, story_ui, links_ui, notebook_ui)
+        for panel in (session, book, model_panel, names, mrag_panel, settings, trace, chat, reader, story):
             panel.create_event_handlers(page, ctx)
     return demo
 

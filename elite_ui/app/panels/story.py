@@ -1,0 +1,88 @@
+"""The Story tab: the story so far (all chapters, or the last few for a reader coming back) and a character's X-Ray,
+both made from the book cut at the spoiler ceiling the chat shows, so nothing past it can appear."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import gradio as gr
+
+from ...book import reading_ceiling
+from ...book.names import names_for
+from ...book.story import recap, xray
+from ...errors import EliteError
+from ..inputs import text
+from ..render import inert_markdown as md
+from ..render.story import recap_html, xray_figure, xray_html
+from ..state import Session
+
+
+@dataclass
+class StoryUI:
+    last: gr.Number
+    recap: gr.Button
+    character: gr.Dropdown
+    xray: gr.Button
+    html: gr.HTML
+    figure: gr.Plot
+
+
+def create_ui(ctx) -> StoryUI:
+    with gr.Tab("Story", id="story-tab", elem_id="story-tab"):
+        with gr.Row():
+            last = gr.Number(0, precision=0, minimum=0, maximum=999, label="Only the last chapters (0: all)",
+                             elem_id="recap-last", scale=1)
+            recap_button = gr.Button("The story so far", elem_id="recap", scale=1)
+            character = gr.Dropdown([], label="Character", allow_custom_value=True, elem_id="xray-character",
+                                    scale=2, info="from the Character names panel")
+            xray_button = gr.Button("X-Ray", elem_id="xray", scale=1)
+        return StoryUI(last, recap_button, character, xray_button,
+                       gr.HTML("<div class='story'>Load a book, then ask for the story so far or a character's "
+                               "X-Ray; both stop at your spoiler ceiling.</div>", elem_id="story"),
+                       gr.Plot(visible=False, elem_id="xray-plot"))
+
+
+def create_event_handlers(page, ctx) -> None:
+    ui, state, chat = page.story, page.session.state, page.chat
+
+    def read_part(session: Session, ceiling) -> tuple:
+        """The book as far as the reader has read (the front matter left out), and how to say where that is."""
+        read = reading_ceiling(session.book, text(ceiling))
+        if read is None:
+            return session.book.up_to(len(session.book) - 1, ""), "in the whole book"
+        return session.book.up_to(*read), f"up to {read[1]}"
+
+    def on_recap(last, ceiling, session: Session):
+        if session.book is None:
+            return {chat.status: "Load a book first (or try the sample book)."}
+        try:
+            book, until = read_part(session, ceiling)
+        except EliteError as exc:
+            return {chat.status: f"**No recap:** {md(str(exc))}"}
+        chapters = int(last) if isinstance(last, int | float) and 0 < last < 1000 else None
+        return {ui.html: recap_html(book, recap(book, last_chapters=chapters), until),
+                ui.figure: gr.Plot(visible=False), chat.status: f"The story so far, {until}."}
+
+    def on_xray(name, ceiling, session: Session):
+        if session.book is None:
+            return {chat.status: "Load a book first (or try the sample book)."}
+        session.names = session.names or names_for(session.book, ctx.cache_dir)
+        character = session.names.find(text(name)) if text(name).strip() else None
+        if character is None:
+            return {chat.status: "Choose a character of the book (the Character names panel lists them)."}
+        try:
+            book, until = read_part(session, ceiling)
+        except EliteError as exc:
+            return {chat.status: f"**No X-Ray:** {md(str(exc))}"}
+        found = xray(book, session.names, character)
+        return {ui.html: xray_html(book, found, until), ui.figure: gr.Plot(xray_figure(found), visible=True),
+                chat.status: f"X-Ray of {md(found.name)}, {until}."}
+
+    def on_names(session: Session):
+        names = [c.name for c in session.names.characters] if session.names else []
+        return gr.Dropdown(choices=names, value=names[0] if names else None)
+
+    shown = [ui.html, ui.figure, chat.status]
+    ui.recap.click(on_recap, [ui.last, chat.ceiling, state], shown, concurrency_limit=None)
+    ui.xray.click(on_xray, [ui.character, chat.ceiling, state], shown, concurrency_limit=None)
+    page.names.box.change(on_names, state, ui.character, concurrency_limit=None)

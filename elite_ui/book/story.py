@@ -1,0 +1,144 @@
+"""The story so far and a character's X-Ray, made from the book alone (no model), from whatever book they are given:
+a book cut at the reader's spoiler ceiling (:meth:`Book.up_to`) holds nothing past it, so nothing past it can
+appear, by construction.
+
+- :func:`recap`: each chapter's most central sentences, picked by LexRank (Erkan and Radev 2004, "LexRank:
+  Graph-based Lexical Centrality as Salience in Text Summarization"): TF-IDF cosine similarity between the
+  chapter's sentences (scikit-learn), PageRank over the graph of similar pairs (networkx). They are extracts, the
+  book's own sentences, each cited.
+- :func:`xray`: one character's mentions per chapter, first appearance, the sentences that describe them (their
+  name beside an apposition or "was a ..."), and the characters they share paragraphs with.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+import networkx as nx
+import numpy as np
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.metrics.pairwise import cosine_similarity
+
+from .model import Book
+from .names import Character, NameIndex
+
+SIMILAR = 0.1
+"""LexRank's threshold: two sentences whose TF-IDF cosine reaches it are linked."""
+FULL = 12
+"""Words a sentence needs to be an extract (shorter ones only when a chapter has none): a line of dialogue such as
+"Of course not," said the Rat is central to the graph and tells nothing of the story."""
+LONGEST_CHAPTER = 1500
+"""Sentences of a chapter LexRank compares at most (evenly spread; a longer chapter is sampled)."""
+
+
+@dataclass
+class ChapterRecap:
+    ref: str
+    title: str
+    sentences: list[int]
+    """The chapter's extracts, in book order."""
+
+
+def recap(book: Book, per_chapter: int = 3, last_chapters: int | None = None) -> list[ChapterRecap]:
+    """The story so far, chapter by chapter (the front matter left out): ``per_chapter`` extracts of each, or of
+    the ``last_chapters`` only."""
+    chapters = [(n, c) for n, c in enumerate(book.chapters) if c.kind == "chapter"]
+    if last_chapters:
+        chapters = chapters[-last_chapters:]
+    out = []
+    for n, chapter in chapters:
+        following = book.chapters[n + 1].first_sentence if n + 1 < len(book.chapters) else len(book)
+        ids = list(range(chapter.first_sentence, min(following, len(book))))
+        out.append(ChapterRecap(chapter.ref, chapter.title, central(book, ids, per_chapter)))
+    return out
+
+
+def central(book: Book, ids: list[int], n: int) -> list[int]:
+    """The ``n`` most central of the sentences ``ids`` (LexRank), in book order."""
+    if len(ids) > LONGEST_CHAPTER:
+        ids = [ids[i] for i in np.linspace(0, len(ids) - 1, LONGEST_CHAPTER).astype(int)]
+    texts = [book.sentence(sid).text for sid in ids]
+    if len(ids) <= n:
+        return ids
+    try:
+        vectors = TfidfVectorizer(stop_words=sorted(book.lexicon.stopwords) or None).fit_transform(texts)
+    except ValueError:  # no word left to weigh (a chapter of numbers or stopwords)
+        return ids[:n]
+    similar = cosine_similarity(vectors, dense_output=False)
+    graph = nx.Graph()
+    graph.add_nodes_from(range(len(ids)))
+    rows, cols = similar.nonzero()
+    graph.add_edges_from((int(a), int(b)) for a, b, v in zip(rows, cols, similar.data, strict=True)
+                         if a < b and v >= SIMILAR)
+    rank = nx.pagerank(graph)
+    wordy = ([i for i in range(len(ids)) if len(texts[i].split()) >= FULL] or
+             [i for i in range(len(ids)) if len(texts[i].split()) >= FULL // 2] or list(range(len(ids))))
+    best = sorted(wordy, key=lambda i: (-rank[i], i))[:n]
+    return sorted(ids[i] for i in best)
+
+
+@dataclass
+class XRay:
+    """One character up to where the book ends (the reader's ceiling)."""
+
+    name: str
+    variants: list[str]
+    mentions: int
+    by_chapter: list[tuple[str, int]]
+    """Each chapter's reference and how many of its sentences name the character."""
+    first: int | None
+    """The first sentence of the story that names them."""
+    described: list[int] = field(default_factory=list)
+    companions: list[tuple[str, int, list[int]]] = field(default_factory=list)
+    """Other characters by shared paragraphs: name, how many, and the first sentences that name both."""
+
+
+def mentioning(book: Book, names: NameIndex, character: Character) -> np.ndarray:
+    """The sentences of the story that name ``character``: by a word only they bear, else (a name shared with
+    another character: "Miss Darcy", "Mr. Darcy") by one of their variants written out."""
+    own = names.search_words(character)
+    found = [book.index.postings(w) for w in own or character.tokens]
+    ids = np.unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
+    if own:
+        return ids
+    written = re.compile(r"\b(?:" + "|".join(re.escape(v) for v in sorted(character.variants, key=len, reverse=True))
+                         + r")\b")
+    return np.asarray([sid for sid in ids.tolist() if written.search(book.sentence(sid).text)], dtype=np.int64)
+
+
+def xray(book: Book, names: NameIndex, character: Character, companions: int = 8) -> XRay:
+    """``character``'s X-Ray from ``book`` (and every other character of ``names`` as a possible companion)."""
+    ids = mentioning(book, names, character)
+    ids = ids[ids >= book.first_read]
+    chapter_counts = Counter(int(book.chapter_of[sid]) for sid in ids)
+    by_chapter = [(c.ref or c.title, chapter_counts.get(n, 0)) for n, c in enumerate(book.chapters)
+                  if c.kind == "chapter"]
+    return XRay(character.name, character.variants, len(ids), by_chapter, int(ids[0]) if len(ids) else None,
+                describing(book, character, ids), sharing(book, names, character, ids)[:companions])
+
+
+def describing(book: Book, character: Character, ids: np.ndarray, most: int = 6) -> list[int]:
+    """Sentences that describe the character: a variant of their name followed by an apposition (", a young
+    man of ...") or by "was/is a ..." (the first ``most``, in book order)."""
+    variants = "|".join(re.escape(v) for v in sorted(character.variants, key=len, reverse=True))
+    pattern = re.compile(rf"\b(?:{variants})(?:,\s+(?:a|an|the|his|her)\s|\s+(?:was|is)\s+(?:a|an|the)\s)")
+    return [int(sid) for sid in ids if pattern.search(book.sentence(int(sid)).text)][:most]
+
+
+def sharing(book: Book, names: NameIndex, character: Character, ids: np.ndarray) -> list[tuple[str, int, list[int]]]:
+    """The other characters named in the paragraphs that name ``character``: name, shared paragraphs, and the
+    first three sentences naming the other character there; most shared first."""
+    paragraphs = set(book.paragraph_of[ids].tolist())
+    out = []
+    for other in names.characters:
+        if other is character:
+            continue
+        theirs = mentioning(book, names, other)
+        theirs = theirs[theirs >= book.first_read]
+        shared = [int(s) for s in theirs if int(book.paragraph_of[s]) in paragraphs]
+        count = len({int(book.paragraph_of[s]) for s in shared})
+        if count:
+            out.append((other.name, count, shared[:3]))
+    return sorted(out, key=lambda row: -row[1])
