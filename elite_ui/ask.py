@@ -166,6 +166,7 @@ def story(book: Book, args: argparse.Namespace, until: str) -> str:
              f"First appearance: {cited(x.first)}" if x.first is not None else "Not named yet.",
              "Mentions per chapter: " + ", ".join(f"{ref} {n}" for ref, n in x.by_chapter if n),
              "Described:", *(f"  - {cited(sid)}" for sid in x.described),
+             "Their story so far (extracts):", *(f"  - {cited(sid)}" for sid in x.story),
              "Appears with (shared paragraphs):",
              *(f"  - {name}: {count} ({'; '.join(book.sentence(s).citation for s in sids)})"
                for name, count, sids in x.companions)]

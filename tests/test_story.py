@@ -26,6 +26,7 @@ def test_x_ray_companions_are_the_books_own(pride):
     assert {name for name, _, _ in elizabeth.companions[:5]} == {"Mr. Darcy", "Jane", "Mr. Bingley", "Mrs. Bennet",
                                                                  "Wickham"}
     assert elizabeth.mentions > 500 and sum(n for _, n in elizabeth.by_chapter) == elizabeth.mentions
+    assert len(elizabeth.story) == sum(n > 0 for _, n in elizabeth.by_chapter) and elizabeth.story[0] == elizabeth.first
     assert "Lizzy" in pride.sentence(elizabeth.first).text and pride.sentence(elizabeth.first).chapter_ref == "ch. 1"
     willows = load_book(BOOKS["the-wind-in-the-willows.txt"])
     names = names_for(willows, None)

@@ -7,7 +7,8 @@ appear, by construction.
   chapter's sentences (scikit-learn), PageRank over the graph of similar pairs (networkx). They are extracts, the
   book's own sentences, each cited.
 - :func:`xray`: one character's mentions per chapter, first appearance, the sentences that describe them (their
-  name beside an apposition or "was a ..."), and the characters they share paragraphs with.
+  name beside an apposition or "was a ..."), the characters they share paragraphs with, and their own story so
+  far (in each chapter, the most central of the sentences that name them).
 """
 
 from __future__ import annotations
@@ -93,6 +94,8 @@ class XRay:
     described: list[int] = field(default_factory=list)
     companions: list[tuple[str, int, list[int]]] = field(default_factory=list)
     """Other characters by shared paragraphs: name, how many, and the first sentences that name both."""
+    story: list[int] = field(default_factory=list)
+    """Their own story so far: in each chapter that names them, the most central of those sentences."""
 
 
 def mentioning(book: Book, names: NameIndex, character: Character) -> np.ndarray:
@@ -115,8 +118,10 @@ def xray(book: Book, names: NameIndex, character: Character, companions: int = 8
     chapter_counts = Counter(int(book.chapter_of[sid]) for sid in ids)
     by_chapter = [(c.ref or c.title, chapter_counts.get(n, 0)) for n, c in enumerate(book.chapters)
                   if c.kind == "chapter"]
+    own = [sid for n in sorted(chapter_counts) for sid in central(book, [int(s) for s in ids
+                                                                         if book.chapter_of[s] == n], 1)]
     return XRay(character.name, character.variants, len(ids), by_chapter, int(ids[0]) if len(ids) else None,
-                describing(book, character, ids), sharing(book, names, character, ids)[:companions])
+                describing(book, character, ids), sharing(book, names, character, ids)[:companions], own)
 
 
 def describing(book: Book, character: Character, ids: np.ndarray, most: int = 6) -> list[int]:

@@ -31,13 +31,16 @@ def xray_html(book: Book, x: XRay, until: str) -> str:
         return f"<div class='story'>{esc(x.name)} is not named {esc(until)}.</div>"
     first = quoted(book, x.first) if x.first is not None else ""
     described = "".join(f"<li>{quoted(book, sid)}</li>" for sid in x.described) or "<li>none found</li>"
+    own = "".join(f"<li>{quoted(book, sid)}</li>" for sid in x.story)
     companions = "".join(
         f"<li><b>{esc(name)}</b>: {count} shared paragraph{'s' * (count != 1)} · "
         + " ".join(cite_link(book, sid) for sid in sids) + "</li>" for name, count, sids in x.companions)
     return (f"<div class='story'><h4>{esc(x.name)}</h4><p>Also called: {esc(', '.join(x.variants[1:]) or '-')} · "
             f"named in {x.mentions:,} sentences {esc(until)}.</p><p><b>First appearance:</b> {first}</p>"
-            f"<p><b>Described</b></p><ul>{described}</ul><p><b>Appears with</b> (click a citation for a passage they "
-            f"share)</p><ul>{companions or '<li>no one</li>'}</ul></div>")
+            f"<p><b>Described</b></p><ul>{described}</ul>"
+            f"<p><b>Their story so far</b> (extracts: in each chapter, the most central sentence that names them)</p>"
+            f"<ul>{own}</ul><p><b>Appears with</b> (click a citation for a passage they share)</p>"
+            f"<ul>{companions or '<li>no one</li>'}</ul></div>")
 
 
 def xray_figure(x: XRay) -> go.Figure:
