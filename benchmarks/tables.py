@@ -169,6 +169,16 @@ def hosted_memory_line() -> str:
             f"{found['visitors']} uploads timed out, the server too busy to take them")
 
 
+def whole_book_table() -> str:
+    """Whole-book mode against ELITE and BM25 chunks on FairytaleQA (``python -m benchmarks.whole_book``)."""
+    rows = ["| strategy | questions (answered) | accuracy | F1 | calls | evaluated tokens | median s |",
+            "| --- | --- | --- | --- | --- | --- | --- |"]
+    for name, r in figures("whole_book").items():
+        rows.append(f"| {name} | {r['questions']} ({r['answered']}) | {num(r['accuracy'])} | {num(r['f1'])} | "
+                    f"{round(r['llm_calls'], 1):g} | {num(r['evaluated_tokens'], 0)} | {num(r['seconds_median'])} |")
+    return "\n".join(rows)
+
+
 def story_line() -> str:
     """The story so far and the X-Ray, measured (``python -m benchmarks.story``)."""
     found = figures("story")

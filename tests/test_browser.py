@@ -773,5 +773,34 @@ def test_the_story_so_far_and_a_character_x_ray_stop_at_the_ceiling(page):
     page.wait_for_selector("#xray-plot .bars path")
     assert page.locator("#xray-plot .bars path").count() >= 3
     shot(page, "26-character-x-ray")
+    page.click("#save-story")
+    page.wait_for_selector("#notebook:has-text('X-Ray: Toad, up to chapter 3')")
     page.locator("#story li a.cite").last.click()
     page.wait_for_selector("#reader mark#cited")
+
+
+def test_a_short_book_is_offered_whole_and_read_whole(page, tmp_path):
+    upload(page, lighthouse(tmp_path))
+    page.wait_for_selector("#status:has-text(\"fits the model's context\")")
+    page.locator("#strategy label", has_text="Whole book").click()
+    ask(page, "What broke the lamp?")
+    page.wait_for_selector("#status:has-text('Done')", timeout=60000)
+    assert "whole book" in page.inner_text("#trace").lower()
+    assert page.locator("#chat .msg.user").count() == 1
+
+
+def test_ask_about_a_passage_from_the_reader(page):
+    """A cited sentence's paragraph, chosen in the Reader, is what the next question is about."""
+    upload(page, ROOT / "assets" / "the-wind-in-the-willows.txt")
+    ask(page, "Where does Toad live?")
+    page.wait_for_selector("#status:has-text('Done')", timeout=60000)
+    page.click("button[role=tab]:has-text('Reader')")
+    page.locator("#chat a.cite").first.click()
+    page.wait_for_selector("#reader mark#cited")
+    page.click("#ask-about")
+    page.wait_for_selector("#status:has-text('pinned as evidence')")
+    ask(page, "What is happening here?")
+    page.wait_for_selector("#trace .about-note", timeout=60000)
+    page.wait_for_selector("#status:has-text('Done')", timeout=60000)
+    assert "Asked about this passage" in page.inner_text("#trace")
+    shot(page, "27-asked-about-a-passage")

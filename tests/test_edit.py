@@ -71,3 +71,23 @@ def test_a_rerun_from_the_first_iteration_searches_only_the_reader_s_terms(pride
     assert [t.text for t in again.of("terms")[0].data.new] == ["Lambton"]
     assert again.of("edit")[0].data.removed == ["Darcy", "letter"] and again.of("edit")[0].data.run == 2
     assert all(h.matched == ["lambton"] for h in again.of("collection")[0].data.hits)
+
+
+def test_a_question_about_a_passage_pins_it_first_and_shows_it_at_the_top(pride):
+    import pytest
+
+    from elite_ui.app import render
+    from elite_ui.errors import QuestionError
+    from elite_ui.methods import METHODS
+
+    passage = [3000, 3001, 3002]
+    llm = ScriptedLLM(REPLIES)
+    run = Elite(llm, SETTINGS, embed=trigram_embed).run(pride, "What happens here?", about=[*passage, 10**9])
+    assert run.of("start")[0].data.about == passage, "sentences that do not exist are dropped"
+    first = run.of("chunks")[0].data.chunks[0]
+    assert first.pinned and first.first <= 3000 and first.last >= 3002 and run.of("terms")[0].data.new
+    assert set(passage) <= set(run.answer.evidence), "pinned passages are never trimmed"
+    html = render.trace_html(pride, run.events)
+    assert html.index("Asked about this passage") < html.index("Iteration 1")
+    with pytest.raises(QuestionError, match="answered by ELITE"):
+        METHODS["bm25"].engine(ScriptedLLM(REPLIES)).run(pride, "What happens here?", about=passage)

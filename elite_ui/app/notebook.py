@@ -19,6 +19,14 @@ def answer_entry(book: Book, trace: Trace, label: str) -> dict:
             "when": time.strftime("%Y-%m-%d %H:%M")}
 
 
+def story_entry(book: Book, heading: str, summary: str, sentence_ids: list[int]) -> dict:
+    """The story so far or an X-Ray as the Story tab showed it: a heading, a line, and its cited extracts (kept as
+    a question and its answer, so the notebook and its export show it the same way)."""
+    return {"kind": "answer", "question": heading, "answer": summary, "run": "Story tab", "book": book.digest,
+            "title": book.title, "quotes": [quote(book, sid) for sid in sentence_ids[:40] if sid < len(book)],
+            "when": time.strftime("%Y-%m-%d %H:%M")}
+
+
 def quote_entry(book: Book, sid: int) -> dict:
     """A passage the reader saved from the Reader tab."""
     return {"kind": "quote", **quote(book, sid), "book": book.digest, "title": book.title,

@@ -134,6 +134,10 @@ class Session:
         """The run (index into ``traces``) the trace panel shows."""
         self.shelf: dict[str, Shelved] = {}
         """The other books of this visit, by content hash."""
+        self.about: list[int] = []
+        """The sentences of the passage the next question is about (the open book's), if the reader chose one."""
+        self.story: dict | None = None
+        """The recap or X-Ray the Story tab shows, as a notebook entry ("Save to the notebook" keeps it)."""
         self.cancel = threading.Event()
 
     def open(self, book: Book) -> None:
@@ -145,6 +149,7 @@ class Session:
         if self.book is not None:
             self.shelf[self.book.digest] = Shelved(shelf_label(self.book), self.turns, self.traces, self.shown,
                                                    self.names, self.ceiling_text)
+        self.about = []
         kept = self.shelf.pop(book.digest, None) or Shelved(shelf_label(book))
         self.book, self.turns, self.traces, self.shown = book, kept.turns, kept.traces, kept.shown
         self.names, self.ceiling_text = kept.names, kept.ceiling
@@ -186,7 +191,7 @@ class Session:
     def release(self) -> None:
         """Stop what runs and let go of the books, their indexes and runs (the session has ended)."""
         self.cancel.set()
-        self.book, self.reading, self.names = None, None, None
+        self.book, self.reading, self.names, self.about = None, None, None, []
         self.traces, self.prepared, self.shelf = [], {}, {}
 
     def stop_unfinished(self) -> None:

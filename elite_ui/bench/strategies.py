@@ -46,7 +46,7 @@ class Generated:
 
 BUDGETS = {"elite": "evidence_tokens", "embedding": "evidence_tokens", "bm25": "evidence_tokens",
            "mrag": "budget_tokens"}
-"""Each method's setting that the benchmark's ``--budget`` sets."""
+"""Each method's setting that the benchmark's ``--budget`` sets (whole-book mode has none: it reads it all)."""
 
 
 def fill(llm: LLM, pieces: list[tuple[int, str]], budget: int) -> str:
@@ -72,7 +72,8 @@ class Strategy:
         self.name = method.name
 
     def engine(self, budget: int | None = None):
-        settings = with_overrides(self.settings, **{BUDGETS[self.name]: budget}) if budget else self.settings
+        limit = BUDGETS.get(self.name)
+        settings = with_overrides(self.settings, **{limit: budget}) if budget and limit else self.settings
         return self.method.engine(self.llm, settings, Tools(self.embed))
 
     def prepare(self, book: Book) -> Prepared:

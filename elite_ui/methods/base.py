@@ -60,16 +60,26 @@ class Engine:
         """What the method needs of ``book`` before a question (its index, built or loaded)."""
         return Prepared()
 
+    pins_passages = False
+    """Whether a question may be asked about a passage (``about``): its sentences pinned as evidence."""
+
     def ask(self, book: Book, question: str, options: dict[str, str] | None = None, *,
-            prepared: Prepared | None = None, generate: bool = True, **kwargs) -> Iterator[Event]:
+            prepared: Prepared | None = None, generate: bool = True, about: list[int] | None = None,
+            **kwargs) -> Iterator[Event]:
         """A question as trace events: ``start``, the method's :meth:`steps`, ``answer`` and ``done``.
         ``generate=False`` stops once the evidence is chosen (the answer then holds only the evidence: the
-        benchmark gives every method's context to one shared generator)."""
+        benchmark gives every method's context to one shared generator). ``about``: the sentences of a passage
+        the question is about, pinned as evidence by a method that can (:attr:`pins_passages`)."""
         question, options = self.normalised(question, options)
+        about = sorted({sid for sid in about or [] if 0 <= sid < len(book)})
+        if about and not self.pins_passages:
+            raise QuestionError(f"a question about a passage is answered by ELITE, not by {self.name}.")
+        if about:
+            kwargs["about"] = about
         started = time.perf_counter()
         prepared = prepared if prepared is not None else self.prepare(book)
         yield Event(Kind.START, 0, Start(question, options, asdict(self.settings), book.summary(), self.llm.name,
-                                         self.name, book.stats.get("ceiling"), self.index_card(prepared)))
+                                         self.name, book.stats.get("ceiling"), self.index_card(prepared), about))
         answer = yield from self.steps(book, question, options, prepared=prepared, generate=generate, **kwargs)
         if not answer.quotes and answer.count is None:
             answer.quotes = self.quotes(book, question, options, answer.evidence)
@@ -173,10 +183,10 @@ class Engine:
         return Answer(text, cite(book, text, evidence), evidence=evidence)
 
     def answer_from(self, book: Book, question: str, options: dict[str, str] | None, context: str,
-                    evidence: list[int], iteration: int = 1):
-        """One answering call on ``context``: the chosen option for a multiple-choice question, else a written
-        answer with its citations."""
-        messages = prompts.answer(question, options, context or "(nothing found)")
+                    evidence: list[int], iteration: int = 1, prompt=prompts.answer):
+        """One answering call on ``context`` (put into ``prompt``): the chosen option for a multiple-choice
+        question, else a written answer with its citations."""
+        messages = prompt(question, options, context or "(nothing found)")
         if options:
             reply = yield from self.call("answer", messages, iteration, max_tokens=12)
             return chosen_answer(book, options, choose(self.llm, messages, reply, options), evidence)

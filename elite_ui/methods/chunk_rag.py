@@ -23,16 +23,22 @@ from .trace import Answer, Event, Kind, Placed, Retrieval, Trace
 
 
 @dataclass(frozen=True)
-class ChunkSettings:
-    """Chunk RAG's settings."""
+class AnswerSettings:
+    """What an answer step needs: its length, the sentences quoted first, the longest question, the seed."""
 
-    chunk_words: int = setting(100, "words per chunk, about (whole sentences)", low=10, high=2000)
-    evidence_tokens: int = setting(2000, "token budget of the chunks placed before the answer", low=200, high=8000)
     answer_tokens: int = setting(160, "longest free-form answer, in tokens", low=16, high=2048)
     quotes: int = setting(3, "evidence sentences quoted before the answer (\"What the book says\"), best first",
                           low=0, high=10)
     max_question_chars: int = setting(2000, "longest question, in characters", low=1, high=100_000)
     seed: int = setting(0, "seed of the model's sampling", low=0)
+
+
+@dataclass(frozen=True)
+class ChunkSettings(AnswerSettings):
+    """Chunk RAG's settings."""
+
+    chunk_words: int = setting(100, "words per chunk, about (whole sentences)", low=10, high=2000)
+    evidence_tokens: int = setting(2000, "token budget of the chunks placed before the answer", low=200, high=8000)
 
 
 PRESETS = {"paper": ChunkSettings(), "laptop": ChunkSettings(evidence_tokens=800, answer_tokens=96)}

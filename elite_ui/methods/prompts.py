@@ -74,13 +74,21 @@ def trim(question: str, options: dict[str, str] | None, evidence: str) -> list[d
                     + "Which sentences help answer the question? Reply with their labels only, for example: S12, S40.")
 
 
-def answer(question: str, options: dict[str, str] | None, evidence: str) -> list[dict[str, str]]:
+def answer_tail(options: dict[str, str] | None) -> str:
     if options:
-        tail = "Reply with the letter of the correct option."
-    else:
-        tail = ("Answer in one or two sentences. After each fact, put the label of the sentence it comes from "
-                "in square brackets.")
-    return messages(passages(question, options, evidence) + tail)
+        return "Reply with the letter of the correct option."
+    return ("Answer in one or two sentences. After each fact, put the label of the sentence it comes from in square "
+            "brackets.")
+
+
+def answer(question: str, options: dict[str, str] | None, evidence: str) -> list[dict[str, str]]:
+    return messages(passages(question, options, evidence) + answer_tail(options))
+
+
+def reading(question: str, options: dict[str, str] | None, book: str) -> list[dict[str, str]]:
+    """The whole book first, then the question: questions on the same book share the book's prefix, so the model
+    reads it once and reuses it from its KV cache."""
+    return messages(f"The book:\n{book}\n\nQuestion: {question}{options_block(options)}\n\n" + answer_tail(options))
 
 
 MARKER_SYSTEM = "You build a search index of a novel."

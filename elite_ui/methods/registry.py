@@ -19,6 +19,8 @@ from .elite import PRESETS as ELITE_PRESETS
 from .elite import Elite, Settings
 from .mrag import PRESETS as MRAG_PRESETS
 from .mrag import Mrag, MragSettings
+from .whole import PRESETS as WHOLE_PRESETS
+from .whole import WholeBook, WholeSettings
 
 
 @dataclass
@@ -68,6 +70,9 @@ METHODS = {m.name: m for m in (
     Method("bm25", "BM25 chunks", "100-word chunks ranked by BM25 over the question and options", ChunkSettings,
            CHUNK_PRESETS, lambda llm, s, t: ChunkRag(llm, s, ranker="bm25", embed=t.embed, cancel=t.cancel),
            "chunks", builds="its chunk index"),
+    Method("whole", "Whole book", "the whole book (up to the ceiling) in the model's context, when it fits",
+           WholeSettings, WHOLE_PRESETS, lambda llm, s, t: WholeBook(llm, s, embed=t.embed, cancel=t.cancel),
+           "chunks", main=True),
 )}
 
 

@@ -171,6 +171,8 @@ class Start:
     strategy: str
     ceiling: dict | None = None
     index: dict | None = None
+    about: list[int] = field(default_factory=list)
+    """The passage the reader asked about (its sentences, pinned as evidence), if any."""
 
 
 @dataclass

@@ -11,6 +11,7 @@ import gradio as gr
 from ...book import load_book, load_cached
 from ...book.names import names_for
 from ...errors import EliteError
+from ...methods.whole import fits
 from .. import render
 from ..inputs import choice
 from ..render import inert_markdown as md
@@ -59,6 +60,15 @@ def opened(page, ctx, session: Session) -> dict:
             page.names.box: session.names.as_text() if session.names else ""}
 
 
+def whole_offered(page, ctx, book) -> dict:
+    """When the whole book fits the model's context, the status offers whole-book mode (the reader chooses)."""
+    tokens = fits(book, ctx.model.llm) if ctx.model.llm is not None else None
+    if tokens is None:
+        return {}
+    return {page.chat.status: f"Loaded *{md(book.title)}*. It fits the model's context ({tokens:,} tokens): choose "
+                              "the strategy *Whole book* to have the model read all of it. Ask a question."}
+
+
 def create_event_handlers(page, ctx) -> None:
     ui, state = page.book, page.session.state
 
@@ -80,7 +90,8 @@ def create_event_handlers(page, ctx) -> None:
             return {page.chat.status: f"**Could not load the book:** {md(str(exc))}{kept}", ui.upload: None}
         progress(1.0, desc="Ready")
         session.open(book)
-        return opened(page, ctx, session) | {page.chat.status: f"Loaded *{md(book.title)}*. Ask a question."}
+        return opened(page, ctx, session) | {page.chat.status: f"Loaded *{md(book.title)}*. Ask a question."} | (
+            whole_offered(page, ctx, book))
 
     def on_switch(digest, session: Session):
         digest = choice(digest, session.shelf)

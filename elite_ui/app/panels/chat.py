@@ -88,12 +88,15 @@ def create_event_handlers(page, ctx) -> None:
 
         session.ceiling_text = text(values[ui.ceiling]).strip()
 
+        about, session.about = session.about, []
+
         def steps():
             nonlocal asked
             read = reading_ceiling(book, session.ceiling_text)
             asked = book.up_to(*read, front=bool(values[ui.front])) if read else book
-            engine = engine_for(page, ctx, values[page.strategy.strategy], session, values)
-            return engine.ask(asked, said, options, prepared=session.prepared_for(engine, book))
+            engine = engine_for(page, ctx, "elite" if about else values[page.strategy.strategy], session, values)
+            return engine.ask(asked, said, options, prepared=session.prepared_for(engine, book),
+                              **({"about": about} if about else {}))
 
         run = yield from answer_turn(page, ctx, session, book, said, said, "Searching the book…", steps, options)
         compare = values[page.strategy.compare]

@@ -1,5 +1,5 @@
-"""The Notebook tab: every question of the session with its answer and cited passages, and the passages saved
-from the Reader; exported as Markdown."""
+"""The Notebook tab: every question of the session with its answer and cited passages, the passages saved from
+the Reader, and the recaps and X-Rays saved from the Story tab; exported as Markdown."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ from dataclasses import dataclass
 import gradio as gr
 
 from .. import render
+from ..state import Session
+from .exports import downloads
 
 
 @dataclass
@@ -21,3 +23,21 @@ def create_ui(ctx) -> NotebookUI:
         return NotebookUI(gr.HTML(render.notebook_html([]), elem_id="notebook"),
                           gr.DownloadButton("Export the notebook as Markdown", size="sm", elem_id="export-notebook",
                                             interactive=False))
+
+
+def on_save(page, ctx, button: gr.Button, entry_of) -> None:
+    """``button`` saves to the notebook what ``entry_of(session)`` makes of the session (an entry, or the sentence
+    saying why there is none), then shows the notebook and its export, and updates the browser's copy."""
+    state = page.session.state
+
+    def save(session: Session):
+        entry = entry_of(session)
+        if isinstance(entry, str):
+            return {page.chat.status: entry}
+        session.notebook.append(entry)
+        said = f"Saved “{render.inert_markdown(entry.get('question') or entry['label'])}” to the notebook."
+        return {state: session, page.notebook.view: render.notebook_html(session.notebook), page.chat.status: said,
+                page.notebook.export: downloads(page, ctx, session)[page.notebook.export]}
+
+    button.click(save, state, [state, page.notebook.view, page.chat.status, page.notebook.export],
+                 concurrency_limit=None).then(lambda s: s.saved(ctx.receipts), state, page.session.stored)

@@ -8,13 +8,16 @@ import re
 from dataclasses import dataclass
 
 import gradio as gr
+import numpy as np
 
 from ...book import load_cached
 from .. import notebook, render
 from ..render import inert_markdown as md
 from ..state import Session
-from .exports import downloads
+from . import notebook as notebook_panel
 
+PASSAGE = 6
+"""Sentences on each side of the one shown that "Ask about this passage" pins, within its paragraph."""
 CITED = re.compile(r"([0-9a-f]{1,64}):(\d{1,9})")
 """What a citation link writes: the start of its book's content hash, and the sentence."""
 
@@ -23,6 +26,7 @@ CITED = re.compile(r"([0-9a-f]{1,64}):(\d{1,9})")
 class ReaderUI:
     view: gr.HTML
     save: gr.Button
+    about: gr.Button
 
 
 @dataclass
@@ -36,7 +40,8 @@ class LinksUI:
 def create_ui(ctx) -> ReaderUI:
     with gr.Tab("Reader", id="reader-tab", elem_id="reader-tab"):
         return ReaderUI(gr.HTML("<div class='reader'>Click a citation to read it in place.</div>", elem_id="reader"),
-                        gr.Button("Save this passage to the notebook", size="sm", elem_id="save-quote"))
+                        gr.Button("Save this passage to the notebook", size="sm", elem_id="save-quote"),
+                        gr.Button("Ask about this passage", size="sm", elem_id="ask-about"))
 
 
 def create_links() -> LinksUI:
@@ -68,16 +73,23 @@ def create_event_handlers(page, ctx) -> None:
         digest = next((d for d in session.shelf if d.startswith(key)), None)
         return load_cached(digest, ctx.cache_dir) if digest else None
 
-    def on_save_quote(session: Session):
+    def quoted(session: Session):
         if session.reading is None or session.reading[1] >= len(session.reading[0]):
-            return {page.chat.status: "Open a passage in the Reader first (click a citation)."}
-        book, sid = session.reading
-        session.notebook.append(notebook.quote_entry(book, sid))
-        return {state: session, page.notebook.view: render.notebook_html(session.notebook),
-                page.chat.status: f"Saved S{sid} of *{md(book.title)}* to the notebook."} | {
-            page.notebook.export: downloads(page, ctx, session)[page.notebook.export]}
+            return "Open a passage in the Reader first (click a citation)."
+        return notebook.quote_entry(*session.reading)
 
+    def on_about(session: Session):
+        """The paragraph the Reader shows becomes what the next question is about (pinned as evidence)."""
+        if session.reading is None or session.book is None or session.reading[0].digest != session.book.digest:
+            return {page.chat.status: "Open a passage of the open book in the Reader first (click a citation)."}
+        book, sid = session.reading
+        paragraph = np.flatnonzero(book.paragraph_of == book.paragraph_of[sid])
+        session.about = [int(s) for s in paragraph if abs(int(s) - sid) <= PASSAGE]
+        return {state: session, page.chat.status: f"Your next question is about the passage at "
+                f"{md(book.sentence(sid).citation)}: it is pinned as evidence, and ELITE answers it. Type the "
+                "question above.", page.chat.question: ""}
+
+    ui.about.click(on_about, state, [state, page.chat.status, page.chat.question], concurrency_limit=None)
     page.links.go.click(on_cite, [page.links.target, state], [state, ui.view, page.tabs, page.chat.status],
                         concurrency_limit=None)
-    ui.save.click(on_save_quote, state, [state, page.notebook.view, page.chat.status, page.notebook.export],
-                  concurrency_limit=None).then(lambda s: s.saved(ctx.receipts), state, page.session.stored)
+    notebook_panel.on_save(page, ctx, ui.save, quoted)

@@ -11,10 +11,12 @@ from ...book import reading_ceiling
 from ...book.names import names_for
 from ...book.story import recap, xray
 from ...errors import EliteError
+from .. import notebook
 from ..inputs import text
 from ..render import inert_markdown as md
 from ..render.story import recap_html, xray_figure, xray_html
 from ..state import Session
+from . import notebook as notebook_panel
 
 
 @dataclass
@@ -23,6 +25,7 @@ class StoryUI:
     recap: gr.Button
     character: gr.Dropdown
     xray: gr.Button
+    save: gr.Button
     html: gr.HTML
     figure: gr.Plot
 
@@ -36,7 +39,8 @@ def create_ui(ctx) -> StoryUI:
             character = gr.Dropdown([], label="Character", allow_custom_value=True, elem_id="xray-character",
                                     scale=2, info="from the Character names panel")
             xray_button = gr.Button("X-Ray", elem_id="xray", scale=1)
-        return StoryUI(last, recap_button, character, xray_button,
+        save = gr.Button("Save to the notebook", size="sm", elem_id="save-story")
+        return StoryUI(last, recap_button, character, xray_button, save,
                        gr.HTML("<div class='story'>Load a book, then ask for the story so far or a character's "
                                "X-Ray; both stop at your spoiler ceiling.</div>", elem_id="story"),
                        gr.Plot(visible=False, elem_id="xray-plot"))
@@ -60,8 +64,11 @@ def create_event_handlers(page, ctx) -> None:
         except EliteError as exc:
             return {chat.status: f"**No recap:** {md(str(exc))}"}
         chapters = int(last) if isinstance(last, int | float) and 0 < last < 1000 else None
-        return {ui.html: recap_html(book, recap(book, last_chapters=chapters), until),
-                ui.figure: gr.Plot(visible=False), chat.status: f"The story so far, {until}."}
+        recaps = recap(book, last_chapters=chapters)
+        session.story = notebook.story_entry(book, f"The story so far, {until}", f"Extracts of {len(recaps)} "
+                                             "chapters.", [sid for r in recaps for sid in r.sentences])
+        return {state: session, ui.html: recap_html(book, recaps, until), ui.figure: gr.Plot(visible=False),
+                chat.status: f"The story so far, {until}."}
 
     def on_xray(name, ceiling, session: Session):
         if session.book is None:
@@ -75,14 +82,19 @@ def create_event_handlers(page, ctx) -> None:
         except EliteError as exc:
             return {chat.status: f"**No X-Ray:** {md(str(exc))}"}
         found = xray(book, session.names, character)
-        return {ui.html: xray_html(book, found, until), ui.figure: gr.Plot(xray_figure(found), visible=True),
+        companions = ", ".join(f"{name} ({count})" for name, count, _ in found.companions[:5]) or "no one"
+        session.story = notebook.story_entry(book, f"X-Ray: {found.name}, {until}", f"Named in {found.mentions} "
+                                             f"sentences; appears most with {companions}.", found.story)
+        return {state: session, ui.html: xray_html(book, found, until),
+                ui.figure: gr.Plot(xray_figure(found), visible=True),
                 chat.status: f"X-Ray of {md(found.name)}, {until}."}
 
     def on_names(session: Session):
         names = [c.name for c in session.names.characters] if session.names else []
         return gr.Dropdown(choices=names, value=names[0] if names else None)
 
-    shown = [ui.html, ui.figure, chat.status]
+    shown = [state, ui.html, ui.figure, chat.status]
     ui.recap.click(on_recap, [ui.last, chat.ceiling, state], shown, concurrency_limit=None)
     ui.xray.click(on_xray, [ui.character, chat.ceiling, state], shown, concurrency_limit=None)
     page.names.box.change(on_names, state, ui.character, concurrency_limit=None)
+    notebook_panel.on_save(page, ctx, ui.save, lambda s: s.story or "Show the story so far or an X-Ray first.")

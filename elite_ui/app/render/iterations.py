@@ -21,7 +21,8 @@ def trace_html(book: Book, events: list[Event]) -> str:
     """The trace panel: one collapsible block per iteration, then the organised evidence and totals."""
     by = grouped(events)
     edits = [e.data for e in events if e.kind == Kind.EDIT]
-    parts = ["<div class='trace'>", ceiling_note(events), edit_note(book, edits[0]) if edits else "", LEGEND]
+    parts = ["<div class='trace'>", ceiling_note(events), about_note(book, events),
+             edit_note(book, edits[0]) if edits else "", LEGEND]
     tried: set[str] = set()
     for iteration in sorted(i for i in by if i > 0):
         parts.append(iteration_block(book, iteration, by[iteration], edits[0] if edits else None, tried))
@@ -107,6 +108,16 @@ def chips(terms, tried: set[str]) -> str:
         out.append(f"<span class='chip {esc(term.origin)} {state}{missing}' title='{esc(note)}'>"
                    f"{esc(term.text)}</span>")
     return " ".join(out)
+
+
+def about_note(book: Book, events: list[Event]) -> str:
+    """The passage the question was asked about, pinned as evidence, at the top of the trace."""
+    about = next((e.data.about for e in events if e.kind == Kind.START and e.data.about), [])
+    if not about:
+        return ""
+    text = " ".join(book.sentence(sid).text for sid in about if sid < len(book))
+    return (f"<div class='about-note'><b>Asked about this passage</b> {cite_link(book, about[0])} (pinned as "
+            f"evidence): <i>{esc(' '.join(text.split())[:600])}</i></div>")
 
 
 def edit_note(book: Book, edit: EditMade) -> str:

@@ -54,15 +54,18 @@ class Elite(Engine):
         super().__init__(llm, settings or Settings(), embed=embed, cancel=cancel)
         self.names = names
 
+    pins_passages = True
+
     def steps(self, book: Book, question: str, options: dict[str, str] | None, *, prepared: Prepared,
-              generate: bool = True, edit: Edit | None = None):
-        """Counting questions take the counting path; every other question (and every edited search) the loop."""
-        if is_counting(question) and not edit:
+              generate: bool = True, edit: Edit | None = None, about: list[int] | None = None):
+        """Counting questions take the counting path; every other question (and every edited search, and every
+        question about a passage) the loop."""
+        if is_counting(question) and not edit and not about:
             return (yield from answer_by_counting(self, book, question, options))
-        return (yield from self.explore(book, question, options, generate, edit))
+        return (yield from self.explore(book, question, options, generate, edit, about or []))
 
     def explore(self, book: Book, question: str, options: dict[str, str] | None, generate: bool = True,
-                edit: Edit | None = None):
+                edit: Edit | None = None, about: list[int] | None = None):
         """Iterations of collect, weigh, judge and explore until the evidence suffices or ``iter_max`` (one
         iteration without the judge); then organise and answer."""
         s = self.settings
@@ -86,8 +89,9 @@ class Elite(Engine):
             retrieved.update(h.sentence_id for h in hits)
             yield Event(Kind.COLLECTION, iteration, Collection(hits))
             found = [c for c in widen(book, hits, s.neighbor_num, iteration) if c.key not in chunks]
-            if edit and iteration == start:
-                pinned = pinned_chunks(book, edit.pinned, s.neighbor_num, iteration)
+            pins = (edit.pinned if edit else about) if iteration == start else []
+            if pins:
+                pinned = pinned_chunks(book, pins, s.neighbor_num, iteration)
                 found = pinned + [c for c in found if not any(p.first <= c.first and c.last <= p.last
                                                                  for p in pinned)]
             chunks.update((c.key, c) for c in found)
