@@ -774,9 +774,11 @@ def test_the_story_so_far_and_a_character_x_ray_stop_at_the_ceiling(page):
     assert page.locator("#xray-plot .bars path").count() >= 3
     shot(page, "26-character-x-ray")
     page.click("#save-story")
-    page.wait_for_selector("#notebook:has-text('X-Ray: Toad, up to chapter 3')")
+    page.wait_for_selector("#status:has-text('to the notebook')")
     page.locator("#story li a.cite").last.click()
     page.wait_for_selector("#reader mark#cited")
+    page.click("button[role=tab]:has-text('Notebook')")
+    page.wait_for_selector("#notebook:has-text('X-Ray: Toad, up to chapter 3')")
 
 
 def test_a_short_book_is_offered_whole_and_read_whole(page, tmp_path):

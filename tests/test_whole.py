@@ -28,7 +28,10 @@ def test_a_short_book_is_read_whole_book_first(write_book):
     shared = first.split("Question:")[0]
     assert second.startswith(shared), "both questions begin with the same book: the model reuses it"
     assert again.of("retrieval")[0].data.chunks[0].first == book.first_read
-    assert fits(book, llm) is not None and METHODS["whole"].main
+    from elite_ui.app import render
+
+    assert "Whole book" in render.trace_html(book, again.events)
+    assert fits(book, llm) is not None and METHODS["whole"].main and trace.of("start")[0].data.strategy == "whole"
 
 
 def test_a_book_too_long_for_the_context_is_one_sentence(write_book, pride):

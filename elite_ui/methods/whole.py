@@ -52,6 +52,8 @@ def fits(book: Book, llm: LLM, answer_tokens: int = PRESETS["laptop"].answer_tok
 class WholeBook(Engine):
     """Answers from the whole book, when it fits."""
 
+    name = "whole"
+
     def prepare(self, book: Book) -> Prepared:
         return Prepared(0.0, 0, None)
 
@@ -64,7 +66,7 @@ class WholeBook(Engine):
             raise QuestionError(f"the book (up to here) is about {tokens:,} tokens, more than the model's context of "
                                 f"{self.llm.n_ctx:,} leaves for it; ask with ELITE instead.")
         placed = [Placed(ids[0], ids[-1], 1.0)] if ids else []
-        yield Event(Kind.RETRIEVAL, 1, Retrieval(placed, "whole book", round(time.perf_counter() - started, 4)))
+        yield Event(Kind.RETRIEVAL, 1, Retrieval(placed, self.name, round(time.perf_counter() - started, 4)))
         if not generate:
             return Answer("", evidence=ids)
         return (yield from self.answer_from(book, question, options, text, ids, prompt=prompts.reading))
