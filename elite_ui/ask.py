@@ -14,6 +14,7 @@ from .book.story import recap, xray
 from .errors import EliteError
 from .methods import METHODS, Tools
 from .methods.parsing import SENTENCE_LABEL
+from .methods.recap import Recaps
 from .methods.trace import Event, Kind, Trace
 from .models import DEFAULT_CONTEXT, open_llm
 from .settings import add_flags, from_flags, given_elsewhere
@@ -54,6 +55,8 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--recap", action="store_true",
                         help="print the story so far instead (with --up-to: up to there), extracts of each chapter")
     parser.add_argument("--last-chapters", type=int, default=0, metavar="N", help="with --recap, only the last N")
+    parser.add_argument("--written", action="store_true",
+                        help="with --recap, chapters recapped by the model (kept in the cache) instead of extracts")
     parser.add_argument("--xray", metavar="NAME", help="print a character's X-Ray instead (with --up-to: up to there)")
     parser.add_argument("--json", metavar="TRACE.json", help="write the full trace as JSON")
     parser.add_argument("--quiet", action="store_true", help="print only the answer")
@@ -145,12 +148,25 @@ def report(trace: Trace, book: Book) -> str:
     return "\n".join(lines)
 
 
-def story(book: Book, args: argparse.Namespace, until: str) -> str:
-    """The story so far (``--recap``) or a character's X-Ray (``--xray``) as text, every sentence cited."""
+def story(book: Book, args: argparse.Namespace, until: str, llm=None) -> str:
+    """The story so far (``--recap``: extracts, or with ``--written`` the model's recaps) or a character's X-Ray
+    (``--xray``) as text, every sentence cited."""
     def cited(sid: int) -> str:
         sentence = book.sentence(sid)
         return f"{' '.join(sentence.text.split())} [{sentence.citation}]"
 
+    if args.recap and llm is not None:
+        steps, lines = Recaps(llm, book, default_cache_dir()).build(args.last_chapters or None), []
+        while True:
+            try:
+                done, total = next(steps)
+                print(f"chapter {done} of {total}", file=sys.stderr)
+            except StopIteration as finished:
+                for chapter in finished.value:
+                    lines += [f"\n{chapter.ref} {chapter.title}".rstrip()]
+                    lines += [f"  {text} [{'; '.join(book.sentence(s).citation for s in ids)}]"
+                              for text, ids in chapter.lines]
+                return "\n".join([f"The story so far, {until}, written by {llm.name}:", *lines])
     if args.recap:
         lines = [f"The story so far, {until} (extracts of each chapter):"]
         for chapter in recap(book, last_chapters=args.last_chapters or None):
@@ -189,14 +205,15 @@ def main(argv: list[str] | None = None) -> int:
               f"{book.lexicon.name}, {book.load_note()}", file=sys.stderr)
         read = reading_ceiling(book, args.up_to)
         asked = book.up_to(*read, front=args.with_front_matter) if read else book
-        if args.recap or args.xray:
-            print(story(book.up_to(*(read or (len(book) - 1, ""))), args, f"up to {read[1]}" if read else
-                        "in the whole book"))
-            return 0
-        if not args.question.strip():
+        if not (args.question.strip() or args.recap or args.xray):
             raise EliteError("give a question (or --recap, or --xray NAME).")
         llm = open_llm(args.model_name or args.model, server=args.server, n_ctx=args.n_ctx,
-                       n_gpu_layers=args.n_gpu_layers, n_threads=args.threads)
+                       n_gpu_layers=args.n_gpu_layers, n_threads=args.threads) if args.written or not (
+            args.recap or args.xray) else None
+        if args.recap or args.xray:
+            print(story(book.up_to(*(read or (len(book) - 1, ""))), args, f"up to {read[1]}" if read else
+                        "in the whole book", llm))
+            return 0
         show = None if args.quiet else (lambda e: (line := summary_line(e)) and print(line, file=sys.stderr))
         names = names_for(book, default_cache_dir()) if method.uses_names else None
         engine = method.engine(llm, settings, Tools(names=names))

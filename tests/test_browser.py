@@ -766,6 +766,10 @@ def test_the_story_so_far_and_a_character_x_ray_stop_at_the_ceiling(page):
     page.click("#recap")
     page.wait_for_selector("#story:has-text('The story so far, up to chapter 3')")
     assert page.locator("#story h4").count() == 3 and page.locator("#story a.cite").count() == 9
+    page.locator("#recap-how label", has_text="written by the model").click()
+    page.click("#recap")
+    page.wait_for_selector("#story:has-text('written by scripted')", timeout=60000)
+    assert "meets the Water Rat" in page.inner_text("#story") and page.locator("#story a.cite").count() == 1
     playwright.expect(page.locator("#xray-character input")).to_have_value("Toad")
     page.click("#xray")
     page.wait_for_selector("#story:has-text('Appears with')")

@@ -47,3 +47,42 @@ def test_the_command_line_prints_a_recap_and_an_x_ray(capsys):
     assert "Appears with" in capsys.readouterr().out
     assert main([book, "--xray", "Nobody"]) == 2 and main([book]) == 2
     assert "give a question" in capsys.readouterr().err
+
+
+def test_written_recaps_cite_their_chapter_are_kept_and_resume_after_a_stop(tmp_path, write_book):
+    import threading
+
+    import pytest
+
+    from elite_ui.errors import Cancelled
+    from elite_ui.methods.recap import Recaps, cited
+    from elite_ui.models import ScriptedLLM
+
+    assert cited("Mirek keeps the light [S2]. Nobody came. An owl nested [S5, S99].", 0, 6) == (
+        [("Mirek keeps the light.", [2]), ("An owl nested.", [5])], 1)
+    book = write_book("The Owl\n\nCHAPTER I\n\nMirek kept the light. He trimmed the lamp.\n\nCHAPTER II\n\n"
+                      "An owl nested in the lamp room. Mirek fed it.\n\nCHAPTER III\n\nThe owl flew away.\n")
+    llm = ScriptedLLM(lambda request: "Something happens [S2]. Then more [S5]. And an owl [S8].")
+    stop = threading.Event()
+    steps = Recaps(llm, book, tmp_path, stop).build()
+    assert next(steps) == (1, 3)
+    stop.set()
+    with pytest.raises(Cancelled):
+        next(steps)
+    stop.clear()
+    calls = len(llm.log)
+    steps = Recaps(llm, book, tmp_path, stop).build()
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            recaps = done.value
+            break
+    assert len(llm.log) == calls + 2, "the first chapter came from the cache"
+    for chapter, written in zip(book.chapters[1:], recaps, strict=True):
+        assert written.ref == chapter.ref
+        assert all(chapter.first_sentence <= sid for _, ids in written.lines for sid in ids)
+    assert sum(w.dropped for w in recaps) > 0, "sentences citing another chapter are left out"
+    last, label = reading_ceiling(book, "chapter 2")
+    cut = list(Recaps(llm, book.up_to(last, label), tmp_path).build())
+    assert len(cut) == 2

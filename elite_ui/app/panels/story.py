@@ -3,6 +3,7 @@ both made from the book cut at the spoiler ceiling the chat shows, so nothing pa
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import gradio as gr
@@ -10,17 +11,20 @@ import gradio as gr
 from ...book import reading_ceiling
 from ...book.names import names_for
 from ...book.story import recap, xray
-from ...errors import EliteError
+from ...errors import Cancelled, EliteError
+from ...methods.recap import Recaps
 from .. import notebook
+from ..answering import releases_stop
 from ..inputs import text
 from ..render import inert_markdown as md
-from ..render.story import recap_html, xray_figure, xray_html
+from ..render.story import recap_html, written_html, xray_figure, xray_html
 from ..state import Session
 from . import notebook as notebook_panel
 
 
 @dataclass
 class StoryUI:
+    how: gr.Radio
     last: gr.Number
     recap: gr.Button
     character: gr.Dropdown
@@ -31,7 +35,12 @@ class StoryUI:
 
 
 def create_ui(ctx) -> StoryUI:
+    demo = ctx.model.choice is None or ctx.model.choice.kind in ("embedded", "scripted")
     with gr.Tab("Story", id="story-tab", elem_id="story-tab"):
+        how = gr.Radio([("extracts (no model)", "extracts"), ("written by the model", "written")],
+                       value="extracts" if demo else "written", label="The story so far as", elem_id="recap-how",
+                       info="written by the model: each chapter once per book and model, kept, resumed after a "
+                            "Stop; extracts: the chapters' most central sentences, at once")
         with gr.Row():
             last = gr.Number(0, precision=0, minimum=0, maximum=999, label="Only the last chapters (0: all)",
                              elem_id="recap-last", scale=1)
@@ -40,35 +49,71 @@ def create_ui(ctx) -> StoryUI:
                                     scale=2, info="from the Character names panel")
             xray_button = gr.Button("X-Ray", elem_id="xray", scale=1)
         save = gr.Button("Save to the notebook", size="sm", elem_id="save-story")
-        return StoryUI(last, recap_button, character, xray_button, save,
+        return StoryUI(how, last, recap_button, character, xray_button, save,
                        gr.HTML("<div class='story'>Load a book, then ask for the story so far or a character's "
                                "X-Ray; both stop at your spoiler ceiling.</div>", elem_id="story"),
                        gr.Plot(visible=False, elem_id="xray-plot"))
 
 
+def read_part(session: Session, ceiling) -> tuple:
+    """The book as far as the reader has read (the front matter left out), and how to say where that is."""
+    read = reading_ceiling(session.book, text(ceiling))
+    if read is None:
+        return session.book.up_to(len(session.book) - 1, ""), "in the whole book"
+    return session.book.up_to(*read), f"up to {read[1]}"
+
+
+def written(page, ctx, book, until: str, chapters: int | None, session: Session, progress):
+    """The model's recaps, chapter by chapter (those written before come from the cache); Stop keeps them."""
+    ui, state, chat = page.story, page.session.state, page.chat
+    session.cancel = threading.Event()
+    llm = ctx.model.llm
+    steps = Recaps(llm, book, ctx.cache_dir, session.cancel, ctx.model.lock).build(chapters)
+    yield {chat.status: "Writing the chapters' recaps (those written before are kept)…",
+           chat.stop: gr.Button(interactive=True), ui.figure: gr.Plot(visible=False)}
+    try:
+        while True:
+            done, total = next(steps)
+            progress(done / total, desc=f"Chapter {done} of {total}")
+    except StopIteration as finished:
+        recaps = finished.value
+    except Cancelled:
+        yield {chat.status: "Stopped: the chapters written so far are kept; press again to go on."}
+        return
+    except EliteError as exc:
+        yield {chat.status: f"**No recap:** {md(str(exc))}"}
+        return
+    session.story = notebook.story_entry(book, f"The story so far, {until}", f"Written by {llm.name}.",
+                                         [sid for r in recaps for _, ids in r.lines for sid in ids])
+    yield {state: session, ui.html: written_html(book, recaps, until, llm.name),
+           chat.status: f"The story so far, {until}, written by the model."}
+
+
 def create_event_handlers(page, ctx) -> None:
     ui, state, chat = page.story, page.session.state, page.chat
 
-    def read_part(session: Session, ceiling) -> tuple:
-        """The book as far as the reader has read (the front matter left out), and how to say where that is."""
-        read = reading_ceiling(session.book, text(ceiling))
-        if read is None:
-            return session.book.up_to(len(session.book) - 1, ""), "in the whole book"
-        return session.book.up_to(*read), f"up to {read[1]}"
-
-    def on_recap(last, ceiling, session: Session):
+    @releases_stop(page)
+    def on_recap(how, last, ceiling, session: Session, progress=gr.Progress()):
         if session.book is None:
-            return {chat.status: "Load a book first (or try the sample book)."}
+            yield {chat.status: "Load a book first (or try the sample book)."}
+            return
         try:
             book, until = read_part(session, ceiling)
         except EliteError as exc:
-            return {chat.status: f"**No recap:** {md(str(exc))}"}
+            yield {chat.status: f"**No recap:** {md(str(exc))}"}
+            return
         chapters = int(last) if isinstance(last, int | float) and 0 < last < 1000 else None
-        recaps = recap(book, last_chapters=chapters)
-        session.story = notebook.story_entry(book, f"The story so far, {until}", f"Extracts of {len(recaps)} "
-                                             "chapters.", [sid for r in recaps for sid in r.sentences])
-        return {state: session, ui.html: recap_html(book, recaps, until), ui.figure: gr.Plot(visible=False),
-                chat.status: f"The story so far, {until}."}
+        if how != "written":
+            recaps = recap(book, last_chapters=chapters)
+            session.story = notebook.story_entry(book, f"The story so far, {until}", f"Extracts of {len(recaps)} "
+                                                 "chapters.", [sid for r in recaps for sid in r.sentences])
+            yield {state: session, ui.html: recap_html(book, recaps, until), ui.figure: gr.Plot(visible=False),
+                   chat.status: f"The story so far, {until}."}
+            return
+        if ctx.model.llm is None:
+            yield {chat.status: f"No model: {md(ctx.model.status)}"}
+            return
+        yield from written(page, ctx, book, until, chapters, session, progress)
 
     def on_xray(name, ceiling, session: Session):
         if session.book is None:
@@ -94,7 +139,8 @@ def create_event_handlers(page, ctx) -> None:
         return gr.Dropdown(choices=names, value=names[0] if names else None)
 
     shown = [state, ui.html, ui.figure, chat.status]
-    ui.recap.click(on_recap, [ui.last, chat.ceiling, state], shown, concurrency_limit=None)
+    ui.recap.click(on_recap, [ui.how, ui.last, chat.ceiling, state], [*shown, chat.stop],
+                   concurrency_limit=ctx.config.concurrency, concurrency_id="model")
     ui.xray.click(on_xray, [ui.character, chat.ceiling, state], shown, concurrency_limit=None)
     page.names.box.change(on_names, state, ui.character, concurrency_limit=None)
     notebook_panel.on_save(page, ctx, ui.save, lambda s: s.story or "Show the story so far or an X-Ray first.")

@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 
 from ...book import Book
 from ...book.story import ChapterRecap, XRay
+from ...methods.recap import Written
 from .common import cite_link, esc
 
 
@@ -24,6 +25,18 @@ def recap_html(book: Book, recaps: list[ChapterRecap], until: str) -> str:
                    + "".join(f"<li>{quoted(book, sid)}</li>" for sid in r.sentences) + "</ul>" for r in recaps)
     return (f"<div class='story'><p class='note'>The story so far, {esc(until)}: extracts, the book's own sentences "
             f"that are most central to each chapter (chosen without a model), each cited.</p>{body}</div>")
+
+
+def written_html(book: Book, recaps: list[Written], until: str, model: str) -> str:
+    """The chapters' recaps the model wrote, each sentence followed by the sentences it rests on."""
+    if not recaps:
+        return "<div class='story'>The book has no chapters before this point.</div>"
+    body = "".join(f"<h4>{esc(r.ref)} {esc(r.title)}</h4><p>"
+                   + " ".join(f"{esc(text)} " + " ".join(cite_link(book, sid) for sid in ids) for text, ids in r.lines)
+                   + ("</p>" if r.lines else "(nothing the model wrote could be cited)</p>") for r in recaps)
+    return (f"<div class='story'><p class='note'>The story so far, {esc(until)}, written by {esc(model)}: every "
+            f"sentence cites the chapter's sentences it rests on (a sentence citing none was left out).</p>"
+            f"{body}</div>")
 
 
 def xray_html(book: Book, x: XRay, until: str) -> str:

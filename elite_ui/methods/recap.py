@@ -1,0 +1,132 @@
+"""Chapter recaps written by the model, for a model that can write them: each chapter of the book as given (cut at
+the reader's ceiling, so a chapter the ceiling cuts is summarised only up to it), read in windows that fit the
+model's context; every recap sentence must cite the chapter's sentences it rests on, and one that cites none of
+them is dropped. Kept per book, model and chapter span in the cache folder (a JSON line each), so a build resumes
+where it stopped and a chapter is written once; progress after each chapter, Stop between calls.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..book import Book
+from ..errors import Cancelled
+from ..models import LLM, Request
+from .parsing import SENTENCE_LABEL
+from .prompts import messages
+
+REPLY_TOKENS = 220
+WINDOW_SHARE = 0.6
+"""Share of the model's context one window of a chapter's sentences takes (the rest: instructions and reply)."""
+
+
+@dataclass
+class Written:
+    """A chapter's recap: each sentence the model wrote with the sentences of the chapter it cites."""
+
+    ref: str
+    title: str
+    lines: list[tuple[str, list[int]]]
+    dropped: int = 0
+    """Recap sentences left out because they cited no sentence of the chapter."""
+
+
+def prompt(listing: str) -> list[dict[str, str]]:
+    return messages(f"Sentences of a chapter of a novel:\n{listing}\n\nRecap what happens in them in at most four "
+                    "sentences, in the order it happens. After each sentence, put in square brackets the labels of "
+                    "the sentences it comes from, for example [S12, S14].")
+
+
+def cited(reply: str, first: int, last: int) -> tuple[list[tuple[str, list[int]]], int]:
+    """The reply's sentences with the labels they cite within the chapter (``first``..``last``); those that cite
+    none are dropped and counted."""
+    lines, dropped = [], 0
+    for sentence in re.split(r"(?<=[.!?\]])\s+(?=[A-Z\"“])", reply.strip()):
+        ids = sorted({int(n) for n in SENTENCE_LABEL.findall(sentence) if first <= int(n) <= last})
+        text = re.sub(r"\s*\[[^\]]*\]", "", sentence).strip()
+        if not text:
+            continue
+        if ids:
+            lines.append((text, ids))
+        else:
+            dropped += 1
+    return lines, dropped
+
+
+class Recaps:
+    """The written recaps of one book by one model, kept in ``cache_dir``."""
+
+    def __init__(self, llm: LLM, book: Book, cache_dir: Path | str, cancel: threading.Event | None = None,
+                 lock: threading.Lock | None = None):
+        self.llm, self.book, self.cancel, self.lock = llm, book, cancel or threading.Event(), lock
+        key = hashlib.sha256(f"{book.digest}:{llm.name}".encode()).hexdigest()[:24]
+        self.path = Path(cache_dir) / "recaps" / f"{key}.jsonl"
+
+    def kept(self) -> dict[str, dict]:
+        try:
+            lines = self.path.read_text(encoding="utf-8").splitlines()
+        except OSError:
+            return {}
+        out = {}
+        for line in lines:
+            try:
+                record = json.loads(line)
+                out[record["span"]] = record
+            except (ValueError, KeyError, TypeError):
+                continue
+        return out
+
+    def build(self, last_chapters: int | None = None) -> Iterator[tuple[int, int]]:
+        """Write the missing chapters' recaps, yielding (chapters done, chapters in all) after each; returns the
+        recaps in book order."""
+        book = self.book
+        spans = [(c, c.first_sentence, (book.chapters[n + 1].first_sentence if n + 1 < len(book.chapters)
+                                        else len(book)) - 1)
+                 for n, c in enumerate(book.chapters) if c.kind == "chapter"]
+        spans = [(c, first, min(last, len(book) - 1)) for c, first, last in spans][-(last_chapters or 0):]
+        kept, out = self.kept(), []
+        for done, (chapter, first, last) in enumerate(spans, 1):
+            span = f"{first}-{last}"
+            if span not in kept:
+                kept[span] = self.write(first, last) | {"span": span}
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                with self.path.open("a", encoding="utf-8") as f:
+                    f.write(json.dumps(kept[span]) + "\n")
+            record = kept[span]
+            out.append(Written(chapter.ref, chapter.title, [(t, ids) for t, ids in record["lines"]],
+                               record["dropped"]))
+            yield done, len(spans)
+        return out
+
+    def write(self, first: int, last: int) -> dict:
+        """One chapter's recap: a call per window of its sentences."""
+        room = int(self.llm.n_ctx * WINDOW_SHARE)
+        lines, dropped, window, size = [], 0, [], 0
+        for sid in range(first, last + 2):
+            line = f"[S{sid}] {' '.join(self.book.sentence(sid).text.split())}" if sid <= last else ""
+            cost = self.llm.count_tokens(line) + 1 if line else 0
+            if window and (not line or size + cost > room):
+                found, lost = self.summarise("\n".join(window), first, last)
+                lines += [said for said in found if said not in lines]
+                dropped, window, size = dropped + lost, [], 0
+            if line:
+                window.append(line[: room * 3])
+                size += cost
+        return {"lines": lines, "dropped": dropped}
+
+    def summarise(self, listing: str, first: int, last: int) -> tuple[list, int]:
+        if self.cancel.is_set():
+            raise Cancelled("stopped; the chapters written so far are kept.")
+        request = Request("recap", prompt(listing), max_tokens=REPLY_TOKENS, cancel=self.cancel)
+        if self.lock is None:
+            reply = self.llm.complete(request).text
+        else:
+            with self.lock:
+                reply = self.llm.complete(request).text
+        return cited(reply, first, last)
