@@ -215,3 +215,16 @@ def test_the_status_line_says_in_words_what_the_method_is_doing():
     warned = status_line(Event(kind=Kind.WARNING, iteration=1, data=Notice("no new search terms were found.")))
     assert warned == "Iteration 1: no new search terms were found."
     assert status_line(Event(kind=Kind.RETRIEVAL, iteration=0)) == "Passages ranked…"
+
+
+def test_the_model_used_last_loads_at_start_and_a_gone_one_falls_back(tmp_path):
+    from elite_ui.models import ModelChoice
+
+    config = Config(cache_dir=str(tmp_path))
+    model = Model(config)
+    model.remember(ModelChoice("gguf", path=str(tmp_path / "gone.gguf")))
+    assert model.configured() == model.remembered() == ModelChoice("gguf", path=str(tmp_path / "gone.gguf"))
+    model.start()
+    assert model.choice.kind == "embedded" and "the model used last could not be opened" in model.status
+    model.llm.close()
+    assert Model(Config(cache_dir=str(tmp_path), model="x.gguf")).configured().kind == "gguf", "flags come first"

@@ -62,8 +62,16 @@ class Model:
         return f"Runs on {self.llm.placement()}{fast}."
 
     def start(self) -> None:
-        """The model the host chose with flags or environment variables, else the one used last."""
-        self.load(self.configured(), visitor=False)
+        """The model the host chose with flags or environment variables, else the one used last (the embedded
+        one when that can no longer be opened: a deleted file, a server gone)."""
+        choice = self.configured()
+        try:
+            self.load(choice, visitor=False)
+        except ModelError as exc:
+            if choice != self.remembered():
+                raise
+            self.load(ModelChoice("embedded"), visitor=False)
+            self.status += f" (the model used last could not be opened: {exc})"
 
     def configured(self) -> ModelChoice:
         cfg = self.config

@@ -27,8 +27,9 @@ class SessionUI:
 
 def create_ui(ctx) -> SessionUI:
     idle = ctx.config.idle_minutes * 60 if ctx.config.hosted else None
-    return SessionUI(gr.State(Session(), time_to_live=idle), gr.BrowserState(None, storage_key="elite-reader-session",
-                                                          secret=kept_secret(ctx.cache_dir, "browser-secret")))
+    secret = kept_secret(ctx.cache_dir, "browser-secret")
+    kept = gr.BrowserState(None, storage_key="elite-reader-session", secret=secret)
+    return SessionUI(gr.State(Session(), time_to_live=idle), kept)
 
 
 def create_event_handlers(page, ctx) -> None:
