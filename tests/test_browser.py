@@ -804,7 +804,17 @@ def test_ask_about_a_passage_from_the_reader(page):
     page.locator("#chat a.cite").first.click()
     page.wait_for_selector("#reader mark#cited")
     page.click("#ask-about")
-    page.wait_for_selector("#status:has-text('pinned as evidence')")
+    page.wait_for_selector("#status:has-text('the passage at')")
+    page.evaluate("""() => {
+        const [a, b] = document.querySelectorAll('#reader .s');
+        const range = document.createRange();
+        range.setStart(a.firstChild, 2);
+        range.setEnd(b.firstChild, 3);
+        window.getSelection().removeAllRanges();
+        window.getSelection().addRange(range);
+    }""")
+    page.click("#ask-about")
+    page.wait_for_selector("#status:has-text('the 2 selected sentences')")
     ask(page, "What is happening here?")
     page.wait_for_selector("#trace .about-note", timeout=60000)
     page.wait_for_selector("#status:has-text('Done')", timeout=60000)

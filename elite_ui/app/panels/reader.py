@@ -12,12 +12,16 @@ import numpy as np
 
 from ...book import load_cached
 from .. import notebook, render
+from ..inputs import text
 from ..render import inert_markdown as md
 from ..state import Session
 from . import notebook as notebook_panel
 
 PASSAGE = 6
-"""Sentences on each side of the one shown that "Ask about this passage" pins, within its paragraph."""
+"""Sentences on each side of the one shown that "Ask about this passage" pins, within its paragraph (a selection
+pins at most twice as many and one more)."""
+SHOWN = 400
+"""How far from the cited sentence a selected sentence may be (the Reader shows a few paragraphs around it)."""
 CITED = re.compile(r"([0-9a-f]{1,64}):(\d{1,9})")
 """What a citation link writes: the start of its book's content hash, and the sentence."""
 
@@ -27,6 +31,9 @@ class ReaderUI:
     view: gr.HTML
     save: gr.Button
     about: gr.Button
+    selection: gr.Textbox
+    """The sentences of the text selected in the Reader when "Ask about this passage" was pressed (written by
+    ``static/links.js``)."""
 
 
 @dataclass
@@ -41,7 +48,9 @@ def create_ui(ctx) -> ReaderUI:
     with gr.Tab("Reader", id="reader-tab", elem_id="reader-tab"):
         return ReaderUI(gr.HTML("<div class='reader'>Click a citation to read it in place.</div>", elem_id="reader"),
                         gr.Button("Save this passage to the notebook", size="sm", elem_id="save-quote"),
-                        gr.Button("Ask about this passage", size="sm", elem_id="ask-about"))
+                        gr.Button("Ask about this passage (the selected text, or the paragraph shown)", size="sm",
+                                  elem_id="ask-about"),
+                        gr.Textbox(elem_id="reader-selection", visible="hidden"))
 
 
 def create_links() -> LinksUI:
@@ -78,18 +87,22 @@ def create_event_handlers(page, ctx) -> None:
             return "Open a passage in the Reader first (click a citation)."
         return notebook.quote_entry(*session.reading)
 
-    def on_about(session: Session):
-        """The paragraph the Reader shows becomes what the next question is about (pinned as evidence)."""
+    def on_about(selected, session: Session):
+        """The text selected in the Reader (else the paragraph it shows) becomes what the next question is about,
+        pinned as evidence."""
         if session.reading is None or session.book is None or session.reading[0].digest != session.book.digest:
             return {page.chat.status: "Open a passage of the open book in the Reader first (click a citation)."}
         book, sid = session.reading
-        paragraph = np.flatnonzero(book.paragraph_of == book.paragraph_of[sid])
-        session.about = [int(s) for s in paragraph if abs(int(s) - sid) <= PASSAGE]
-        return {state: session, page.chat.status: f"Your next question is about the passage at "
-                f"{md(book.sentence(sid).citation)}: it is pinned as evidence, and ELITE answers it. Type the "
-                "question above.", page.chat.question: ""}
+        paragraph = [int(s) for s in np.flatnonzero(book.paragraph_of == book.paragraph_of[sid])]
+        chosen = sorted({int(n) for n in re.findall(r"\d{1,9}", text(selected)) if abs(int(n) - sid) <= SHOWN})
+        session.about = chosen[:2 * PASSAGE + 1] or [s for s in paragraph if abs(s - sid) <= PASSAGE]
+        where = book.sentence(session.about[0]).citation
+        what = f"the {len(session.about)} selected sentences from {where}" if chosen else f"the passage at {where}"
+        return {state: session, page.chat.status: f"Your next question is about {md(what)}: pinned as evidence, "
+                "and ELITE answers it. Type the question above.", page.chat.question: "", ui.selection: ""}
 
-    ui.about.click(on_about, state, [state, page.chat.status, page.chat.question], concurrency_limit=None)
+    ui.about.click(on_about, [ui.selection, state], [state, page.chat.status, page.chat.question, ui.selection],
+                   concurrency_limit=None)
     page.links.go.click(on_cite, [page.links.target, state], [state, ui.view, page.tabs, page.chat.status],
                         concurrency_limit=None)
     notebook_panel.on_save(page, ctx, ui.save, quoted)

@@ -22,7 +22,8 @@ def reader(book: Book, sid: int, around: int = 2, ceiling: int | None = None, ot
     paragraphs, current = [], None
     for i in range(lo, hi + 1):
         s = book.sentence(i)
-        piece = f"<mark id='cited'>{esc(s.text)}</mark>" if i == sid else esc(s.text)
+        piece = (f"<mark id='cited' class='s' data-sid='{i}'>{esc(s.text)}</mark>" if i == sid else
+                 f"<span class='s' data-sid='{i}'>{esc(s.text)}</span>")
         if s.paragraph != current:
             paragraphs.append([])
             current = s.paragraph

@@ -29,6 +29,18 @@ document.addEventListener('click', (event) => {
   });
   openModelPanel(event);
 });
+// "Ask about this passage" sends the sentences of the text selected in the Reader (read before the press clears it).
+document.addEventListener('mousedown', (event) => {
+  if (!event.target.closest('#ask-about')) return;
+  const selection = window.getSelection();
+  const picked = selection && !selection.isCollapsed
+    ? [...document.querySelectorAll('#reader .s')].filter((el) => selection.containsNode(el, true))
+    : [];
+  const field = document.querySelector('#reader-selection textarea, #reader-selection input');
+  if (!field) return;
+  field.value = picked.map((el) => el.dataset.sid).join(',');
+  field.dispatchEvent(new Event('input', {bubbles: true}));
+}, true);
 // The conversation follows its newest message while it grows, unless the reader scrolled up to read (a new
 // question follows again); each update replaces the conversation's element, so its place is restored.
 let following = true, kept = 0;
