@@ -42,11 +42,12 @@ def test_a_long_sentence_folds_under_show_more_with_its_marks(pride):
 
 def test_reader_view_highlights_the_sentence_in_its_chapter(pride):
     html = render.reader(pride, 1000)
-    assert html.count("<mark id='cited'>") == 1 and pride.sentence(1000).chapter_name in html
+    assert html.count("<mark id='cited' class='s' data-sid='1000'>") == 1 and pride.sentence(1000).chapter_name in html
+    assert html.count("<span class='s' data-sid=") > 5, "every sentence can be selected by its ID"
     assert pride.sentence(1000).chapter_name == f"chapter {pride.sentence(1000).chapter - 1}", "after two front blocks"
     assert render.reader(pride, -5) == "<div class='reader'>No such sentence.</div>"
     capped = render.reader(pride, 1000, ceiling=1000)
-    assert capped.count("<mark id='cited'>") == 1 and pride.sentence(1001).text not in capped
+    assert capped.count("<mark id='cited'") == 1 and pride.sentence(1001).text not in capped
     assert render.reader(pride, 1001, ceiling=1000) == "<div class='reader'>No such sentence.</div>"
 
 
