@@ -25,9 +25,11 @@ SETS = {
     "nd": (SHARED_BENCHMARKS / "novels-dev" / "novels-dev.jsonl", 0, None),
     "ft": (Path("data/fairytale/dataset.jsonl"), 40, None),
     "nv": (Path("tests/data/novels.jsonl"), 0, ("bm25 chunks", "lexical core", "+ model terms",
-                                                "+ judge and further iterations", "default preset",
+                                                "+ judge and further iterations", "lexical core + chunk fusion",
+                                                "default preset", "default preset + chunk fusion",
                                                 "default preset with its answer")),
-    "ft150": (Path("data/fairytale/dataset.jsonl"), 150, ("bm25 chunks", "lexical core", "default preset")),
+    "ft150": (Path("data/fairytale/dataset.jsonl"), 150, ("bm25 chunks", "lexical core", "lexical core + chunk fusion",
+                                                          "default preset", "default preset + chunk fusion")),
 }
 """Question sets: our novels-dev, a seeded sample of FairytaleQA's test split (converted first with ``python -m
 elite_ui.bench convert fairytaleqa ../shared/benchmarks/fairytaleqa --out data/fairytale``), and the eight novel
@@ -65,7 +67,9 @@ ROWS = {
     "+ trimming": Row("elite", "laptop", [*LOOP, "next_terms=explore", "importance_samples=1", "importance_chunks=3",
                                           "trim=true"], FEW),
     "paper preset": Row("elite", "paper", [], PAPER),
+    "lexical core + chunk fusion": Row("elite", "laptop", [*CORE, "fuse_chunks=100"]),
     "default preset": Row("elite", "laptop", []),
+    "default preset + chunk fusion": Row("elite", "laptop", ["fuse_chunks=100"]),
     "default preset with its answer": Row("elite", "laptop", [], answered=True),
 }
 """Each row: strategy, preset, the settings it overrides, at most how many of the set's questions it takes (0: all)

@@ -92,3 +92,30 @@ def test_smoothing_ranks_clustered_matches_first(write_book):
     spread = collect(book, ["gull"], 3, ranking="bm25", reach=2, decay=0.5)
     assert spread[0].sentence_id == 2, "the gull with gulls around it ranks first"
     assert spread[0].weight > spread[-1].weight
+
+
+def test_span_bm25_scores_fixed_chunks_as_documents(write_book):
+    import numpy as np
+
+    from elite_ui.methods.lexical import span_bm25, targets
+    book = write_book("A gull. The sea was grey. A lone gull flew. Then a captain came. The captain saw a gull. "
+                      "Dawn broke over the captain and his ship.")
+    scores = span_bm25(book, targets(book, ["gull", "captain"]), np.asarray([0, 2, 4]))
+    assert scores.shape == (3,) and scores[2] > scores[1] > 0, "both words twice beat one word once"
+    assert span_bm25(book, targets(book, ["whale"]), np.asarray([0, 3])).tolist() == [0.0, 0.0]
+
+
+def test_chunk_fusion_interleaves_fixed_chunks_with_the_windows(pride):
+    from dataclasses import replace
+
+    from elite_ui.methods.elite import PRESETS, Elite
+    from elite_ui.models import ScriptedLLM
+
+    settings = replace(PRESETS["laptop"], model_terms=False, fuse_chunks=100)
+    plain = Elite(ScriptedLLM({}), replace(settings, fuse_chunks=0)).run(pride, "What did Darcy's letter say?",
+                                                                          generate=False)
+    fused = Elite(ScriptedLLM({}), settings).run(pride, "What did Darcy's letter say?", generate=False,
+                                                 about=[4000])
+    assert fused.answer.evidence != plain.answer.evidence
+    assert 4000 in fused.answer.evidence, "a pinned passage stays first"
+    assert not fused.of("llm_call"), "fusion costs no model call"

@@ -87,6 +87,22 @@ def bm25_scores(book: Book, found: list[Target]) -> np.ndarray:
 RANKINGS: dict[str, Callable[[Book, list[Target]], np.ndarray]] = {"overlap": overlap_scores, "bm25": bm25_scores}
 
 
+def span_bm25(book: Book, found: list[Target], starts: np.ndarray) -> np.ndarray:
+    """BM25 with each span of consecutive sentences as a document (``starts``: each span's first sentence; the
+    spans tile the book): a word's frequency is the number of the span's sentences that hold it, its IDF is over
+    the spans, the span's length is its sentences' distinct words."""
+    lengths = np.add.reduceat(book.sentence_lengths, starts)
+    factor_length = 1.0 - B + B * lengths / max(float(lengths.mean()), 1e-9)
+    score = np.zeros(len(starts), dtype=np.float64)
+    for target in found:
+        present = np.zeros(len(book), dtype=np.float64)
+        present[target.sentences] = 1.0
+        tf = np.add.reduceat(present, starts)
+        idf = idf_lucene(int((tf > 0).sum()), len(starts))
+        score += idf * tf * (K1 + 1.0) / (tf + K1 * factor_length)
+    return score
+
+
 def smoothed(scores: np.ndarray, reach: int, decay: float) -> np.ndarray:
     """Each sentence's score plus its neighbours' within ``reach``, weighted ``decay`` per sentence of distance."""
     if reach <= 0:

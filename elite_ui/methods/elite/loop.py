@@ -19,7 +19,8 @@ from ...book.names import NameIndex
 from ...models import LLM, Embed
 from .. import prompts
 from ..base import Engine, Prepared, chosen_answer
-from ..lexical import RANKINGS, smoothed, targets
+from ..chunk_rag import chunks as chunk_spans
+from ..lexical import RANKINGS, smoothed, span_bm25, targets
 from ..parsing import parse_choice, parse_sentence_ids, parse_terms, parse_verdict
 from ..trace import (
     Answer,
@@ -119,7 +120,7 @@ class Elite(Engine):
         if ceiling and generate and not options and verdict is not None and not verdict.sufficient:
             return Answer(f"Not found so far: the book up to {ceiling['label']} does not say.",
                           evidence=sorted({sid for c in chunks.values() for sid in range(c.first, c.last + 1)}))
-        ranked = self.ranked(chunks.values(), self.final_scores(book, all_terms))
+        ranked = self.ordered(book, chunks, all_terms)
         answer = yield from self.organise(book, question, options, ranked, iteration, generate)
         if verdict is not None and not verdict.sufficient and generate:
             answer.caveat = "The passages found may not answer this question: the search was judged insufficient."
@@ -131,8 +132,7 @@ class Elite(Engine):
         s = self.settings
         if not chunks:
             return Verdict(False, "nothing was found for these terms", True), []
-        scores = self.final_scores(book, all_terms)
-        ordered = self.ranked(chunks.values(), scores)
+        ordered = self.ordered(book, chunks, all_terms)
         listing = self.listing(book, sorted(self.budgeted_sentences(book, ordered)), ordered)
         asked = s.max_terms if s.next_terms == "judge" else 0
         reply = yield from self.call("judge", prompts.judge(question, options, listing, asked), iteration,
@@ -272,6 +272,30 @@ class Elite(Engine):
         """Every sentence scored against every term tried (the ranking that orders the evidence)."""
         found = targets(book, [t.text for t in terms if t.in_book])
         return RANKINGS[self.settings.ranking](book, found) if found else np.zeros(len(book))
+
+    def ordered(self, book: Book, chunks: dict, all_terms: list[Term]) -> list[Chunk]:
+        """The order the evidence is placed in: the ranked windows, interleaved (with ``fuse_chunks``) with fixed
+        chunks ranked by BM25 over every term tried, a rank fusion of the two views (pinned chunks stay first)."""
+        ranked = self.ranked(chunks.values(), self.final_scores(book, all_terms))
+        if not self.settings.fuse_chunks:
+            return ranked
+        pinned = [c for c in ranked if c.pinned]
+        windows = [c for c in ranked if not c.pinned]
+        fixed = self.fixed_chunks(book, all_terms)
+        mixed = [c for pair in zip(windows, fixed, strict=False) for c in pair]
+        longer = windows if len(windows) > len(fixed) else fixed
+        return pinned + mixed + longer[min(len(windows), len(fixed)):]
+
+    def fixed_chunks(self, book: Book, all_terms: list[Term], most: int = 50) -> list[Chunk]:
+        """Chunks of about ``fuse_chunks`` words, best first by BM25 over every term tried (:func:`span_bm25`)."""
+        found = targets(book, [t.text for t in all_terms if t.in_book])
+        spans = chunk_spans(book, self.settings.fuse_chunks)
+        if not found or not spans:
+            return []
+        scores = span_bm25(book, found, np.asarray([first for first, _ in spans]))
+        best = [int(i) for i in np.argsort(-scores, kind="stable")[:most] if scores[i] > 0]
+        return [Chunk(spans[i][0], spans[i][1], [], 0, book.span_text(*spans[i]), 0, weight=round(float(scores[i]), 4))
+                for i in best]
 
     def ranked(self, chunks, scores: np.ndarray | None = None) -> list[Chunk]:
         """Pinned chunks first, then the most important (unscored chunks after scored ones), then the best: by

@@ -50,6 +50,8 @@ class Settings:
                                         "name index)", panel=True)
     trim: bool = setting(True, "let the model drop evidence it finds irrelevant before answering (the paper's "
                                "organising step)", panel=True)
+    fuse_chunks: int = setting(0, "words of fixed chunks ranked by BM25 over every term tried, interleaved with the "
+                                  "sentence windows when the evidence is placed (0: windows only)", low=0, high=1000)
     evidence_tokens: int = setting(2000, "token budget for the evidence shown to the judge and to the answer",
                                    low=200, high=8000, panel=True)
     quotes: int = setting(3, "evidence sentences quoted before the answer (\"What the book says\"), best first",
