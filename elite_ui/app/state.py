@@ -54,7 +54,7 @@ class Model:
 
     def running(self) -> str:
         """Where the model runs and how fast it read and wrote during the last question (where it can tell)."""
-        if self.llm is None:
+        if self.llm is None or not self.llm.placement():
             return ""
         speed = self.llm.speed()
         fast = (f" · last question: read {speed[0]:,.0f} prompt tokens/s, wrote {speed[1]:,.0f} tokens/s"

@@ -64,8 +64,9 @@ class LLM:
         """Release what the model holds (its weights, for an in-process model)."""
 
     def placement(self) -> str:
-        """Where the model runs, in words ("a server", "CPU, 8 threads", "GPU, all 32 layers")."""
-        return "elsewhere"
+        """Where the model runs, in words ("the server at ...", "CPU, 8 threads", "GPU, 32 of 32 layers
+        offloaded"); "" when there is nothing to say (the scripted test model)."""
+        return ""
 
     def speed(self) -> tuple[float, float] | None:
         """Prompt tokens read and tokens written per second since :meth:`reset_speed`, where the backend can tell."""
