@@ -22,7 +22,7 @@ import numpy as np
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.metrics.pairwise import cosine_similarity
 
-from .model import Book
+from .model import Book, Chapter
 from .names import Character, NameIndex
 
 SIMILAR = 0.1
@@ -42,18 +42,20 @@ class ChapterRecap:
     """The chapter's extracts, in book order."""
 
 
+def story_chapters(book: Book, last_chapters: int | None = None) -> list[tuple[Chapter, int, int]]:
+    """The book's chapters (the front matter left out), or its ``last_chapters``, each with its first and last
+    sentence (a chapter the ceiling cuts ends at the ceiling)."""
+    starts = [c.first_sentence for c in book.chapters[1:]] + [len(book)]
+    spans = [(c, c.first_sentence, min(following, len(book)) - 1)
+             for c, following in zip(book.chapters, starts, strict=True) if c.kind == "chapter"]
+    return spans[-last_chapters:] if last_chapters else spans
+
+
 def recap(book: Book, per_chapter: int = 3, last_chapters: int | None = None) -> list[ChapterRecap]:
     """The story so far, chapter by chapter (the front matter left out): ``per_chapter`` extracts of each, or of
     the ``last_chapters`` only."""
-    chapters = [(n, c) for n, c in enumerate(book.chapters) if c.kind == "chapter"]
-    if last_chapters:
-        chapters = chapters[-last_chapters:]
-    out = []
-    for n, chapter in chapters:
-        following = book.chapters[n + 1].first_sentence if n + 1 < len(book.chapters) else len(book)
-        ids = list(range(chapter.first_sentence, min(following, len(book))))
-        out.append(ChapterRecap(chapter.ref, chapter.title, central(book, ids, per_chapter)))
-    return out
+    return [ChapterRecap(chapter.ref, chapter.title, central(book, list(range(first, last + 1)), per_chapter))
+            for chapter, first, last in story_chapters(book, last_chapters)]
 
 
 def central(book: Book, ids: list[int], n: int) -> list[int]:

@@ -18,6 +18,7 @@ import numpy as np
 from ..book import Book
 from ..models import LLM, Embed
 from ..settings import setting
+from . import prompts
 from .base import Engine, Prepared
 from .trace import Answer, Event, Kind, Placed, Retrieval, Trace
 
@@ -153,7 +154,7 @@ class ChunkRag(Engine):
         evidence = sorted(sid for c in placed for sid in range(c.first, c.last + 1))
         if not generate:
             return Answer("", evidence=evidence)
-        listing = "\n".join(f"[S{sid}] {' '.join(book.sentence(sid).text.split())}" for sid in evidence)
+        listing = "\n".join(prompts.labelled(book, sid) for sid in evidence)
         return (yield from self.answer_from(book, question, options, listing, evidence))
 
     def passages(self, book: Book, trace: Trace) -> list[tuple[int, str]]:

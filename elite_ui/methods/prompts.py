@@ -5,7 +5,15 @@ from __future__ import annotations
 
 import json
 
+from ..book import Book
+
 SYSTEM = "You are a careful reading assistant. You answer questions about a novel using only passages from it."
+
+
+def labelled(book: Book, sid: int, before: str = "") -> str:
+    """A sentence as the model reads it: its label, then its text on one line (``before`` it, a note such as its
+    chunk's importance)."""
+    return f"[S{sid}] {before}{' '.join(book.sentence(sid).text.split())}"
 
 
 def messages(user: str) -> list[dict[str, str]]:

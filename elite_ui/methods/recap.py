@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..book import Book
+from ..book.story import story_chapters
 from ..errors import Cancelled
 from ..models import LLM, Request
 from .parsing import SENTENCE_LABEL
-from .prompts import messages
+from .prompts import labelled, messages
 
 REPLY_TOKENS = 220
 WINDOW_SHARE = 0.6
@@ -85,11 +86,7 @@ class Recaps:
     def build(self, last_chapters: int | None = None) -> Iterator[tuple[int, int]]:
         """Write the missing chapters' recaps, yielding (chapters done, chapters in all) after each; returns the
         recaps in book order."""
-        book = self.book
-        spans = [(c, c.first_sentence, (book.chapters[n + 1].first_sentence if n + 1 < len(book.chapters)
-                                        else len(book)) - 1)
-                 for n, c in enumerate(book.chapters) if c.kind == "chapter"]
-        spans = [(c, first, min(last, len(book) - 1)) for c, first, last in spans][-(last_chapters or 0):]
+        spans = story_chapters(self.book, last_chapters)
         kept, out = self.kept(), []
         for done, (chapter, first, last) in enumerate(spans, 1):
             span = f"{first}-{last}"
@@ -109,7 +106,7 @@ class Recaps:
         room = int(self.llm.n_ctx * WINDOW_SHARE)
         lines, dropped, window, size = [], 0, [], 0
         for sid in range(first, last + 2):
-            line = f"[S{sid}] {' '.join(self.book.sentence(sid).text.split())}" if sid <= last else ""
+            line = labelled(self.book, sid) if sid <= last else ""
             cost = self.llm.count_tokens(line) + 1 if line else 0
             if window and (not line or size + cost > room):
                 found, lost = self.summarise("\n".join(window), first, last)

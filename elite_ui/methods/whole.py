@@ -32,7 +32,7 @@ def listing(book: Book) -> tuple[list[int], str]:
     """The story's sentences (the front matter left out) and the book as the model reads it, one labelled
     sentence a line."""
     ids = list(range(book.first_read, len(book)))
-    return ids, "\n".join(f"[S{sid}] {' '.join(book.sentence(sid).text.split())}" for sid in ids)
+    return ids, "\n".join(prompts.labelled(book, sid) for sid in ids)
 
 
 def room(llm: LLM, answer_tokens: int) -> int:

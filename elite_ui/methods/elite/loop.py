@@ -265,8 +265,7 @@ class Elite(Engine):
         order, a scored chunk's importance before its first sentence."""
         marks = {c.first: f"(importance {c.importance:.2f}) " for c in chunks
                  if c.importance is not None and not math.isnan(c.importance)}
-        return "\n".join(f"[S{sid}] {marks.get(sid, '')}{' '.join(book.sentence(sid).text.split())}"
-                         for sid in sentence_ids) or "(nothing found)"
+        return "\n".join(prompts.labelled(book, sid, marks.get(sid, "")) for sid in sentence_ids) or "(nothing found)"
 
     def final_scores(self, book: Book, terms: list[Term]) -> np.ndarray:
         """Every sentence scored against every term tried (the ranking that orders the evidence)."""
