@@ -86,3 +86,10 @@ def test_written_recaps_cite_their_chapter_are_kept_and_resume_after_a_stop(tmp_
     last, label = reading_ceiling(book, "chapter 2")
     cut = list(Recaps(llm, book.up_to(last, label), tmp_path).build())
     assert len(cut) == 2
+
+    def broken(request):
+        raise RuntimeError("llama_decode returned -1")
+
+    from elite_ui.errors import ModelError
+    with pytest.raises(ModelError, match="failed while writing a recap: llama_decode"):
+        next(Recaps(ScriptedLLM(broken), book, tmp_path / "other").build())

@@ -12,12 +12,13 @@ import json
 import re
 import threading
 from collections.abc import Iterator
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..book import Book
 from ..book.story import story_chapters
-from ..errors import Cancelled
+from ..errors import Cancelled, EliteError, ModelError
 from ..models import LLM, Request
 from .parsing import SENTENCE_LABEL
 from .prompts import labelled, messages
@@ -121,9 +122,11 @@ class Recaps:
         if self.cancel.is_set():
             raise Cancelled("stopped; the chapters written so far are kept.")
         request = Request("recap", prompt(listing), max_tokens=REPLY_TOKENS, cancel=self.cancel)
-        if self.lock is None:
-            reply = self.llm.complete(request).text
-        else:
-            with self.lock:
+        try:
+            with self.lock or nullcontext():
                 reply = self.llm.complete(request).text
+        except EliteError:
+            raise
+        except Exception as exc:  # a backend's own failure becomes one sentence, as in Engine.call
+            raise ModelError(f"the model failed while writing a recap: {exc}") from exc
         return cited(reply, first, last)
