@@ -156,17 +156,19 @@ def story(book: Book, args: argparse.Namespace, until: str, llm=None) -> str:
         return f"{' '.join(sentence.text.split())} [{sentence.citation}]"
 
     if args.recap and llm is not None:
-        steps, lines = Recaps(llm, book, default_cache_dir()).build(args.last_chapters or None), []
+        writer = Recaps(llm, book, default_cache_dir())
+        steps, lines = writer.build(args.last_chapters or None), []
         while True:
             try:
                 done, total = next(steps)
                 print(f"chapter {done} of {total}", file=sys.stderr)
             except StopIteration as finished:
-                for chapter in finished.value:
-                    lines += [f"\n{chapter.ref} {chapter.title}".rstrip()]
-                    lines += [f"  {text} [{'; '.join(book.sentence(s).citation for s in ids)}]"
-                              for text, ids in chapter.lines]
-                return "\n".join([f"The story so far, {until}, written by {llm.name}:", *lines])
+                recaps = finished.value
+                break
+        for chapter in [writer.so_far(recaps), *recaps]:
+            lines += [f"\n{chapter.ref} {chapter.title}".rstrip()]
+            lines += [f"  {text} [{'; '.join(book.sentence(s).citation for s in ids)}]" for text, ids in chapter.lines]
+        return "\n".join([f"The story so far, {until}, written by {llm.name}:", *lines])
     if args.recap:
         lines = [f"The story so far, {until} (extracts of each chapter):"]
         for chapter in recap(book, last_chapters=args.last_chapters or None):

@@ -28,6 +28,11 @@ def pride():
     return load_book(BOOKS["pride-and-prejudice.txt"])
 
 
+@pytest.fixture(scope="session")
+def willows():
+    return load_book(BOOKS["the-wind-in-the-willows.txt"])
+
+
 @pytest.fixture
 def write_book(tmp_path):
     """Write ``text`` to a .txt file and load it."""

@@ -769,13 +769,23 @@ def test_the_story_so_far_and_a_character_x_ray_stop_at_the_ceiling(page):
     page.locator("#recap-how label", has_text="written by the model").click()
     page.click("#recap")
     page.wait_for_selector("#story:has-text('written by scripted')", timeout=60000)
-    assert "meets the Water Rat" in page.inner_text("#story") and page.locator("#story a.cite").count() == 1
+    assert "meets the Water Rat" in page.inner_text("#story") and page.locator("#story a.cite").count() == 2
+    assert page.locator("#story h4").first.inner_text() == "So far", "the chapters condensed, first"
     playwright.expect(page.locator("#xray-character input")).to_have_value("Toad")
     page.click("#xray")
     page.wait_for_selector("#story:has-text('Appears with')")
     assert "Badger" not in page.inner_text("#story"), "the Badger meets Toad after chapter 3"
     page.wait_for_selector("#xray-plot .bars path")
     assert page.locator("#xray-plot .bars path").count() >= 3
+    page.locator("#story a.companion", has_text="Rat").click()
+    page.wait_for_selector("#xray-shared:has-text('Toad and Rat')")
+    assert page.locator("#xray-shared li").count() >= 3 and page.locator("#xray-shared a.cite").count() >= 3
+    point = page.locator("#xray-plot .scatterlayer .trace .points path").nth(1)
+    box = point.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.wait_for_selector("#xray-shared h4:not(:has-text('Toad and Rat'))")
+    assert "paragraph" in page.inner_text("#xray-shared")
     shot(page, "26-character-x-ray")
     page.click("#save-story")
     page.wait_for_selector("#status:has-text('to the notebook')")

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from elite_ui.ask import main
-from elite_ui.book import load_book, reading_ceiling
+from elite_ui.book import reading_ceiling
 from elite_ui.book.names import names_for
-from elite_ui.book.story import recap, xray
+from elite_ui.book.story import recap, together, xray
 
 from .conftest import BOOKS
 
@@ -20,7 +20,7 @@ def test_the_story_so_far_stops_at_the_ceiling(pride):
     assert [c.ref for c in recap(pride, last_chapters=2)] == ["ch. 60", "ch. 61"]
 
 
-def test_x_ray_companions_are_the_books_own(pride):
+def test_x_ray_companions_are_the_books_own(pride, willows):
     names = names_for(pride, None)
     elizabeth = xray(pride, names, names.find("Elizabeth"))
     assert {name for name, _, _ in elizabeth.companions[:5]} == {"Mr. Darcy", "Jane", "Mr. Bingley", "Mrs. Bennet",
@@ -28,7 +28,6 @@ def test_x_ray_companions_are_the_books_own(pride):
     assert elizabeth.mentions > 500 and sum(n for _, n in elizabeth.by_chapter) == elizabeth.mentions
     assert len(elizabeth.story) == sum(n > 0 for _, n in elizabeth.by_chapter) and elizabeth.story[0] == elizabeth.first
     assert "Lizzy" in pride.sentence(elizabeth.first).text and pride.sentence(elizabeth.first).chapter_ref == "ch. 1"
-    willows = load_book(BOOKS["the-wind-in-the-willows.txt"])
     names = names_for(willows, None)
     toad = xray(willows, names, names.find("Toad"))
     assert [name for name, _, _ in toad.companions[:3]] == ["Rat", "Badger", "Mole"]
@@ -36,6 +35,19 @@ def test_x_ray_companions_are_the_books_own(pride):
     early = xray(willows.up_to(last, label), names, names.find("Toad"))
     assert "Badger" not in [name for name, _, _ in early.companions], "the Badger meets Toad in chapter 4"
     assert early.mentions < toad.mentions and all(sid <= last for _, _, ids in early.companions for sid in ids)
+
+
+def test_the_passages_two_characters_share_are_whole_paragraphs_naming_both(willows):
+    names = names_for(willows, None)
+    toad, badger = names.find("Toad"), names.find("Badger")
+    shared = together(willows, names, toad, badger)
+    assert len(shared) == {n: c for n, c, _ in xray(willows, names, toad).companions}["Badger"]
+    for first, last in shared:
+        text = willows.span_text(first, last)
+        assert "Toad" in text and "Badger" in text
+        assert willows.paragraph_of[first] == willows.paragraph_of[last] != willows.paragraph_of[first - 1]
+    cut, label = reading_ceiling(willows, "chapter 3")
+    assert together(willows.up_to(cut, label), names, toad, badger) == []
 
 
 def test_the_command_line_prints_a_recap_and_an_x_ray(capsys):
@@ -49,7 +61,7 @@ def test_the_command_line_prints_a_recap_and_an_x_ray(capsys):
     assert "give a question" in capsys.readouterr().err
 
 
-def test_written_recaps_cite_their_chapter_are_kept_and_resume_after_a_stop(tmp_path, write_book):
+def test_written_recaps_cite_their_chapter_are_kept_and_resume_after_a_stop(tmp_path, write_book, monkeypatch):
     import threading
 
     import pytest
@@ -58,7 +70,7 @@ def test_written_recaps_cite_their_chapter_are_kept_and_resume_after_a_stop(tmp_
     from elite_ui.methods.recap import Recaps, cited
     from elite_ui.models import ScriptedLLM
 
-    assert cited("Mirek keeps the light [S2]. Nobody came. An owl nested [S5, S99].", 0, 6) == (
+    assert cited("Mirek keeps the light [S2]. Nobody came. An owl nested [S5, S99].", range(0, 7)) == (
         [("Mirek keeps the light.", [2]), ("An owl nested.", [5])], 1)
     book = write_book("The Owl\n\nCHAPTER I\n\nMirek kept the light. He trimmed the lamp.\n\nCHAPTER II\n\n"
                       "An owl nested in the lamp room. Mirek fed it.\n\nCHAPTER III\n\nThe owl flew away.\n")
@@ -89,6 +101,29 @@ def test_written_recaps_cite_their_chapter_are_kept_and_resume_after_a_stop(tmp_
 
     def broken(request):
         raise RuntimeError("llama_decode returned -1")
+
+    from elite_ui.methods.recap import Written
+    condensed = ScriptedLLM(lambda request: "Mirek keeps the light [S2]. Something else [S3]. An owl comes [S5].")
+    recaps = [Written("ch. 1", "", [("Mirek keeps a lamp.", [2]), ("He trims it.", [3])]),
+              Written("ch. 2", "", [("An owl nests.", [5]), ("Mirek feeds it.", [6])])]
+    so_far = Recaps(condensed, book, tmp_path / "so-far").so_far([Written("ch. 1", "", [("Mirek keeps a lamp.", [2])]),
+                                                                  Written("ch. 2", "", [("An owl nests.", [5])])])
+    assert so_far.lines == [("Mirek keeps the light.", [2]), ("An owl comes.", [5])] and so_far.dropped == 1, (
+        "a sentence citing nothing the recaps cited (S3 is the chapter's, not the recaps') is left out")
+    import re
+
+    from elite_ui.methods import recap as recap_module
+
+    def first_label(request):
+        return "Event [{}].".format(re.search(r"S\d+", request.messages[-1]["content"]).group())
+
+    rounds = ScriptedLLM(first_label)
+    monkeypatch.setattr(recap_module, "WINDOW_SHARE", 16 / rounds.n_ctx)
+    writer = Recaps(rounds, book, tmp_path / "rounds")
+    assert writer.so_far(recaps).lines == [("Event.", [2])] and len(rounds.log) == 2 + 1, (
+        "recaps too long for one window: a call per window of two, then a round over what those wrote")
+    writer.so_far(recaps)
+    assert len(rounds.log) == 3, "kept: condensing the same recaps again makes no call"
 
     from elite_ui.errors import ModelError
     with pytest.raises(ModelError, match="failed while writing a recap: llama_decode"):

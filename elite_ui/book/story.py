@@ -115,8 +115,7 @@ def mentioning(book: Book, names: NameIndex, character: Character) -> np.ndarray
 
 def xray(book: Book, names: NameIndex, character: Character, companions: int = 8) -> XRay:
     """``character``'s X-Ray from ``book`` (and every other character of ``names`` as a possible companion)."""
-    ids = mentioning(book, names, character)
-    ids = ids[ids >= book.first_read]
+    ids = named_in_story(book, names, character)
     chapter_counts = Counter(int(book.chapter_of[sid]) for sid in ids)
     by_chapter = [(c.ref or c.title, chapter_counts.get(n, 0)) for n, c in enumerate(book.chapters)
                   if c.kind == "chapter"]
@@ -134,6 +133,12 @@ def describing(book: Book, character: Character, ids: np.ndarray, most: int = 6)
     return [int(sid) for sid in ids if pattern.search(book.sentence(int(sid)).text)][:most]
 
 
+def named_in_story(book: Book, names: NameIndex, character: Character) -> np.ndarray:
+    """The sentences of the story (after the front matter) that name ``character``."""
+    ids = mentioning(book, names, character)
+    return ids[ids >= book.first_read]
+
+
 def sharing(book: Book, names: NameIndex, character: Character, ids: np.ndarray) -> list[tuple[str, int, list[int]]]:
     """The other characters named in the paragraphs that name ``character``: name, shared paragraphs, and the
     first three sentences naming the other character there; most shared first."""
@@ -142,10 +147,18 @@ def sharing(book: Book, names: NameIndex, character: Character, ids: np.ndarray)
     for other in names.characters:
         if other is character:
             continue
-        theirs = mentioning(book, names, other)
-        theirs = theirs[theirs >= book.first_read]
-        shared = [int(s) for s in theirs if int(book.paragraph_of[s]) in paragraphs]
+        shared = [int(s) for s in named_in_story(book, names, other) if int(book.paragraph_of[s]) in paragraphs]
         count = len({int(book.paragraph_of[s]) for s in shared})
         if count:
             out.append((other.name, count, shared[:3]))
     return sorted(out, key=lambda row: -row[1])
+
+
+def together(book: Book, names: NameIndex, character: Character, other: Character) -> list[tuple[int, int]]:
+    """The paragraphs of the story that name both characters, as (first, last) sentence IDs, in book order: the
+    passages behind a line of the relationship map."""
+    shared = sorted(set(book.paragraph_of[named_in_story(book, names, character)].tolist())
+                    & set(book.paragraph_of[named_in_story(book, names, other)].tolist()))
+    starts = np.searchsorted(book.paragraph_of, shared, side="left")
+    ends = np.searchsorted(book.paragraph_of, shared, side="right") - 1
+    return list(zip(starts.tolist(), ends.tolist(), strict=True))

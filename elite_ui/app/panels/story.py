@@ -3,6 +3,7 @@ both made from the book cut at the spoiler ceiling the chat shows, so nothing pa
 
 from __future__ import annotations
 
+import json
 import threading
 from dataclasses import dataclass
 
@@ -10,14 +11,14 @@ import gradio as gr
 
 from ...book import reading_ceiling
 from ...book.names import names_for
-from ...book.story import recap, xray
+from ...book.story import recap, together, xray
 from ...errors import Cancelled, EliteError
 from ...methods.recap import Recaps
 from .. import notebook
 from ..answering import releases_stop
 from ..inputs import text
 from ..render import inert_markdown as md
-from ..render.story import recap_html, written_html, xray_figure, xray_html
+from ..render.story import recap_html, together_html, written_html, xray_figure, xray_html
 from ..state import Session
 from . import notebook as notebook_panel
 
@@ -32,6 +33,10 @@ class StoryUI:
     save: gr.Button
     html: gr.HTML
     figure: gr.Plot
+    shared: gr.HTML
+    pick: gr.Textbox
+    """Where a click on a companion (a name, or its point on the map) writes their name, and the button it presses."""
+    go: gr.Button
 
 
 def create_ui(ctx) -> StoryUI:
@@ -52,7 +57,9 @@ def create_ui(ctx) -> StoryUI:
         return StoryUI(how, last, recap_button, character, xray_button, save,
                        gr.HTML("<div class='story'>Load a book, then ask for the story so far or a character's "
                                "X-Ray; both stop at your spoiler ceiling.</div>", elem_id="story"),
-                       gr.Plot(visible=False, elem_id="xray-plot"))
+                       gr.Plot(visible=False, elem_id="xray-plot"), gr.HTML(elem_id="xray-shared"),
+                       gr.Textbox(elem_id="xray-pick", visible="hidden"),
+                       gr.Button("go", elem_id="xray-go", visible="hidden"))
 
 
 def read_part(session: Session, ceiling) -> tuple:
@@ -68,25 +75,43 @@ def written(page, ctx, book, until: str, chapters: int | None, session: Session,
     ui, state, chat = page.story, page.session.state, page.chat
     session.cancel = threading.Event()
     llm = ctx.model.llm
-    steps = Recaps(llm, book, ctx.cache_dir, session.cancel, ctx.model.lock).build(chapters)
+    writer = Recaps(llm, book, ctx.cache_dir, session.cancel, ctx.model.lock)
+    steps = writer.build(chapters)
     yield {chat.status: "Writing the chapters' recaps (those written before are kept)…",
-           chat.stop: gr.Button(interactive=True), ui.figure: gr.Plot(visible=False)}
+           chat.stop: gr.Button(interactive=True), ui.figure: gr.Plot(visible=False), ui.shared: ""}
     try:
         while True:
-            done, total = next(steps)
+            try:
+                done, total = next(steps)
+            except StopIteration as finished:
+                recaps = finished.value
+                break
             progress(done / total, desc=f"Chapter {done} of {total}")
-    except StopIteration as finished:
-        recaps = finished.value
+        progress(1.0, desc="Condensing the chapters")
+        so_far = writer.so_far(recaps)
     except Cancelled:
         yield {chat.status: "Stopped: the chapters written so far are kept; press again to go on."}
         return
     except EliteError as exc:
         yield {chat.status: f"**No recap:** {md(str(exc))}"}
         return
-    session.story = notebook.story_entry(book, f"The story so far, {until}", f"Written by {llm.name}.",
+    session.story = notebook.story_entry(book, f"The story so far, {until}", f"Written by {llm.name}: "
+                                         + " ".join(t for t, _ in so_far.lines),
                                          [sid for r in recaps for _, ids in r.lines for sid in ids])
-    yield {state: session, ui.html: written_html(book, recaps, until, llm.name),
+    yield {state: session, ui.html: written_html(book, recaps, until, llm.name, so_far),
            chat.status: f"The story so far, {until}, written by the model."}
+
+
+def picked(session: Session, pick) -> list | None:
+    """The two characters a click names (a JSON list of two names), or None."""
+    try:
+        names = json.loads(text(pick))
+    except ValueError:
+        return None
+    if session.book is None or session.names is None or not isinstance(names, list) or len(names) != 2:
+        return None
+    pair = [session.names.find(str(name)) for name in names]
+    return None if None in pair else pair
 
 
 def create_event_handlers(page, ctx) -> None:
@@ -108,6 +133,7 @@ def create_event_handlers(page, ctx) -> None:
             session.story = notebook.story_entry(book, f"The story so far, {until}", f"Extracts of {len(recaps)} "
                                                  "chapters.", [sid for r in recaps for sid in r.sentences])
             yield {state: session, ui.html: recap_html(book, recaps, until), ui.figure: gr.Plot(visible=False),
+                   ui.shared: "",
                    chat.status: f"The story so far, {until}."}
             return
         if ctx.model.llm is None:
@@ -130,17 +156,33 @@ def create_event_handlers(page, ctx) -> None:
         companions = ", ".join(f"{name} ({count})" for name, count, _ in found.companions[:5]) or "no one"
         session.story = notebook.story_entry(book, f"X-Ray: {found.name}, {until}", f"Named in {found.mentions} "
                                              f"sentences; appears most with {companions}.", found.story)
-        return {state: session, ui.html: xray_html(book, found, until),
+        return {state: session, ui.html: xray_html(book, found, until), ui.shared: "",
                 ui.figure: gr.Plot(xray_figure(found), visible=True),
                 chat.status: f"X-Ray of {md(found.name)}, {until}."}
+
+    def on_together(pick, ceiling, session: Session):
+        """The passages two characters share: the X-Ray's character and a companion (a name or a map point
+        clicked writes the pair as JSON)."""
+        pair = picked(session, pick)
+        if pair is None:
+            return {chat.status: "Show a character's X-Ray first, then click one of their companions."}
+        try:
+            book, until = read_part(session, ceiling)
+        except EliteError as exc:
+            return {chat.status: f"**No X-Ray:** {md(str(exc))}"}
+        character, other = pair
+        return {ui.shared: together_html(book, character.name, other.name,
+                                         together(book, session.names, character, other), until)}
 
     def on_names(session: Session):
         names = [c.name for c in session.names.characters] if session.names else []
         return gr.Dropdown(choices=names, value=names[0] if names else None)
 
-    shown = [state, ui.html, ui.figure, chat.status]
+    shown = [state, ui.html, ui.figure, ui.shared, chat.status]
     ui.recap.click(on_recap, [ui.how, ui.last, chat.ceiling, state], [*shown, chat.stop],
                    concurrency_limit=ctx.config.concurrency, concurrency_id="model")
     ui.xray.click(on_xray, [ui.character, chat.ceiling, state], shown, concurrency_limit=None)
+    ui.go.click(on_together, [ui.pick, chat.ceiling, state], [ui.shared, chat.status],
+                concurrency_limit=None)
     page.names.box.change(on_names, state, ui.character, concurrency_limit=None)
     notebook_panel.on_save(page, ctx, ui.save, lambda s: s.story or "Show the story so far or an X-Ray first.")

@@ -3,6 +3,7 @@ chapter, first appearance, descriptions, companions with the passages they share
 
 from __future__ import annotations
 
+import json
 import math
 
 import plotly.graph_objects as go
@@ -27,16 +28,21 @@ def recap_html(book: Book, recaps: list[ChapterRecap], until: str) -> str:
             f"that are most central to each chapter (chosen without a model), each cited.</p>{body}</div>")
 
 
-def written_html(book: Book, recaps: list[Written], until: str, model: str) -> str:
-    """The chapters' recaps the model wrote, each sentence followed by the sentences it rests on."""
+def written_html(book: Book, recaps: list[Written], until: str, model: str, so_far: Written | None = None) -> str:
+    """The chapters' recaps the model wrote (after them condensed ``so_far``), each sentence followed by the
+    sentences it rests on."""
     if not recaps:
         return "<div class='story'>The book has no chapters before this point.</div>"
-    body = "".join(f"<h4>{esc(r.ref)} {esc(r.title)}</h4><p>"
-                   + " ".join(f"{esc(text)} " + " ".join(cite_link(book, sid) for sid in ids) for text, ids in r.lines)
-                   + ("</p>" if r.lines else "(nothing the model wrote could be cited)</p>") for r in recaps)
+
+    def paragraph(lines: list[tuple[str, list[int]]]) -> str:
+        return ("<p>" + " ".join(f"{esc(text)} " + " ".join(cite_link(book, sid) for sid in ids) for text, ids in lines)
+                + ("</p>" if lines else "(nothing the model wrote could be cited)</p>"))
+
+    head = f"<h4>So far</h4>{paragraph(so_far.lines)}" if so_far is not None else ""
+    body = "".join(f"<h4>{esc(r.ref)} {esc(r.title)}</h4>{paragraph(r.lines)}" for r in recaps)
     return (f"<div class='story'><p class='note'>The story so far, {esc(until)}, written by {esc(model)}: every "
-            f"sentence cites the chapter's sentences it rests on (a sentence citing none was left out).</p>"
-            f"{body}</div>")
+            f"sentence cites the sentences it rests on (a sentence citing none was left out); the chapters follow "
+            f"the paragraph that condenses them.</p>{head}{body}</div>")
 
 
 def xray_html(book: Book, x: XRay, until: str) -> str:
@@ -46,19 +52,34 @@ def xray_html(book: Book, x: XRay, until: str) -> str:
     described = "".join(f"<li>{quoted(book, sid)}</li>" for sid in x.described) or "<li>none found</li>"
     own = "".join(f"<li>{quoted(book, sid)}</li>" for sid in x.story)
     companions = "".join(
-        f"<li><b>{esc(name)}</b>: {count} shared paragraph{'s' * (count != 1)} · "
+        f"<li><a href='#' class='companion' data-pair='{esc(json.dumps([x.name, name]))}'><b>{esc(name)}</b></a>: "
+        f"{count} shared "
+        f"paragraph{'s' * (count != 1)} · "
         + " ".join(cite_link(book, sid) for sid in sids) + "</li>" for name, count, sids in x.companions)
     return (f"<div class='story'><h4>{esc(x.name)}</h4><p>Also called: {esc(', '.join(x.variants[1:]) or '-')} · "
             f"named in {x.mentions:,} sentences {esc(until)}.</p><p><b>First appearance:</b> {first}</p>"
             f"<p><b>Described</b></p><ul>{described}</ul>"
             f"<p><b>Their story so far</b> (extracts: in each chapter, the most central sentence that names them)</p>"
-            f"<ul>{own}</ul><p><b>Appears with</b> (click a citation for a passage they share)</p>"
+            f"<ul>{own}</ul><p><b>Appears with</b> (click a name, or its point on the map, for every passage they "
+            f"share; a citation opens one in the Reader)</p>"
             f"<ul>{companions or '<li>no one</li>'}</ul></div>")
+
+
+def together_html(book: Book, name: str, other: str, spans: list[tuple[int, int]], until: str, most: int = 12) -> str:
+    """The paragraphs that name both characters (the first ``most``), each sentence cited."""
+    if not spans:
+        return f"<div class='story'>{esc(name)} and {esc(other)} share no paragraph {esc(until)}.</div>"
+    shown = "".join("<li>" + " ".join(quoted(book, sid) for sid in range(first, last + 1)) + "</li>"
+                    for first, last in spans[:most])
+    more = f"<p class='note'>and {len(spans) - most:,} more.</p>" if len(spans) > most else ""
+    return (f"<div class='story'><h4>{esc(name)} and {esc(other)}</h4><p class='note'>{len(spans):,} paragraph"
+            f"{'s' * (len(spans) != 1)} name both {esc(until)}:</p><ol>{shown}</ol>{more}</div>")
 
 
 def xray_figure(x: XRay) -> go.Figure:
     """Mentions per chapter above; the relationship map below: the character in the middle, each companion
-    around, the line's width the paragraphs they share."""
+    around (the pair's names as the point's data, which a click sends back), the line's width the paragraphs
+    they share."""
     fig = go.Figure()
     fig.add_bar(x=[ref for ref, _ in x.by_chapter], y=[n for _, n in x.by_chapter], name="mentions",
                 xaxis="x", yaxis="y", marker_color="#2563eb")
@@ -69,6 +90,7 @@ def xray_figure(x: XRay) -> go.Figure:
         fig.add_scatter(x=[0, px], y=[0, py], mode="lines", xaxis="x2", yaxis="y2", hoverinfo="skip",
                         line=dict(width=1 + 9 * count / most, color="rgba(37,99,235,0.45)"), showlegend=False)
         fig.add_scatter(x=[px], y=[py], mode="markers+text", text=[esc(name)], textposition="top center",
+                        customdata=[json.dumps([x.name, name])],
                         hovertext=[f"{esc(name)}: {count} shared paragraphs"], hoverinfo="text", xaxis="x2",
                         yaxis="y2", marker=dict(size=12, color="#d97706"), showlegend=False)
     fig.add_scatter(x=[0], y=[0], mode="markers+text", text=[esc(x.name)], textposition="bottom center",

@@ -27,8 +27,24 @@ document.addEventListener('click', (event) => {
     const listed = value.split(/[ ,]+/).filter(Boolean);
     return listed.includes('S' + sid) ? value : listed.concat(['S' + sid]).join(', ');
   });
+  if (clicked(event, 'a.companion', '#xray-pick', (sid, value, link) => link.dataset.pair)) pressPick();
   openModelPanel(event);
 });
+// A companion clicked (its name in the X-Ray, or its point on the relationship map) shows the passages they share.
+function pressPick() { setTimeout(() => document.querySelector('#xray-go').click(), 50); }
+function linkMap() {
+  const map = document.querySelector('#xray-plot .js-plotly-plot');
+  if (!map || !map.on || map.dataset.linked) return;
+  map.dataset.linked = 'yes';
+  map.on('plotly_click', (data) => {
+    const pair = data.points[0] && data.points[0].customdata;
+    const field = document.querySelector('#xray-pick textarea, #xray-pick input');
+    if (!pair || !field) return;
+    field.value = pair;
+    field.dispatchEvent(new Event('input', {bubbles: true}));
+    pressPick();
+  });
+}
 // "Ask about this passage" sends the sentences of the text selected in the Reader (read before the press clears it).
 document.addEventListener('mousedown', (event) => {
   if (!event.target.closest('#ask-about')) return;
@@ -68,4 +84,5 @@ new MutationObserver((changes) => {
   const chat = document.querySelector('#chat .chat');
   if (chat) chat.scrollTop = following ? chat.scrollHeight : kept;
   if (changes.some((change) => change.target.closest?.('#reader'))) showCited(20);
+  linkMap();
 }).observe(document.documentElement, {childList: true, subtree: true, characterData: true});
