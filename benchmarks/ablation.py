@@ -21,25 +21,36 @@ from benchmarks import SHARED_BENCHMARKS, write_figures
 from elite_ui.bench.cli import parser as bench_parser
 from elite_ui.bench.harness import run, summarise
 
+
+class QuestionSet(NamedTuple):
+    """A question set of the ablation: its file, how many questions of the seeded order it takes (0: all) after
+    leaving out the first ``skip``, and the rows it is measured with (None: all)."""
+
+    path: Path
+    limit: int
+    rows: tuple[str, ...] | None
+    skip: int = 0
+
+
+FAIRYTALE = Path("data/fairytale/dataset.jsonl")
+CHEAP = ("bm25 chunks", "lexical core", "lexical core + chunk fusion", "lexical core with 3-sentence windows + chunk "
+         "fusion", "previous default preset (windows only)", "default preset")
 SETS = {
-    "nd": (SHARED_BENCHMARKS / "novels-dev" / "novels-dev.jsonl", 0, None),
-    "ft": (Path("data/fairytale/dataset.jsonl"), 40, None),
-    "nv": (Path("tests/data/novels.jsonl"), 0, ("bm25 chunks", "lexical core", "+ model terms",
-                                                "+ judge and further iterations", "lexical core + chunk fusion",
-                                                "default preset", "default preset + chunk fusion",
-                                                "default preset with its answer")),
-    "ft150": (Path("data/fairytale/dataset.jsonl"), 150, ("bm25 chunks", "lexical core", "lexical core + chunk fusion",
-                                                          "default preset", "default preset + chunk fusion")),
+    "nd": QuestionSet(SHARED_BENCHMARKS / "novels-dev" / "novels-dev.jsonl", 0, None),
+    "ft": QuestionSet(FAIRYTALE, 40, None),
+    "nv": QuestionSet(Path("tests/data/novels.jsonl"), 0, (*CHEAP, "+ model terms", "+ judge and further iterations",
+                                                           "default preset with its answer")),
+    "ft150": QuestionSet(FAIRYTALE, 150, CHEAP),
+    "fth": QuestionSet(FAIRYTALE, 300, CHEAP, skip=150),
 }
 """Question sets: our novels-dev, a seeded sample of FairytaleQA's test split (converted first with ``python -m
 elite_ui.bench convert fairytaleqa ../shared/benchmarks/fairytaleqa --out data/fairytale``), and the eight novel
-questions of tests/data (the rows up to the judge and the default preset: the long novels make the longer loops
-the most expensive); each with how many questions to take (0: all) and the rows it is measured with (None: all).
-``ft150``, 150 FairytaleQA questions, compares the default preset with BM25 on more questions than the whole
-ablation can afford."""
+questions of tests/data (the rows up to the judge and the cheap rows: the long novels make the longer loops
+the most expensive). ``ft150``, 150 FairytaleQA questions, compares the cheap rows on more questions than the
+whole ablation can afford; ``fth``, the next 300 of the same order, is held out: no setting was chosen on it."""
 
 CORE = ["model_terms=false", "judge=false", "importance_samples=0", "trim=false", "option_words=true",
-        "recall_index=100", "neighbor_num=2", "ranking=bm25", "reach=3"]
+        "recall_index=100", "neighbor_num=2", "ranking=bm25", "reach=3", "fuse_chunks=0"]
 LOOP = [*CORE, "model_terms=true", "judge=true", "iter_max=2"]
 
 
@@ -68,8 +79,10 @@ ROWS = {
                                           "trim=true"], FEW),
     "paper preset": Row("elite", "paper", [], PAPER),
     "lexical core + chunk fusion": Row("elite", "laptop", [*CORE, "fuse_chunks=100"]),
+    "lexical core with 3-sentence windows + chunk fusion": Row("elite", "laptop", [*CORE, "fuse_chunks=100",
+                                                                              "neighbor_num=1"]),
+    "previous default preset (windows only)": Row("elite", "laptop", ["fuse_chunks=0", "neighbor_num=2"]),
     "default preset": Row("elite", "laptop", []),
-    "default preset + chunk fusion": Row("elite", "laptop", ["fuse_chunks=100"]),
     "default preset with its answer": Row("elite", "laptop", [], answered=True),
 }
 """Each row: strategy, preset, the settings it overrides, at most how many of the set's questions it takes (0: all)
@@ -80,13 +93,13 @@ preset is also summarised on those same questions. The stages are added in the o
 
 def run_row(key: str, name: str, out: Path) -> list[dict]:
     """One row on one set (resumed from its run folder): its results, one per question, in the seeded order."""
-    dataset, limit, _ = SETS[key]
+    dataset, limit, _, skip = SETS[key]
     row = ROWS[name]
     limit = min(limit or row.at_most, row.at_most or limit)
     folder = out / key / re.sub(r"[^a-z0-9]+", "-", name).strip("-")
     argv = ["run", str(dataset), "--strategy", row.strategy, "--preset", row.preset, "--out", str(folder),
             "--own-answer" if row.answered else "--retrieval-only", "--shuffle", "--seed", "0",
-            *(["--limit", str(limit)] if limit else [])]
+            *(["--limit", str(limit)] if limit else []), "--skip", str(skip)]
     for item in row.settings:
         argv += ["--set", item]
     results = run(bench_parser().parse_args(argv)) / "results.jsonl"
@@ -110,7 +123,7 @@ def main() -> None:
     args = parser.parse_args()
     figures = {}
     for key in args.sets.split(","):
-        names = [n for n in args.rows.split(",") if SETS[key][2] is None or n in SETS[key][2]]
+        names = [n for n in args.rows.split(",") if SETS[key].rows is None or n in SETS[key].rows]
         results = {name: run_row(key, name, Path(args.out)) for name in names}
         figures[key] = {name: row_figures(name, found) for name, found in results.items()}
         compared = {name: found for name, found in results.items() if name != "paper preset"}

@@ -195,7 +195,8 @@ def story_line() -> str:
             f"companions by shared paragraphs: {pairs}")
 
 
-ABLATION_SETS = {"nd": "novels-dev", "nv": "tests/data novels", "ft": "FairytaleQA", "ft150": "FairytaleQA"}
+ABLATION_SETS = {"nd": "novels-dev", "nv": "tests/data novels", "ft": "FairytaleQA", "ft150": "FairytaleQA",
+                 "fth": "FairytaleQA held out"}
 
 
 def ablation_set(key: str, questions: int) -> str:
@@ -214,3 +215,11 @@ def ablation_table() -> str:
                          num(r.get("accuracy"))])
     return rows(["questions", "row", "evidence recall", "hit@3", "LLM calls", "prompt tokens evaluated",
                  "median s", "accuracy"], body)
+
+
+def evidence_ranks_table() -> str:
+    """Where each view ranks the gold evidence (``python -m benchmarks.evidence_ranks``)."""
+    body = [[f"{name} ({r['evidence_sentences']} sentences)", view, *(num(r[key][k]) for k in ("5", "10", "20"))]
+            for name, r in figures("evidence_ranks").items()
+            for view, key in (("sentences (ELITE's ranking)", "sentence"), ("100-word chunks (BM25)", "chunk"))]
+    return rows(["gold evidence of", "ranked as", "in the top 5", "top 10", "top 20"], body)

@@ -125,6 +125,14 @@ def test_a_run_resumes_after_an_interruption(tmp_path):
     assert rows[0]["prepare_seconds"] > 0 and rows[1]["prepare_seconds"] == 0.0, "prepared once per book"
 
 
+def test_skip_takes_a_held_out_sample_after_the_first_questions(tmp_path):
+    dataset = small_dataset(tmp_path, 6)
+    args = cli.parser().parse_args(["run", str(dataset), "--strategy", "bm25", "--out", str(tmp_path / "held-out"),
+                                    "--retrieval-only", "--skip", "4", "--limit", "5"])
+    rows = (harness.run(args) / "results.jsonl").read_text().splitlines()
+    assert [json.loads(line)["id"] for line in rows] == ["q4", "q5"]
+
+
 @pytest.mark.parametrize("strategy", ["elite", "vanilla", "embedding", "bm25", "mrag"])
 def test_every_strategy_fills_the_budget_with_the_evidence(tmp_path, strategy):
     dataset, out = small_dataset(tmp_path, 1), tmp_path / strategy
@@ -162,7 +170,8 @@ def test_settings_can_be_overridden_from_the_command_line():
     from elite_ui.methods.elite import PRESETS
 
     changed = overridden(PRESETS["laptop"], ["trim=true", "recall_index=25"])
-    assert changed.trim is True and changed.recall_index == 25 and changed.neighbor_num == 2
+    assert changed.trim is True and changed.recall_index == 25
+    assert changed.neighbor_num == PRESETS["laptop"].neighbor_num, "a setting not given keeps the preset's value"
     mrag = overridden(strategies.defaults("mrag", "laptop"), ["order=similarity", "few_shot=no"])
     assert mrag.order == "similarity" and mrag.few_shot is False and mrag.window_tokens == 1024
     with pytest.raises(EliteError, match="order must be one of"):

@@ -119,3 +119,11 @@ def test_chunk_fusion_interleaves_fixed_chunks_with_the_windows(pride):
     assert fused.answer.evidence != plain.answer.evidence
     assert 4000 in fused.answer.evidence, "a pinned passage stays first"
     assert not fused.of("llm_call"), "fusion costs no model call"
+    [retrieval] = [e.data for e in fused.of("retrieval")]
+    assert retrieval.method == "bm25" and retrieval.chunks and not plain.of("retrieval")
+    best = max(retrieval.chunks, key=lambda c: c.score)
+    assert set(range(best.first, best.last + 1)) <= set(fused.answer.evidence), "the best fixed chunk is placed whole"
+    assert 60 <= len(pride.span_text(best.first, best.last).split()) <= 160
+    assert all(not set(range(c.first, c.last + 1)).isdisjoint(fused.answer.evidence) for c in retrieval.chunks)
+    from elite_ui.app import render
+    assert "Passages by BM25" in render.trace_html(pride, fused.events)

@@ -70,7 +70,7 @@ def test_written_recaps_cite_their_chapter_are_kept_and_resume_after_a_stop(tmp_
     from elite_ui.methods.recap import Recaps, cited
     from elite_ui.models import ScriptedLLM
 
-    assert cited("Mirek keeps the light [S2]. Nobody came. An owl nested [S5, S99].", range(0, 7)) == (
+    assert cited("Mirek keeps the light [S2]. Nobody came. An owl nested [S5, S99].", range(7)) == (
         [("Mirek keeps the light.", [2]), ("An owl nested.", [5])], 1)
     book = write_book("The Owl\n\nCHAPTER I\n\nMirek kept the light. He trimmed the lamp.\n\nCHAPTER II\n\n"
                       "An owl nested in the lamp room. Mirek fed it.\n\nCHAPTER III\n\nThe owl flew away.\n")

@@ -64,6 +64,8 @@ def parser() -> argparse.ArgumentParser:
                         "--set recall_index=25 --set order=similarity")
     r.add_argument("--budget", type=int, default=1000, help="context tokens given to the generator")
     r.add_argument("--limit", type=int, default=0)
+    r.add_argument("--skip", type=int, default=0, metavar="N",
+                   help="leave out the first N questions of the order (a held-out sample after a tuned one)")
     r.add_argument("--shuffle", action="store_true", help="take a seeded random sample instead of the first N")
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--retrieval-only", action="store_true", help="skip answering: compare retrievers only")

@@ -36,6 +36,7 @@ def run(args: argparse.Namespace, llm: LLM | None = None, embed: Embed | None = 
     questions = datasets.read(args.dataset)
     if args.shuffle:
         random.Random(args.seed).shuffle(questions)
+    questions = questions[args.skip :]
     questions = questions[: args.limit] if args.limit else questions
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -50,15 +50,17 @@ class Target:
 
 
 def targets(book: Book, terms: list[str]) -> list[Target]:
-    """The distinct target words of ``terms`` with the sentences each matches through any of its forms."""
-    out: dict[str, Target] = {}
+    """The distinct target words of ``terms`` with the sentences each matches through any of its forms; forms of
+    one word ("week", "weeks") are one target, so that a word counts once however it is inflected."""
+    out: dict[frozenset[str], Target] = {}
     for term in terms:
         for word in book.lexicon.content_words(term):
-            if word in out:
+            forms = book.forms(word)
+            if frozenset(forms) in out:
                 continue
-            postings = [book.index.postings(f) for f in book.forms(word)]
+            postings = [book.index.postings(f) for f in forms]
             sentences = np.unique(np.concatenate(postings)) if postings else np.zeros(0, dtype=np.int32)
-            out[word] = Target(word, sentences, len(sentences))
+            out[frozenset(forms)] = Target(word, sentences, len(sentences))
     return list(out.values())
 
 

@@ -100,6 +100,8 @@ class Chunk:
     seconds: float = 0.0
     pinned: bool = False
     """Pinned as evidence by the reader: ranked first and never trimmed."""
+    fixed: bool = False
+    """A fixed chunk ranked by BM25 (chunk fusion), not hits widened."""
 
     @property
     def key(self) -> tuple[int, int]:

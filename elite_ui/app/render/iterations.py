@@ -9,7 +9,7 @@ from collections import Counter, defaultdict
 import plotly.graph_objects as go
 
 from ...book import Book
-from ...methods.trace import EditMade, Event, Kind
+from ...methods.trace import EditMade, Event, Kind, Retrieval
 from .common import ceiling_note, cite_link, colour, esc, grouped, highlight, place, stage_costs, totals_line
 
 ORIGINS = {"question": "from the question", "breadth": "breadth-wise", "depth": "depth-wise",
@@ -61,6 +61,7 @@ def iteration_block(book: Book, iteration: int, stage: dict, edit: EditMade | No
     parts += ["<div class='exploration'><b>Next</b> breadth-wise: "
               f"{chips(exploration.breadth, tried) or '—'}; depth-wise: {chips(exploration.depth, tried) or '—'}</div>"
               for exploration in stage["exploration"]]
+    parts += [fused_line(book, retrieval) for retrieval in stage["retrieval"]]
     for trim in stage["trim"]:
         kept = " ".join(cite_link(book, sid) for sid in trim.kept)
         how = ("chosen by the model" if trim.by_model else "all kept: trimming is off" if not trim.enabled
@@ -68,6 +69,14 @@ def iteration_block(book: Book, iteration: int, stage: dict, edit: EditMade | No
         parts.append(f"<div class='trim'><b>Evidence kept</b> ({how}): {kept}</div>")
     parts += [stage_costs(stage["llm_call"]), "</details>"]
     return "".join(parts)
+
+
+def fused_line(book: Book, retrieval: Retrieval) -> str:
+    """Chunk fusion: the fixed chunks, ranked by BM25 over every term tried, whose sentences reached the evidence."""
+    placed = " ".join(f"<span class='imp'>{cite_link(book, c.first)}–{cite_link(book, c.last)} ({c.score:.1f})</span>"
+                      for c in retrieval.chunks)
+    return (f"<div class='fused'><b>Passages by BM25</b> (fixed chunks ranked over every term tried, placed in turn "
+            f"with the passages above, {retrieval.seconds * 1000:.0f} ms): {placed}</div>")
 
 
 def finals(book: Book, answers: list) -> str:

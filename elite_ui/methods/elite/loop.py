@@ -32,6 +32,8 @@ from ..trace import (
     Hit,
     Kind,
     Notice,
+    Placed,
+    Retrieval,
     Sample,
     Term,
     Terms,
@@ -274,27 +276,31 @@ class Elite(Engine):
 
     def ordered(self, book: Book, chunks: dict, all_terms: list[Term]) -> list[Chunk]:
         """The order the evidence is placed in: the ranked windows, interleaved (with ``fuse_chunks``) with fixed
-        chunks ranked by BM25 over every term tried, a rank fusion of the two views (pinned chunks stay first)."""
+        chunks ranked by BM25 over every term tried, a rank fusion of the two views (pinned chunks stay first). A
+        fixed chunk leads each pair: that view ranks the evidence higher (docs/benchmark.md)."""
         ranked = self.ranked(chunks.values(), self.final_scores(book, all_terms))
         if not self.settings.fuse_chunks:
             return ranked
         pinned = [c for c in ranked if c.pinned]
         windows = [c for c in ranked if not c.pinned]
         fixed = self.fixed_chunks(book, all_terms)
-        mixed = [c for pair in zip(windows, fixed, strict=False) for c in pair]
+        mixed = [c for pair in zip(fixed, windows, strict=False) for c in pair]
         longer = windows if len(windows) > len(fixed) else fixed
         return pinned + mixed + longer[min(len(windows), len(fixed)):]
 
     def fixed_chunks(self, book: Book, all_terms: list[Term], most: int = 50) -> list[Chunk]:
-        """Chunks of about ``fuse_chunks`` words, best first by BM25 over every term tried (:func:`span_bm25`)."""
+        """Chunks of about ``fuse_chunks`` words, best first by BM25 over every term tried (:func:`span_bm25`); each
+        carries the ranking's seconds."""
+        started = time.perf_counter()
         found = targets(book, [t.text for t in all_terms if t.in_book])
         spans = chunk_spans(book, self.settings.fuse_chunks)
         if not found or not spans:
             return []
         scores = span_bm25(book, found, np.asarray([first for first, _ in spans]))
         best = [int(i) for i in np.argsort(-scores, kind="stable")[:most] if scores[i] > 0]
-        return [Chunk(spans[i][0], spans[i][1], [], 0, book.span_text(*spans[i]), 0, weight=round(float(scores[i]), 4))
-                for i in best]
+        seconds = round(time.perf_counter() - started, 4)
+        return [Chunk(spans[i][0], spans[i][1], [], 0, book.span_text(*spans[i]), 0, weight=round(float(scores[i]), 4),
+                      seconds=seconds, fixed=True) for i in best]
 
     def ranked(self, chunks, scores: np.ndarray | None = None) -> list[Chunk]:
         """Pinned chunks first, then the most important (unscored chunks after scored ones), then the best: by
@@ -322,6 +328,11 @@ class Elite(Engine):
             picked = [sid for sid in parse_sentence_ids(reply) if sid in set(candidates)]
             pinned = {sid for c in chunks if c.pinned for sid in range(c.first, c.last + 1)} & set(candidates)
             kept = sorted(set(picked) | pinned) if picked else candidates
+        fused = [Placed(c.first, c.last, c.weight) for c in chunks
+                 if c.fixed and not set(range(c.first, c.last + 1)).isdisjoint(candidates)]
+        if fused:
+            seconds = next(c.seconds for c in chunks if c.fixed)
+            yield Event(Kind.RETRIEVAL, iteration, Retrieval(fused, "bm25", seconds))
         if candidates:
             yield Event(Kind.TRIM, iteration, Trim(sorted(kept), sorted(set(candidates) - set(kept)), bool(picked),
                                                    self.settings.trim))

@@ -50,8 +50,9 @@ class Settings:
                                         "name index)", panel=True)
     trim: bool = setting(True, "let the model drop evidence it finds irrelevant before answering (the paper's "
                                "organising step)", panel=True)
-    fuse_chunks: int = setting(0, "words of fixed chunks ranked by BM25 over every term tried, interleaved with the "
-                                  "sentence windows when the evidence is placed (0: windows only)", low=0, high=1000)
+    fuse_chunks: int = setting(0, "words of fixed chunks ranked by BM25 over every term tried, placed in turn with "
+                                  "the sentence windows, a fixed chunk first (0: windows only)", low=0, high=1000,
+                               panel=True)
     evidence_tokens: int = setting(2000, "token budget for the evidence shown to the judge and to the answer",
                                    low=200, high=8000, panel=True)
     quotes: int = setting(3, "evidence sentences quoted before the answer (\"What the book says\"), best first",
@@ -67,13 +68,14 @@ class Settings:
 PRESETS = {
     "paper": Settings(),
     "laptop": Settings(
-        recall_index=100, neighbor_num=2, deep_search_index=2, deep_search_num=5, voter_num=3, iter_max=2,
+        recall_index=100, neighbor_num=1, deep_search_index=2, deep_search_num=5, voter_num=3, iter_max=2,
         max_terms=6, option_words=True, ranking="bm25", reach=3, judge=False, importance_samples=0,
-        importance_chunks=3, trim=False, evidence_tokens=800, answer_tokens=96,
+        importance_chunks=3, trim=False, fuse_chunks=100, evidence_tokens=800, answer_tokens=96,
     ),
 }
 """``paper``: the paper's settings, every stage on. ``laptop``, the default: what measured best on the embedded
 model (docs/benchmark.md, "ELITE stage by stage"): the model's terms beside the question's and options' own
-words, sentences ranked by BM25 with their neighbours' scores, and one pass. The judge with further iterations,
-breadth- and depth-wise expansion, importance and trimming each found no more evidence there (breadth/depth
-found less), so they are off; each is one setting away (``--judge``, ``--importance-samples 1``...)."""
+words, sentences ranked by BM25 with their neighbours' scores, widened by one sentence on each side and placed in
+turn with 100-word chunks ranked by BM25 over the same terms (chunk fusion), and one pass. The judge with further
+iterations, breadth- and depth-wise expansion, importance and trimming each found no more evidence there
+(breadth/depth found less), so they are off; each is one setting away (``--judge``, ``--importance-samples 1``...)."""
