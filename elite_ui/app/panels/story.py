@@ -35,7 +35,8 @@ class StoryUI:
     figure: gr.Plot
     shared: gr.HTML
     pick: gr.Textbox
-    """Where a click on a companion (a name, or its point on the map) writes their name, and the button it presses."""
+    """Where a click on a companion (a name, or its point on the map) writes the two names, and the button it
+    presses."""
     go: gr.Button
 
 

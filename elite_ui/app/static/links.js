@@ -3,9 +3,13 @@ function clicked(event, selector, box, write) {
   const link = event.target.closest(selector);
   if (!link) return false;
   event.preventDefault();
+  return fill(box, (value) => write(link.dataset.sid, value, link));
+}
+// Writes into a (hidden) Gradio textbox as if typed: ``write`` turns its value into the new one.
+function fill(box, write) {
   const field = document.querySelector(`${box} textarea, ${box} input`);
   if (!field) return false;
-  field.value = write(link.dataset.sid, field.value, link);
+  field.value = write(field.value);
   field.dispatchEvent(new Event('input', {bubbles: true}));
   return true;
 }
@@ -38,11 +42,7 @@ function linkMap() {
   map.dataset.linked = 'yes';
   map.on('plotly_click', (data) => {
     const pair = data.points[0] && data.points[0].customdata;
-    const field = document.querySelector('#xray-pick textarea, #xray-pick input');
-    if (!pair || !field) return;
-    field.value = pair;
-    field.dispatchEvent(new Event('input', {bubbles: true}));
-    pressPick();
+    if (pair && fill('#xray-pick', () => pair)) pressPick();
   });
 }
 // "Ask about this passage" sends the sentences of the text selected in the Reader (read before the press clears it).
@@ -52,10 +52,7 @@ document.addEventListener('mousedown', (event) => {
   const picked = selection && !selection.isCollapsed
     ? [...document.querySelectorAll('#reader .s')].filter((el) => selection.containsNode(el, true))
     : [];
-  const field = document.querySelector('#reader-selection textarea, #reader-selection input');
-  if (!field) return;
-  field.value = picked.map((el) => el.dataset.sid).join(',');
-  field.dispatchEvent(new Event('input', {bubbles: true}));
+  fill('#reader-selection', () => picked.map((el) => el.dataset.sid).join(','));
 }, true);
 // The conversation follows its newest message while it grows, unless the reader scrolled up to read (a new
 // question follows again); each update replaces the conversation's element, so its place is restored.
