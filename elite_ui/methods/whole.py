@@ -14,7 +14,7 @@ from ..models import LLM
 from . import prompts
 from .base import Engine, Prepared
 from .chunk_rag import AnswerSettings
-from .trace import Answer, Event, Kind, Placed, Retrieval, Trace
+from .trace import Answer, Event, Kind, Placed, Retrieval
 
 
 @dataclass(frozen=True)
@@ -70,6 +70,3 @@ class WholeBook(Engine):
         if not generate:
             return Answer("", evidence=ids)
         return (yield from self.answer_from(book, question, options, text, ids, prompt=prompts.reading))
-
-    def passages(self, book: Book, trace: Trace) -> list[tuple[int, str]]:
-        return [(c.first, book.span_text(c.first, c.last)) for c in trace.of(Kind.RETRIEVAL)[0].data.chunks]

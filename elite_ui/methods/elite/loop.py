@@ -20,7 +20,7 @@ from ...models import LLM, Embed
 from .. import prompts
 from ..base import Engine, Prepared, chosen_answer
 from ..chunk_rag import chunks as chunk_spans
-from ..lexical import RANKINGS, smoothed, span_bm25, targets
+from ..lexical import RANKINGS, Target, smoothed, span_bm25, targets
 from ..parsing import parse_choice, parse_sentence_ids, parse_terms, parse_verdict
 from ..trace import (
     Answer,
@@ -269,30 +269,26 @@ class Elite(Engine):
                  if c.importance is not None and not math.isnan(c.importance)}
         return "\n".join(prompts.labelled(book, sid, marks.get(sid, "")) for sid in sentence_ids) or "(nothing found)"
 
-    def final_scores(self, book: Book, terms: list[Term]) -> np.ndarray:
-        """Every sentence scored against every term tried (the ranking that orders the evidence)."""
-        found = targets(book, [t.text for t in terms if t.in_book])
-        return RANKINGS[self.settings.ranking](book, found) if found else np.zeros(len(book))
-
     def ordered(self, book: Book, chunks: dict, all_terms: list[Term]) -> list[Chunk]:
-        """The order the evidence is placed in: the ranked windows, interleaved (with ``fuse_chunks``) with fixed
-        chunks ranked by BM25 over every term tried, a rank fusion of the two views (pinned chunks stay first). A
-        fixed chunk leads each pair: that view ranks the evidence higher (docs/benchmark.md)."""
-        ranked = self.ranked(chunks.values(), self.final_scores(book, all_terms))
+        """The order the evidence is placed in: the windows ranked by every term tried, interleaved (with
+        ``fuse_chunks``) with fixed chunks ranked by BM25 over the same terms, a rank fusion of the two views (pinned
+        chunks stay first). A fixed chunk leads each pair: that view ranks the evidence higher (docs/benchmark.md)."""
+        found = targets(book, [t.text for t in all_terms if t.in_book])
+        scores = RANKINGS[self.settings.ranking](book, found) if found else np.zeros(len(book))
+        ranked = self.ranked(chunks.values(), scores)
         if not self.settings.fuse_chunks:
             return ranked
         pinned = [c for c in ranked if c.pinned]
         windows = [c for c in ranked if not c.pinned]
-        fixed = self.fixed_chunks(book, all_terms)
+        fixed = self.fixed_chunks(book, found)
         mixed = [c for pair in zip(fixed, windows, strict=False) for c in pair]
         longer = windows if len(windows) > len(fixed) else fixed
         return pinned + mixed + longer[min(len(windows), len(fixed)):]
 
-    def fixed_chunks(self, book: Book, all_terms: list[Term], most: int = 50) -> list[Chunk]:
-        """Chunks of about ``fuse_chunks`` words, best first by BM25 over every term tried (:func:`span_bm25`); each
-        carries the ranking's seconds."""
+    def fixed_chunks(self, book: Book, found: list[Target], most: int = 50) -> list[Chunk]:
+        """Chunks of about ``fuse_chunks`` words, best first by BM25 over the target words ``found``
+        (:func:`span_bm25`); each carries the ranking's seconds."""
         started = time.perf_counter()
-        found = targets(book, [t.text for t in all_terms if t.in_book])
         spans = chunk_spans(book, self.settings.fuse_chunks)
         if not found or not spans:
             return []
