@@ -13,6 +13,7 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from elite_ui.app.config import from_args
+from elite_ui.app.logs import cap_output
 from elite_ui.app.page import CSS, HEAD, build
 from elite_ui.app.state import Model
 from elite_ui.book.lexicon import detect_language
@@ -20,8 +21,10 @@ from elite_ui.errors import EliteError
 
 
 def main(argv: list[str] | None = None) -> int:
+    cap_output()
     try:
-        config = from_args(argv)
+        config, hosting = from_args(argv)
+        print(hosting, flush=True)
         model = Model(config)
         model.start()
         model.embed(["warm up"])
@@ -30,9 +33,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     demo = build(config, model)
-    demo.queue(default_concurrency_limit=config.concurrency, max_size=64 if config.hosted else None)
+    demo.queue(max_size=64 if config.hosted else None)
+    # a thread per model call in flight (each waits on the model's answer), and some for everything else
     demo.launch(server_name=config.host, server_port=config.port, css=CSS, head=HEAD,
-                max_file_size=f"{config.max_upload_mb}mb", footer_links=[])
+                max_file_size=f"{config.max_upload_mb}mb", footer_links=[],
+                max_threads=max(40, model.capacity.slots + 16))
     return 0
 
 

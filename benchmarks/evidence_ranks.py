@@ -19,8 +19,8 @@ from benchmarks import SHARED_BENCHMARKS, write_figures
 from elite_ui.bench import datasets
 from elite_ui.bench.scoring import gold_sentences, normalise
 from elite_ui.book import load_book
-from elite_ui.methods.chunk_rag import chunks as chunk_spans
 from elite_ui.methods.lexical import bm25_scores, smoothed, span_bm25, targets
+from elite_ui.methods.lexical import chunks as chunk_spans
 
 SETS = {"novels-dev": (SHARED_BENCHMARKS / "novels-dev" / "novels-dev.jsonl", 0),
         "FairytaleQA's 150": (Path("data/fairytale/dataset.jsonl"), 150)}

@@ -25,7 +25,7 @@ import numpy as np
 
 from benchmarks import write_figures
 from elite_ui.book import load_book
-from elite_ui.methods.chunk_rag import chunks
+from elite_ui.methods.lexical import chunks
 from elite_ui.methods.mrag import PRESETS, MarkerIndex, Mrag, MragSettings, Store, Window
 from elite_ui.methods.trace import Event
 from elite_ui.models import MiniLMEmbedder, open_llm

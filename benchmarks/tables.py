@@ -223,3 +223,29 @@ def evidence_ranks_table() -> str:
             for name, r in figures("evidence_ranks").items()
             for view, key in (("sentences (ELITE's ranking)", "sentence"), ("100-word chunks (BM25)", "chunk"))]
     return rows(["gold evidence of", "ranked as", "in the top 5", "top 10", "top 20"], body)
+
+
+def many_readers_table() -> str:
+    """Visitors asking at once, against the stand-in batching server and a 0 s one (``benchmarks.many_readers``)."""
+    found = figures("many_readers")
+    body = [[f"{r['latency']:g} s", r["visitors"], f"{r['p50']:g}", f"{r['p95']:g}", f"{r['last']:g}",
+             f"{r['per_second']:g}", r["server_peak"], f"{r['app_cpu_s_per_question']:g}"]
+            for r in found["server"] + found["app_ceiling"]]
+    return rows(["server's seconds a call", "visitors at once", "p50 s", "p95 s", "last answer s", "questions/s",
+                 "server's requests in flight (most)", "app CPU s a question"], body)
+
+
+def during_build_line() -> str:
+    """One visitor's question while another builds the M-RAG index (``benchmarks.many_readers``)."""
+    names = {"server": "the stand-in server taking one call at a time (0.5 s a call)",
+             "scripted": "the scripted model (0.5 s a call)", "embedded": "the embedded SmolLM2-135M"}
+    return "; ".join(f"on {names[r['model']]}, {r['question_alone_s']:g} s alone and {r['question_during_build_s']:g}"
+                     f" s during the build ({r['ratio']:g}x)" for r in figures("many_readers")["during_build"])
+
+
+def many_readers_before_line() -> str:
+    """The same benchmark on the commit before the shared capacity (one lock for the whole question)."""
+    found = {r["visitors"]: r for r in figures("many_readers_before")["server"]}
+    return "; ".join(f"{n} visitors asking at once waited until {r['last']:g} s for the last answer (p50 "
+                     f"{r['p50']:g} s), the server never holding more than {r['server_peak']} request"
+                     for n, r in sorted(found.items()) if n > 1)

@@ -95,31 +95,16 @@ def with_citations(text: str, book: Book) -> str:
 
 
 def summary_line(event: Event) -> str | None:
-    data = event.data
-    if event.kind == Kind.TERMS:
-        return f"  iteration {event.iteration}: terms " + ", ".join(f"{t.text} ({t.origin})" for t in data.new)
-    if event.kind == Kind.COLLECTION:
-        return f"  iteration {event.iteration}: {len(data.hits)} sentences retrieved"
-    if event.kind == Kind.IMPORTANCE:
-        return f"  iteration {event.iteration}: chunk S{data.first}-S{data.last} importance {data.importance:.2f}"
-    if event.kind == Kind.JUDGE:
-        verdict = "sufficient" if data.sufficient else "not sufficient"
-        return f"  iteration {event.iteration}: judge says {verdict}: {data.reason[:100]}"
-    if event.kind == Kind.COUNT:
-        return f"  counting \"{data.phrase}\" in the forms {', '.join(data.forms)}: {data.total}"
-    if event.kind == Kind.WARNING:
-        return f"  warning: {data.message}"
-    if event.kind == Kind.INDEX_PROGRESS:
-        eta = f", about {data.eta_seconds / 60:.1f} min left" if data.eta_seconds is not None else ""
-        return f"  M-RAG index: {data.done} of {data.total} windows{eta}"
-    if event.kind == Kind.RETRIEVAL:
-        return (f"  {data.method}: {len(data.chunks)} chunks placed: "
-                + ", ".join(f"S{c.first}-S{c.last} ({c.score:.2f})" for c in data.chunks[:6]))
-    if event.kind == Kind.ASSEMBLY:
-        by = {m.marker: m for m in data.matches}
-        return (f"  M-RAG placed {len(data.placed)} values ({data.spent} of {data.budget} tokens): "
-                + "; ".join(f"{by[n].key[:60]} ({by[n].similarity:.2f})" for n in data.placed[:5]))
-    return None
+    """The line the command line prints as ``event`` comes (its payload's ``said()``), if it says anything."""
+    said = getattr(event.data, "said", None)
+    if said is None:
+        return None
+    where = f"iteration {event.iteration}: " if event.iteration and event.kind in PER_ITERATION else ""
+    return f"  {where}{said()}"
+
+
+PER_ITERATION = {Kind.TERMS, Kind.COLLECTION, Kind.IMPORTANCE, Kind.JUDGE}
+"""The kinds whose lines name their iteration."""
 
 
 def report(trace: Trace, book: Book) -> str:

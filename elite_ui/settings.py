@@ -78,9 +78,11 @@ class Described:
 
 
 def described(cls: type) -> list[Described]:
-    """The fields of a settings class as described, in order."""
+    """The fields of a settings class as described, in order: its own first, then those it extends (the answer
+    step's)."""
+    inherited = {f.name for base in cls.__mro__[1:] if dataclasses.is_dataclass(base) for f in dataclasses.fields(base)}
     out = []
-    for f in dataclasses.fields(cls):
+    for f in sorted(dataclasses.fields(cls), key=lambda f: f.name in inherited):
         meta = dict(f.metadata)
         known = {k: meta.pop(k) for k in ("help", "low", "high", "choices", "panel", "kind") if k in meta}
         out.append(Described(f.name, f.default, known.get("help", ""), known.get("kind") or type(f.default),

@@ -3,6 +3,8 @@ export, the conversation as JSON and back, and the cached book reopened by its h
 
 from pathlib import Path
 
+from markdown_it import MarkdownIt
+
 from elite_ui.app import notebook, render
 from elite_ui.app.panels.exports import export
 from elite_ui.app.receipts import Receipts
@@ -28,9 +30,10 @@ def test_entries_carry_answers_quotes_and_where_they_are(pride):
     assert entry["quotes"][0]["where"].startswith(f"{cited.chapter_name} ({cited.chapter_title})")
     quote = notebook.quote_entry(pride, 1000)
     assert quote["kind"] == "quote" and quote["text"] == " ".join(pride.sentence(1000).text.split())
-    text = notebook.markdown([entry, quote])
-    assert text.startswith("# Reading notebook") and "## Q: What is Pemberley?" in text
-    assert f"> — [{cited.citation}] {cited.chapter_name}" in text and "## Passage, chapter" in text
+    text = render.notebook_markdown([entry, quote])
+    shown = MarkdownIt().render(text)
+    assert text.startswith("# Reading notebook") and "<h2>Q: What is Pemberley?</h2>" in shown
+    assert f"— [{cited.citation}] {cited.chapter_name}" in shown and "<h2>Passage, chapter" in shown
     html = render.notebook_html([entry, quote])
     assert html.count("class='entry") == 2 and f"data-sid='{cited.id}'" in html
     assert f"data-book='{pride.digest[:16]}'" in html, "each link opens the book it was made in"

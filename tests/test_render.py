@@ -94,6 +94,20 @@ def test_the_markdown_export_is_inert_in_a_viewer(pride):
     assert "<h2>Answer</h2>" in shown and "<strong>" in shown, "our own Markdown still works"
 
 
+def test_the_notebook_export_is_inert_in_a_viewer(pride):
+    """A hostile book's title and text, a question and an answer in the notebook: its Markdown export shows them
+    as text in a CommonMark viewer, fetching and running nothing."""
+    hostile = {"kind": "answer", "question": HOSTILE, "answer": f"{HOSTILE}\n\n# heading\n- list", "run": HOSTILE,
+               "book": pride.digest, "title": HOSTILE, "when": "2026-12-01 10:00",
+               "quotes": [{"sentence": 3, "label": HOSTILE, "where": HOSTILE, "text": HOSTILE}]}
+    passage = {"kind": "quote", "sentence": 4, "label": "S4", "where": HOSTILE, "text": HOSTILE,
+               "book": pride.digest, "title": HOSTILE, "when": "2026-12-01 10:01"}
+    shown = MarkdownIt().render(render.notebook_markdown([hostile, passage]))
+    assert "<script" not in shown and "<img" not in shown and "<a " not in shown and "href" not in shown
+    assert "<li>" not in shown and shown.count("<h2>") == 2, "a reply's newlines make no list or heading"
+    assert shown.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 8
+
+
 def test_each_iteration_has_one_colour_in_the_trace_the_chart_and_the_book_map(pride):
     trace = run(pride)
     html = render.trace_html(pride, trace.events)

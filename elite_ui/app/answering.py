@@ -1,35 +1,31 @@
-"""A turn of the conversation, however it was asked (a question, an edited search): the stop flag renewed, the
-turn added, Stop enabled and the Trace tab shown, the method's events run under the model lock and shown as they
-come (the answer streaming into the conversation, the trace and charts refreshed at a bounded rate, the status
-line saying in words what the method is doing), the finished run kept and shown."""
+"""A turn of the conversation, however it was asked (a question, an edited search): one run of a visitor at a
+time, the turn added, Stop enabled and the Trace tab shown, the method's events shown as they come (the answer
+streaming into the conversation, the trace and charts refreshed at a bounded rate, the status line saying in words
+what the method is doing, or where its call stands in the shared model's line), the finished run kept and shown."""
 
 from __future__ import annotations
 
 import functools
-import threading
 import time
 
 import gradio as gr
 
 from ..book import Book
 from ..errors import Cancelled, EliteError
-from ..methods.trace import Kind, Trace
+from ..methods.trace import PAYLOADS, Kind, Trace
 from . import render
 from .render import inert_markdown as md
 from .state import Session
 
 MILESTONES = {Kind.TERMS, Kind.COLLECTION, Kind.COUNT, Kind.JUDGE, Kind.EXPLORATION, Kind.ANSWER, Kind.DONE}
-"""Events that always refresh the trace and (but terms, which add nothing to draw) the charts; others (importance,
+"""Events that always refresh the trace and (but those in NOTHING_TO_DRAW) the charts; others (importance,
 chunks...) refresh at most every REFRESH_SECONDS (the trace) and FIGURE_SECONDS (the charts), so a long question
 stays smooth and its first terms show at once."""
 REFRESH_SECONDS = 0.3
 FIGURE_SECONDS = 1.0
-DOING = {Kind.TERMS: "search terms chosen", Kind.COLLECTION: "matching sentences collected",
-         Kind.CHUNKS: "widened into passages", Kind.IMPORTANCE: "weighing how much each passage matters",
-         Kind.JUDGE: "the model judged the evidence", Kind.EXPLORATION: "searching further",
-         Kind.TRIM: "evidence trimmed", Kind.COUNT: "mentions counted", Kind.RETRIEVAL: "passages ranked",
-         Kind.ASSEMBLY: "evidence placed", Kind.AUDIT: "markers checked", Kind.ANSWER: "answer written"}
-"""What the status line says after each kind of event."""
+NOTHING_TO_DRAW = {Kind.TERMS, Kind.ANSWER}
+"""Milestones after which the charts are not drawn again: terms add nothing to draw, and ``done`` follows the
+answer at once (drawing both charts costs about 30 ms of the app's CPU, a sixth of a short question's)."""
 
 
 def outputs(page) -> list:
@@ -40,23 +36,60 @@ def outputs(page) -> list:
 
 def releases_stop(page):
     """A run's handler (a generator) that disables Stop once it ends, however it ends; Stop was enabled when the
-    run began (a run stopped by Stop is disabled by Stop's own handler)."""
+    run began (a run stopped by Stop is disabled by Stop's own handler). A handler refused because another run
+    of the visitor goes on (it returns :data:`REFUSED`) leaves Stop to that run."""
     def wrap(handler):
         @functools.wraps(handler)
         def run(*args):
-            yield from handler(*args)
-            yield {page.chat.stop: gr.Button(interactive=False)}
+            if (yield from handler(*args)) is not REFUSED:
+                yield {page.chat.stop: gr.Button(interactive=False)}
         return run
     return wrap
+
+
+BUSY = "Your last request is still running: wait for it to finish, or press Stop."
+"""Said to a visitor who starts a second question or build while one runs."""
+REFUSED = object()
+"""What a handler returns when it was refused before it ran (Stop is left as it was)."""
+
+
+def one_at_a_time(page, session: Session, run):
+    """The events of ``run`` (a generator begun here) with a fresh stop flag, unless another run of the same
+    visitor goes on: then one sentence, nothing runs, and :data:`REFUSED` is returned."""
+    flag = session.begin()
+    if flag is None:
+        yield {page.chat.status: BUSY}
+        return REFUSED
+    try:
+        return (yield from run)
+    finally:
+        session.end(flag)
+
+
+def one_build(page, ctx, session: Session, run):
+    """The events of a long build ``run`` (an M-RAG index, written recaps): at most ``--builds`` at once across
+    visitors (a visitor beyond that is told so in one sentence, not queued), and one run of the visitor at a
+    time."""
+    builds = ctx.config.builds
+    if not builds:
+        yield {page.chat.status: "The host of this app lets visitors build no M-RAG index and write no recap."}
+        return REFUSED
+    if not ctx.visitors.builds.acquire(blocking=False):
+        yield {page.chat.status: f"Other readers' builds are running ({builds} at once, the most this app runs); "
+                                 "try again when one has finished."}
+        return REFUSED
+    try:
+        return (yield from one_at_a_time(page, session, run))
+    finally:
+        ctx.visitors.builds.release()
 
 
 def answer_turn(page, ctx, session: Session, book: Book, said: str, question: str, note: str, steps_of,
                 options: dict[str, str] | None = None):
     """A new turn (``said``, with the multiple-choice ``options`` it was asked with), answered by the events
-    ``steps_of()`` makes once the session's stop flag is renewed, shown as they come. Returns the finished run's
-    trace, or None when it was stopped or ended in an error (then said in the conversation)."""
+    ``steps_of()`` makes, shown as they come (within :func:`one_at_a_time`). Returns the finished run's trace, or
+    None when it was stopped or ended in an error (then said in the conversation)."""
     session.stop_unfinished()
-    session.cancel = threading.Event()
     turn = {"question": said, "partial": "", "options": options or {}}
     session.turns.append(turn)
     trace = Trace(question)
@@ -87,12 +120,11 @@ def charts(page, book, events) -> dict:
 
 
 def stream(page, ctx, session: Session, turn: dict, trace: Trace, book: Book, steps):
-    """Run a question's events under the model lock, showing the answer and the trace as they grow."""
-    with ctx.model.lock:
-        if ctx.model.llm is not None:
-            ctx.model.llm.reset_speed()
-        yield from events(page, session, turn, trace, book, steps)
-        yield {page.model.running: ctx.model.running()}
+    """Run a question's events, showing the answer and the trace as they grow."""
+    if ctx.model.llm is not None:
+        ctx.model.llm.reset_speed()
+    yield from events(page, session, turn, trace, book, steps)
+    yield {page.model.running: ctx.model.running()}
 
 
 def events(page, session: Session, turn: dict, trace: Trace, book: Book, steps):
@@ -104,6 +136,9 @@ def events(page, session: Session, turn: dict, trace: Trace, book: Book, steps):
             turn["partial"] += event.data.text
             yield {page.chat.conversation: render.chat(book, session.turns)}
             continue
+        if event.kind == Kind.QUEUE:
+            yield {page.chat.status: status_line(event)}
+            continue
         if event.kind == Kind.LLM_CALL:
             continue
         if event.kind == Kind.ANSWER:
@@ -111,20 +146,35 @@ def events(page, session: Session, turn: dict, trace: Trace, book: Book, steps):
         now = time.monotonic()
         if event.kind not in MILESTONES and now - shown["trace"] < REFRESH_SECONDS:
             continue
-        figures = (event.kind in MILESTONES - {Kind.TERMS}  # terms alone add nothing to draw
-                   or now - shown["figures"] >= FIGURE_SECONDS)
+        figures = (event.kind in MILESTONES - NOTHING_TO_DRAW or now - shown["figures"] >= FIGURE_SECONDS)
         shown["trace"] = now
         shown["figures"] = now if figures else shown["figures"]
         update = {page.chat.conversation: render.chat(book, session.turns),
                   page.trace.html: render.trace_html(book, trace.events)}
         if figures:
             update |= charts(page, book, trace.events)
-        if event.kind in DOING or event.kind == Kind.WARNING:
+        if doing(event.kind) or event.kind == Kind.WARNING:
             update[page.chat.status] = status_line(event)
         yield update
 
 
 def status_line(event) -> str:
-    """The status line after ``event``, in words: the iteration, and what was done (or the warning)."""
-    what = event.data.message if event.kind == Kind.WARNING else DOING[event.kind] + "…"
+    """The status line after ``event``, in words: the iteration, and what was done (or the warning, or where the
+    next call stands in the shared model's line)."""
+    if event.kind == Kind.QUEUE:
+        return waiting(event.data)
+    what = event.data.message if event.kind == Kind.WARNING else doing(event.kind) + "…"
     return f"Iteration {event.iteration}: {what}" if event.iteration else f"{what[:1].upper()}{what[1:]}"
+
+
+def doing(kind: Kind) -> str:
+    """What the status line says after an event of ``kind`` (its payload's ``doing``), if anything."""
+    return getattr(PAYLOADS.get(kind), "doing", "")
+
+
+def waiting(place) -> str:
+    """Where a call stands in the shared model's line, in words."""
+    ahead = ("yours is next" if place.ahead == 0 else
+             f"{place.ahead} request{'s' if place.ahead > 1 else ''} ahead of yours")
+    at_once = "one request at a time" if place.slots == 1 else f"{place.slots} requests at a time"
+    return f"Waiting for the model (it answers {at_once}, and all are taken): {ahead}."

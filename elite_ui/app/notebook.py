@@ -39,21 +39,6 @@ def quote(book: Book, sid: int) -> dict:
     return {"sentence": sid, "label": s.citation, "where": where, "text": " ".join(s.text.split())}
 
 
-def markdown(entries: list[dict]) -> str:
-    """The notebook as Markdown: one section per question (answer, then its quotes) or saved passage."""
-    lines = ["# Reading notebook", ""]
-    for entry in entries:
-        source = f"*{entry['title']}*"
-        if entry["kind"] == "answer":
-            lines += [f"## Q: {entry['question']}", "", entry["answer"], "",
-                      f"{source} · {entry['run']} · {entry['when']}", ""]
-            lines += [f"> {q['text']}  \n> — [{q['label']}] {q['where']}\n" for q in entry["quotes"]]
-        else:
-            lines += [f"## Passage, {entry['where']}", "", f"> {entry['text']}  \n> — [{entry['label']}]", "",
-                      f"{source} · saved {entry['when']}", ""]
-    return "\n".join(lines)
-
-
 def entries_from(saved: object) -> list[dict]:
     """The notebook entries a browser sent back, each checked field by field (anything malformed is dropped)."""
     def quote_ok(q) -> bool:

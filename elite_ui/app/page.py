@@ -4,9 +4,9 @@ small dataclasses of all panels' components. Styles and scripts are real files i
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import sys
+from dataclasses import dataclass, fields
 from pathlib import Path
-from weakref import WeakValueDictionary
 
 import gradio as gr
 
@@ -30,8 +30,10 @@ from .panels import (
 )
 from .panels import mrag as mrag_panel
 from .receipts import Receipts
-from .state import Model, Session
+from .state import Model
+from .visitors import Visitors
 
+PANELS = f"{__package__}.panels."
 STATIC = Path(__file__).parent / "static"
 CSS = (STATIC / "style.css").read_text(encoding="utf-8")
 HEAD = f"<script>\n{(STATIC / 'links.js').read_text(encoding='utf-8')}</script>\n"
@@ -40,23 +42,19 @@ HEAD = f"<script>\n{(STATIC / 'links.js').read_text(encoding='utf-8')}</script>\
 @dataclass
 class Context:
     """What every handler may use: how the app runs, the shared model, the cache folder, the books' upload
-    receipts and the open pages' sessions."""
+    receipts and the visitors (their open sessions and what each may take)."""
 
     config: Config
     model: Model
     cache_dir: Path
     receipts: Receipts
-    sessions: WeakValueDictionary = field(default_factory=WeakValueDictionary)
-    """The sessions that opened a book or a page, by Gradio's session hash (freed when their tab or API client
-    closes)."""
-
-    def track(self, request: gr.Request, session: Session) -> None:
-        self.sessions[request.session_hash] = session
+    visitors: Visitors
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Page:
-    """Every panel's components, by panel."""
+    """Every panel's components, by panel: one field a panel, in the order their events are wired (the trace's
+    before the chat's: Stop cancels an edited search too)."""
 
     demo: gr.Blocks
     tabs: gr.Tabs
@@ -68,22 +66,28 @@ class Page:
     mrag: mrag_panel.MragUI
     settings: settings.SettingsUI
     options: options.OptionsUI
-    chat: chat.ChatUI
     exports: exports.ExportsUI
     trace: trace.TraceUI
+    chat: chat.ChatUI
     side: side.SideUI
     reader: reader.ReaderUI
     story: story.StoryUI
     links: reader.LinksUI
     notebook: notebook.NotebookUI
 
+    def panels(self) -> list:
+        """The panel modules, each once, in the order of the fields that hold their components."""
+        found = [sys.modules[type(getattr(self, f.name)).__module__] for f in fields(self)]
+        return list(dict.fromkeys(m for m in found if m.__name__.startswith(PANELS)))
+
 
 def build(config: Config, model: Model | None = None) -> gr.Blocks:
     """The page. ``model`` is loaded by the caller (app.py) so that start-up errors are reported there."""
     model = model or Model(config)
     cache_dir = Path(config.cache_dir or default_cache_dir())
-    ctx = Context(config, model, cache_dir, Receipts(cache_dir))
-    with gr.Blocks(title="ELITE Reader") as demo:
+    ctx = Context(config, model, cache_dir, Receipts(cache_dir), Visitors(config))
+    # Gradio's own cleaning of its upload and download copies (every 15 minutes, those over 15 minutes old)
+    with gr.Blocks(title="ELITE Reader", delete_cache=(900, 900)) as demo:
         kept = session.create_ui(ctx)
         gr.Markdown("# ELITE Reader\nAsk questions of a whole novel and watch how the answer is found.")
         with gr.Row():
@@ -105,9 +109,12 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
                     reader_ui = reader.create_ui(ctx)
                     story_ui = story.create_ui(ctx)
                     notebook_ui = notebook.create_ui(ctx)
-        page = Page(demo, tabs, kept, book_ui, model_ui, strategy_ui, names_ui, mrag_ui, settings_ui, options_ui,
-                    chat_ui, exports_ui, trace_ui, side_ui, reader_ui, story_ui, links_ui, notebook_ui)
-        for panel in (session, book, model_panel, names, mrag_panel, settings, trace, chat, reader, story):
-            panel.create_event_handlers(page, ctx)
+        page = Page(demo=demo, tabs=tabs, session=kept, book=book_ui, model=model_ui, strategy=strategy_ui,
+                    names=names_ui, mrag=mrag_ui, settings=settings_ui, options=options_ui, chat=chat_ui,
+                    exports=exports_ui, trace=trace_ui, side=side_ui, reader=reader_ui, story=story_ui, links=links_ui,
+                    notebook=notebook_ui)
+        for panel in page.panels():
+            if hasattr(panel, "create_event_handlers"):
+                panel.create_event_handlers(page, ctx)
     return demo
 

@@ -5,25 +5,36 @@ is encrypted with is another matter: Gradio serves it to every page, so it prote
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
+import re
 import secrets
 from pathlib import Path
 
+SECRET = re.compile(r"[0-9a-f]{64}")
+"""A kept key: 32 random bytes as hex. Anything else found in its file (empty after a crash or a full disk,
+short, edited) is never trusted: a fresh key replaces it."""
+
 
 def kept_secret(cache_dir: Path, name: str) -> str:
-    """A random key kept in the cache folder so that it outlives a restart (a fresh one, not kept, when the
-    folder cannot be written)."""
+    """A random key kept in the cache folder so that it outlives a restart, written whole or not at all (a fresh
+    one, not kept, when the folder cannot be written)."""
     path = Path(cache_dir) / name
+    with contextlib.suppress(OSError):
+        kept = path.read_text().strip()
+        if SECRET.fullmatch(kept):
+            return kept
+    secret = secrets.token_hex(32)
+    partial = path.with_name(f"{name}.{secrets.token_hex(4)}.partial")
     try:
-        if path.exists():
-            return path.read_text().strip()
         path.parent.mkdir(parents=True, exist_ok=True)
-        secret = secrets.token_hex(32)
-        path.write_text(secret)
-        return secret
+        partial.write_text(secret)
+        partial.replace(path)
     except OSError:
-        return secrets.token_hex(32)
+        with contextlib.suppress(OSError):
+            partial.unlink()
+    return secret
 
 
 class Receipts:

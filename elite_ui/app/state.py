@@ -1,5 +1,5 @@
-"""What the app holds: the one shared :class:`Model` (behind a lock, so one question uses it at a time) and a
-:class:`Session` per visitor (their book, conversation, runs and notebook)."""
+"""What the app holds: the one shared :class:`Model` (its capacity shared fairly by every visitor's calls) and a
+:class:`Session` per visitor (their book, conversation, runs and notebook; one question or build at a time)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from ..errors import EliteError, ModelError
 from ..methods import Prepared, Trace
 from ..methods.registry import METHODS
 from ..models import BACKENDS, LLM, Embed, MiniLMEmbedder, ModelChoice, open_model
+from ..models.capacity import Capacity, Share
 from ..models.registry import chosen
 from . import notebook
 from .config import Config
@@ -22,14 +23,20 @@ from .receipts import Receipts
 
 KEPT_TURNS, KEPT_NOTES = 50, 200
 """How much of a session the browser keeps for a page reload."""
+KEPT_PREPARED = 8
+"""Books' prepared indexes kept for every visitor (the least recently used let go first)."""
 
 
 class Model:
-    """The shared model: which one is loaded, a lock so one question uses it at a time, and its status."""
+    """The shared model: which one is loaded, its capacity (calls at once, and the fair line for the others) and
+    its status."""
 
     def __init__(self, config: Config):
         self.config = config
-        self.lock = threading.Lock()
+        self.capacity = Capacity(1)
+        self.prepared: dict[Hashable, Prepared] = {}
+        """What the methods prepared of the books (chunk indexes, loaded marker indexes), for every visitor."""
+        self._keeping = threading.Lock()
         self.llm: LLM | None = None
         self.embed: Embed = MiniLMEmbedder()
         self.status = "no model loaded"
@@ -42,15 +49,35 @@ class Model:
         cfg = self.config
         if visitor and cfg.hosted:
             raise ModelError("this hosted app's model is chosen by its host; visitors cannot change it.")
-        with self.lock:
-            old, self.llm = self.llm, open_model(replace(choice, n_ctx=cfg.n_ctx, script=cfg.scripted or ""))
+        with self.capacity.exclusive():
+            old, self.llm = self.llm, open_model(replace(choice, n_ctx=cfg.n_ctx, script=cfg.scripted or "",
+                                                         slots=cfg.parallel))
             self.choice = choice
+            self.capacity.resize(self.llm.slots)
             self.status = f"ready: {self.llm.name} (context {self.llm.n_ctx} tokens)"
         if old is not None:
             old.close()
         if visitor:
             self.remember(choice)
         return self.status
+
+    def prepared_for(self, engine, book: Book) -> Prepared:
+        """What ``engine`` needs of ``book`` (a chunk index, a loaded marker index), prepared once for every
+        visitor and kept by the engine's key, the :data:`KEPT_PREPARED` used last."""
+        key = engine.prepared_key(book)
+        if key is None:
+            return engine.prepare(book)
+        with self._keeping:
+            kept = self.prepared.pop(key, None)
+            if kept is not None:
+                self.prepared[key] = kept
+                return kept
+        made = engine.prepare(book)
+        with self._keeping:
+            self.prepared[key] = made
+            while len(self.prepared) > KEPT_PREPARED:
+                del self.prepared[next(iter(self.prepared))]
+        return made
 
     def running(self) -> str:
         """Where the model runs and how fast it read and wrote during the last question (where it can tell)."""
@@ -130,8 +157,6 @@ class Session:
         self.book: Book | None = None
         self.turns: list[dict] = []
         self.traces: list[Trace] = []
-        self.prepared: dict[Hashable, Prepared] = {}
-        """What the methods prepared for this visitor's books (chunk indexes, loaded marker indexes), by key."""
         self.ceiling_text = ""
         """The spoiler ceiling as the reader wrote it ("chapter 12"), kept for a page reload."""
         self.names: NameIndex | None = None
@@ -147,6 +172,35 @@ class Session:
         self.story: dict | None = None
         """The recap or X-Ray the Story tab shows, as a notebook entry ("Save to the notebook" keeps it)."""
         self.cancel = threading.Event()
+        self.visitor = ""
+        """Whose session it is: their network address (:mod:`elite_ui.app.visitors`)."""
+        self.running = False
+        """Whether a question or a build of this visitor runs (one at a time; Stop ends it at once)."""
+        self._starting = threading.Lock()
+
+    def begin(self) -> threading.Event | None:
+        """Start a run: its fresh stop flag, or None while another run goes on (and was not stopped)."""
+        with self._starting:
+            if self.busy:
+                return None
+            self.running, self.cancel = True, threading.Event()
+            return self.cancel
+
+    @property
+    def busy(self) -> bool:
+        """A run goes on (one stopped no longer counts: it ends at its next step)."""
+        return self.running and not self.cancel.is_set()
+
+    def end(self, run: threading.Event) -> None:
+        """The run whose stop flag is ``run`` is over (a later run, begun after it was stopped, goes on)."""
+        with self._starting:
+            if self.cancel is run:
+                self.running = False
+
+    def share(self, model: Model, background: bool = False) -> Share:
+        """A run's share of the shared model's capacity for this visitor (``background``: long work, an index
+        build or written recaps, which gives way to questions)."""
+        return Share(model.capacity, id(self), background)
 
     def open(self, book: Book) -> None:
         """Make ``book`` the open one. The book open before goes on the shelf with its conversation, runs and
@@ -200,22 +254,13 @@ class Session:
         """Stop what runs and let go of the books, their indexes and runs (the session has ended)."""
         self.cancel.set()
         self.book, self.reading, self.names, self.about = None, None, None, []
-        self.traces, self.prepared, self.shelf = [], {}, {}
+        self.traces, self.shelf = [], {}
 
     def stop_unfinished(self) -> None:
         """Mark every question still without an answer or an error as stopped."""
         for turn in self.turns:
             if turn.get("answer") is None and not turn.get("error"):
                 turn["stopped"] = True
-
-    def prepared_for(self, engine, book: Book) -> Prepared:
-        """What ``engine`` needs of ``book``, prepared once per visit (kept by the engine's key)."""
-        key = engine.prepared_key(book)
-        if key is None:
-            return engine.prepare(book)
-        if key not in self.prepared:
-            self.prepared[key] = engine.prepare(book)
-        return self.prepared[key]
 
     def keep(self, trace: Trace, book: Book) -> None:
         """A finished run: kept in the session's runs and written into the notebook."""

@@ -44,11 +44,6 @@ class Generated:
     evaluated_tokens: int = 0
 
 
-BUDGETS = {"elite": "evidence_tokens", "embedding": "evidence_tokens", "bm25": "evidence_tokens",
-           "mrag": "budget_tokens"}
-"""Each method's setting that the benchmark's ``--budget`` sets (whole-book mode has none: it reads it all)."""
-
-
 def fill(llm: LLM, pieces: list[tuple[int, str]], budget: int) -> str:
     """Add pieces in the given order until the token budget is spent, then put them back in book order."""
     kept, spent = [], 0
@@ -72,7 +67,7 @@ class Strategy:
         self.name = method.name
 
     def engine(self, budget: int | None = None):
-        limit = BUDGETS.get(self.name)
+        limit = self.method.budget
         settings = with_overrides(self.settings, **{limit: budget}) if budget and limit else self.settings
         return self.method.engine(self.llm, settings, Tools(self.embed))
 
@@ -98,20 +93,8 @@ class Strategy:
         totals = trace.totals()
         found = Retrieved(context, time.perf_counter() - started, totals["llm_calls"], totals["prompt_tokens"],
                           totals["completion_tokens"], totals["evaluated_tokens"],
-                          [q.text for q in trace.answer.quotes], method_figures(trace))
+                          [q.text for q in trace.answer.quotes], self.method.figures(trace))
         return found, (trace.answer.choice or "") if options else trace.answer.text
-
-
-def method_figures(trace) -> dict:
-    """What the results add for some methods: ELITE's iterations, M-RAG's markers placed."""
-    from ..methods.trace import Kind
-
-    start = trace.of(Kind.START)[0].data
-    if start.strategy == "elite":
-        return {"iterations": trace.totals()["iterations"]}
-    if start.strategy == "mrag":
-        return {"markers_placed": len(trace.of(Kind.ASSEMBLY)[0].data.placed)}
-    return {}
 
 
 class Vanilla:

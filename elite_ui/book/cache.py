@@ -67,8 +67,32 @@ def pack(book: Book, stored: Path) -> int:
         return 0
 
 
+def evict(cache_dir: Path | str, limit_bytes: int) -> int:
+    """Remove the least recently used parsed books until the folder holds at most ``limit_bytes`` (0: no cap);
+    how many were removed. A book's file is touched each time it is opened, so its age is its last use."""
+    if limit_bytes <= 0:
+        return 0
+    files = []
+    for path in (Path(cache_dir) / "books").glob("*.npz"):
+        with contextlib.suppress(OSError):
+            stat = path.stat()
+            files.append((stat.st_mtime, stat.st_size, path))
+    total, removed = sum(size for _, size, _ in files), 0
+    for _, size, path in sorted(files):
+        if total <= limit_bytes:
+            break
+        with contextlib.suppress(OSError):
+            path.unlink()
+            total -= size
+            removed += 1
+    return removed
+
+
 def unpack(stored: Path, path: Path) -> Book | None:
-    """The book saved by :func:`pack`, or None if the file is unreadable (it is then parsed again)."""
+    """The book saved by :func:`pack`, or None if the file is unreadable (it is then parsed again). Opening it
+    counts as a use (:func:`evict` removes the least recently used)."""
+    with contextlib.suppress(OSError):
+        os.utime(stored)
     try:
         with np.load(stored) as saved:
             arrays = {name: saved[name] for name in saved.files}

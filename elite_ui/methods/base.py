@@ -2,8 +2,7 @@
 model calls reported as trace events, stopping, question checks, and what a method prepares once per book.
 
 A method subclasses :class:`Engine` and implements :meth:`Engine.steps`, a generator of trace events that returns
-the :class:`~elite_ui.methods.trace.Answer`; its settings need ``seed``, ``max_question_chars`` and ``quotes``
-fields.
+the :class:`~elite_ui.methods.trace.Answer`; its settings extend :class:`AnswerSettings`.
 """
 
 from __future__ import annotations
@@ -11,6 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Hashable, Iterator
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -19,10 +19,24 @@ from ..book import Book
 from ..book.lexicon import words
 from ..errors import Cancelled, EliteError, ModelError, QuestionError
 from ..models import LLM, Embed, MiniLMEmbedder, Request
+from ..models.capacity import POLL_SECONDS, Share
+from ..settings import setting
 from . import prompts
 from .lexical import best_sentences, bm25_scores, targets
 from .parsing import clean_answer, parse_choice, parse_sentence_ids, whole_sentences, without_labels
-from .trace import Answer, Citation, Delta, Done, Event, Kind, LLMCall, Start, Trace
+from .trace import Answer, Citation, Delta, Done, Event, Kind, LLMCall, Queue, Start, Trace
+
+
+@dataclass(frozen=True)
+class AnswerSettings:
+    """What every method's answer step needs, the settings every method's own settings extend: its length, the
+    sentences quoted first, the longest question, the seed."""
+
+    answer_tokens: int = setting(160, "longest free-form answer, in tokens", low=16, high=2048)
+    quotes: int = setting(3, "evidence sentences quoted before the answer (\"What the book says\"), best first",
+                          low=0, high=10)
+    max_question_chars: int = setting(2000, "longest question, in characters", low=1, high=100_000)
+    seed: int = setting(0, "seed of the model's sampling (and of ELITE's noise levels and perturbations)", low=0)
 
 
 @dataclass
@@ -40,6 +54,9 @@ class Engine:
 
     name = ""
     """The method's name in the registry and in the trace's ``start`` event."""
+    share: Share | None = None
+    """The reader's share of a model that serves many (the app's): each call waits its turn. None: the model is
+    this engine's alone."""
 
     def __init__(self, llm: LLM, settings, *, embed: Embed | None = None, cancel: threading.Event | None = None):
         self.llm = llm
@@ -77,12 +94,16 @@ class Engine:
         if about:
             kwargs["about"] = about
         started = time.perf_counter()
-        prepared = prepared if prepared is not None else self.prepare(book)
-        yield Event(Kind.START, 0, Start(question, options, asdict(self.settings), book.summary(), self.llm.name,
-                                         self.name, book.stats.get("ceiling"), self.index_card(prepared), about))
-        answer = yield from self.steps(book, question, options, prepared=prepared, generate=generate, **kwargs)
-        if not answer.quotes and answer.count is None:
-            answer.quotes = self.quotes(book, question, options, answer.evidence)
+        try:
+            prepared = prepared if prepared is not None else self.prepare(book)
+            yield Event(Kind.START, 0, Start(question, options, asdict(self.settings), book.summary(), self.llm.name,
+                                             self.name, book.stats.get("ceiling"), self.index_card(prepared), about))
+            answer = yield from self.steps(book, question, options, prepared=prepared, generate=generate, **kwargs)
+            if not answer.quotes and answer.count is None:
+                answer.quotes = self.quotes(book, question, options, answer.evidence)
+        finally:
+            if self.share is not None:
+                self.share.finish()
         yield Event(Kind.ANSWER, 0, answer)
         yield Event(Kind.DONE, 0, Done(round(time.perf_counter() - started, 3)))
 
@@ -149,27 +170,64 @@ class Engine:
 
     def call(self, purpose: str, messages: list[dict[str, str]], iteration: int, *, max_tokens: int = 96,
              temperature: float = 0.0, seed: int | None = None, stream: bool = False, full: bool = False):
-        """One LLM call, yielded as an ``llm_call`` event; returns the reply text (with ``full``, the whole
-        :class:`~elite_ui.models.base.Completion`). With ``stream``, the reply is also yielded piece by piece as
-        ``answer_delta`` events while it is written."""
+        """One LLM call, yielded as an ``llm_call`` event once it has waited its turn for a shared model (``queue``
+        events meanwhile; long work preempted by a short question waits and calls again); returns the reply text
+        (with ``full``, the whole :class:`~elite_ui.models.base.Completion`). With ``stream``, the reply is also
+        yielded piece by piece as ``answer_delta`` events while it is written."""
         if self.cancel.is_set():
             raise Cancelled("stopped.")
-        request = Request(purpose, messages, max_tokens=max_tokens, temperature=temperature,
-                          seed=self.settings.seed if seed is None else seed, cancel=self.cancel)
-        try:
-            if stream:
-                result = yield from self.relay(self.llm.stream(request), iteration)
-            else:
-                result = self.llm.complete(request)
-        except EliteError:
-            raise
-        except Exception as exc:  # a backend's own failure becomes one sentence for the user
-            raise ModelError(f"the model failed while {purpose.replace('_', ' ')}: {exc}") from exc
+        while True:
+            with (yield from self.turn(iteration)) as place:
+                # a streamed answer is never preempted: its pieces are already on the reader's screen
+                stop = self.cancel if place is None or stream else place.stop_flag(self.cancel)
+                request = Request(purpose, messages, max_tokens=max_tokens, temperature=temperature,
+                                  seed=self.settings.seed if seed is None else seed, cancel=stop)
+                try:
+                    if stream:
+                        result = yield from self.relay(self.llm.stream(request), iteration)
+                    else:
+                        result = self.llm.complete(request)
+                except Cancelled:
+                    if place is None or stream or not place.gave_way(self.cancel):
+                        raise
+                    continue  # preempted by a reader's short question: wait for the model again
+                except EliteError:
+                    raise
+                except Exception as exc:  # a backend's own failure becomes one sentence for the user
+                    raise ModelError(f"the model failed while {purpose.replace('_', ' ')}: {exc}") from exc
+            break
         prompt = "\n\n".join(f"[{m['role']}]\n{m['content']}" for m in messages)
         yield Event(Kind.LLM_CALL, iteration, LLMCall(purpose, prompt, result.text, result.prompt_tokens,
                                                     result.cached_tokens, result.completion_tokens,
-                                                    round(result.seconds, 4), result.finish_reason))
+                                                    round(result.seconds, 4), result.finish_reason,
+                                                    round(place.waited, 3) if place else 0.0))
         return result if full else result.text
+
+    def turn(self, iteration: int):
+        """Wait for the shared model's slot (saying, as ``queue`` events, how many calls are served first);
+        returns the place to hold for one call, or a null context when the model is this engine's alone."""
+        if self.share is None:
+            return nullcontext()
+        place, said = self.share.line_up(), None
+        try:
+            while not place.wait(POLL_SECONDS if said is not None else 0.05):
+                if self.cancel.is_set():
+                    raise Cancelled("stopped.")
+                ahead = place.ahead
+                if ahead != said:
+                    said = ahead
+                    capacity = self.share.capacity
+                    yield Event(Kind.QUEUE, iteration, Queue(ahead, capacity.busy, capacity.slots))
+        except BaseException:
+            place.leave()
+            raise
+        return place
+
+    def likeliest(self, messages: list[dict[str, str]], choices, iteration: int):
+        """The model's log-probabilities of each single-token choice next (None if it cannot say), its turn
+        waited for like any call."""
+        with (yield from self.turn(iteration)):
+            return self.llm.choice_logprobs(messages, choices)
 
     def written_answer(self, book: Book, messages: list[dict[str, str]], evidence: list[int], iteration: int):
         """A free-form answer, streamed while it is written, cut where the model loops, ending with a whole
@@ -189,7 +247,10 @@ class Engine:
         messages = prompt(question, options, context or "(nothing found)")
         if options:
             reply = yield from self.call("answer", messages, iteration, max_tokens=12)
-            return chosen_answer(book, options, choose(self.llm, messages, reply, options), evidence)
+            choice = parse_choice(reply, options)
+            if choice is None:
+                choice = likeliest(options, (yield from self.likeliest(messages, options, iteration)))
+            return chosen_answer(book, options, choice, evidence)
         return (yield from self.written_answer(book, messages, evidence, iteration))
 
     def relay(self, pieces, iteration: int):
@@ -208,10 +269,12 @@ class Engine:
 def choose(llm: LLM, messages: list[dict[str, str]], reply: str, options: dict[str, str]) -> str | None:
     """The option a reply picks; failing that, the letter the model finds likeliest after ``messages``."""
     choice = parse_choice(reply, options)
-    if choice is None:
-        logprobs = llm.choice_logprobs(messages, options)
-        choice = max(logprobs, key=logprobs.get) if logprobs else None
-    return choice
+    return choice if choice is not None else likeliest(options, llm.choice_logprobs(messages, options))
+
+
+def likeliest(options: dict[str, str], logprobs: dict[str, float] | None) -> str | None:
+    """The option with the highest log-probability, if the model could say."""
+    return max(logprobs, key=logprobs.get) if logprobs else None
 
 
 def chosen_answer(book: Book, options: dict[str, str], choice: str | None, evidence: list[int], **extra) -> Answer:

@@ -16,27 +16,19 @@ from pathlib import Path
 import numpy as np
 
 from ..book import Book
+from ..errors import Cancelled
 from ..models import LLM, Embed
 from ..settings import setting
 from . import prompts
-from .base import Engine, Prepared
+from .base import AnswerSettings, Engine, Prepared
+from .lexical import chunks
 from .trace import Answer, Event, Kind, Placed, Retrieval, Trace
 
 
 @dataclass(frozen=True)
-class AnswerSettings:
-    """What an answer step needs: its length, the sentences quoted first, the longest question, the seed."""
-
-    answer_tokens: int = setting(160, "longest free-form answer, in tokens", low=16, high=2048)
-    quotes: int = setting(3, "evidence sentences quoted before the answer (\"What the book says\"), best first",
-                          low=0, high=10)
-    max_question_chars: int = setting(2000, "longest question, in characters", low=1, high=100_000)
-    seed: int = setting(0, "seed of the model's sampling", low=0)
-
-
-@dataclass(frozen=True)
 class ChunkSettings(AnswerSettings):
-    """Chunk RAG's settings."""
+    """Chunk RAG's settings. In the app, chunk RAG takes the preset and the evidence budget of the ELITE settings
+    panel, so that side by side both read as much."""
 
     chunk_words: int = setting(100, "words per chunk, about (whole sentences)", low=10, high=2000)
     evidence_tokens: int = setting(2000, "token budget of the chunks placed before the answer", low=200, high=8000)
@@ -49,29 +41,24 @@ RANKED = 200
 """Chunks ranked for a question, best first; the budget is filled from these."""
 
 
-def chunks(book: Book, words: int = 100) -> list[tuple[int, int]]:
-    """Consecutive sentences grouped into chunks of about ``words`` words: (first, last) sentence IDs."""
-    lengths = np.diff(book.bounds, axis=1)[:, 0] / 6.0
-    out, first, total = [], 0, 0.0
-    for sid, length in enumerate(lengths):
-        total += length
-        if total >= words:
-            out.append((first, sid))
-            first, total = sid + 1, 0.0
-    if first < len(book):
-        out.append((first, len(book) - 1))
-    return out
-
-
 def directory_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+EMBED_BATCH = 256
+"""Chunks embedded per call while an index is built (Stop is looked at between calls)."""
 
 
 class MiniLMChunks:
     """Chunks embedded with MiniLM; a question ranks them by cosine similarity."""
 
-    def index(self, texts: list[str], embed: Embed) -> np.ndarray:
-        return np.asarray(embed(texts), dtype=np.float32)
+    def index(self, texts: list[str], embed: Embed, cancel: threading.Event) -> np.ndarray:
+        vectors = []
+        for start in range(0, len(texts), EMBED_BATCH):
+            if cancel.is_set():
+                raise Cancelled("stopped while the chunk index was built; it is built again next time.")
+            vectors.append(np.asarray(embed(texts[start:start + EMBED_BATCH]), dtype=np.float32))
+        return np.concatenate(vectors) if vectors else np.zeros((0, 0), dtype=np.float32)
 
     def stored_bytes(self, vectors: np.ndarray, texts: list[str]) -> int:
         """What the vectors and the chunk texts take saved to disk."""
@@ -89,8 +76,8 @@ class MiniLMChunks:
 class BM25Chunks:
     """Chunks indexed by BM25 (bm25s, English stopwords); a question and its options rank them."""
 
-    def index(self, texts: list[str], embed: Embed) -> tuple[object, int]:
-        """The BM25 index and the number of chunks."""
+    def index(self, texts: list[str], embed: Embed, cancel: threading.Event) -> tuple[object, int]:
+        """The BM25 index and the number of chunks (built in moments: no stop is looked at)."""
         import bm25s
 
         retriever = bm25s.BM25()
@@ -132,7 +119,7 @@ class ChunkRag(Engine):
         started = time.perf_counter()
         spans = chunks(book, self.settings.chunk_words)
         texts = [book.span_text(a, b) for a, b in spans]
-        state = self.ranker.index(texts, self.embed)
+        state = self.ranker.index(texts, self.embed, self.cancel)
         seconds = time.perf_counter() - started
         return Prepared(seconds, self.ranker.stored_bytes(state, texts), (spans, state))
 

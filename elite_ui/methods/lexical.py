@@ -116,3 +116,17 @@ def smoothed(scores: np.ndarray, reach: int, decay: float) -> np.ndarray:
 def best_sentences(book: Book, sentence_ids: list[int], scores: np.ndarray, n: int) -> list[int]:
     """The ``n`` sentences of ``sentence_ids`` with the highest positive ``scores`` (book order breaks ties)."""
     return sorted((sid for sid in sentence_ids if scores[sid] > 0), key=lambda sid: (-scores[sid], sid))[:n]
+
+
+def chunks(book: Book, words: int = 100) -> list[tuple[int, int]]:
+    """Consecutive sentences grouped into chunks of about ``words`` words: (first, last) sentence IDs."""
+    lengths = np.diff(book.bounds, axis=1)[:, 0] / 6.0
+    out, first, total = [], 0, 0.0
+    for sid, length in enumerate(lengths):
+        total += length
+        if total >= words:
+            out.append((first, sid))
+            first, total = sid + 1, 0.0
+    if first < len(book):
+        out.append((first, len(book) - 1))
+    return out

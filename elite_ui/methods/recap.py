@@ -14,7 +14,6 @@ import json
 import re
 import threading
 from collections.abc import Container, Iterator
-from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from ..book import Book
 from ..book.story import story_chapters
 from ..errors import Cancelled, EliteError, ModelError
 from ..models import LLM, Request
+from ..models.capacity import Share
 from .parsing import SENTENCE_LABEL
 from .prompts import labelled, messages
 
@@ -74,8 +74,8 @@ class Recaps:
     """The written recaps of one book by one model, kept in ``cache_dir``."""
 
     def __init__(self, llm: LLM, book: Book, cache_dir: Path | str, cancel: threading.Event | None = None,
-                 lock: threading.Lock | None = None):
-        self.llm, self.book, self.cancel, self.lock = llm, book, cancel or threading.Event(), lock
+                 share: Share | None = None):
+        self.llm, self.book, self.cancel, self.share = llm, book, cancel or threading.Event(), share
         key = hashlib.sha256(f"{book.digest}:{llm.name}".encode()).hexdigest()[:24]
         self.path = Path(cache_dir) / "recaps" / f"{key}.jsonl"
 
@@ -167,12 +167,14 @@ class Recaps:
     def ask(self, chat: list[dict[str, str]], allowed: Container[int]) -> tuple[list, int]:
         if self.cancel.is_set():
             raise Cancelled("stopped; the chapters written so far are kept.")
-        request = Request("recap", chat, max_tokens=REPLY_TOKENS, cancel=self.cancel)
+
+        def reply(stop) -> str:
+            return self.llm.complete(Request("recap", chat, max_tokens=REPLY_TOKENS, cancel=stop)).text
+
         try:
-            with self.lock or nullcontext():
-                reply = self.llm.complete(request).text
+            said = self.share.call(reply, self.cancel) if self.share else reply(self.cancel)
         except EliteError:
             raise
         except Exception as exc:  # a backend's own failure becomes one sentence, as in Engine.call
             raise ModelError(f"the model failed while writing a recap: {exc}") from exc
-        return cited(reply, allowed)
+        return cited(said, allowed)

@@ -1,6 +1,7 @@
-"""The one list of answering methods. The app's strategy and side-by-side choices, the command line's
-``--strategy``, the benchmark's strategies and the docs are all made from it; a new method is one entry here (its
-engine, settings class and presets, and the trace view that shows it).
+"""The one list of answering methods. The app's strategy and side-by-side choices and settings panels, the command
+line's ``--strategy`` and flags, the benchmark's strategies, budgets and figures, and the docs' settings tables are
+all made from it; a new method is one entry here (its engine, settings class and presets, the settings panel that
+sets it, its evidence budget, its figures, and the trace view that shows it).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 
 from ..book.names import NameIndex
 from ..models import LLM, Embed, MiniLMEmbedder
+from ..models.capacity import Share
 from .base import Engine
 from .chunk_rag import PRESETS as CHUNK_PRESETS
 from .chunk_rag import ChunkRag, ChunkSettings
@@ -19,6 +21,7 @@ from .elite import PRESETS as ELITE_PRESETS
 from .elite import Elite, Settings
 from .mrag import PRESETS as MRAG_PRESETS
 from .mrag import Mrag, MragSettings
+from .trace import Kind, Trace
 from .whole import PRESETS as WHOLE_PRESETS
 from .whole import WholeBook, WholeSettings
 
@@ -26,12 +29,14 @@ from .whole import WholeBook, WholeSettings
 @dataclass
 class Tools:
     """What an engine may use besides the model: the embedder, the reader's stop flag, the cache folder (M-RAG's
-    marker store) and the book's character names (ELITE's term expansion)."""
+    marker store), the book's character names (ELITE's term expansion) and the reader's share of a model that
+    serves many readers."""
 
     embed: Embed = field(default_factory=MiniLMEmbedder)
     cancel: threading.Event = field(default_factory=threading.Event)
     cache_dir: Path | str | None = None
     names: NameIndex | None = None
+    share: Share | None = None
 
 
 @dataclass(frozen=True)
@@ -52,24 +57,36 @@ class Method:
     """Reads the book's character-name index."""
     builds: str = ""
     """What :meth:`Engine.prepare` builds on a book's first question, said while it is built ("its chunk index")."""
+    panel: str = "settings"
+    """The page's settings panel whose controls set it (``settings``: ELITE's, whose preset and shared settings a
+    method without a panel of its own takes; ``mrag``: M-RAG's)."""
+    budget: str = ""
+    """Its setting the benchmark's ``--budget`` sets (none: it reads everything)."""
+    figures: Callable[[Trace], dict] = lambda trace: {}
+    """What the benchmark's results add for it (ELITE's iterations, M-RAG's markers placed)."""
 
     def engine(self, llm: LLM, settings=None, tools: Tools | None = None) -> Engine:
-        return self.create(llm, settings if settings is not None else self.presets["laptop"], tools or Tools())
+        tools = tools or Tools()
+        engine = self.create(llm, settings if settings is not None else self.presets["laptop"], tools)
+        engine.share = tools.share
+        return engine
 
 
 METHODS = {m.name: m for m in (
     Method("elite", "ELITE", "term search with the model's terms, judged and explored; no index", Settings,
            ELITE_PRESETS, lambda llm, s, t: Elite(llm, s, embed=t.embed, cancel=t.cancel, names=t.names),
-           "iterations", main=True, uses_names=True),
+           "iterations", main=True, uses_names=True, budget="evidence_tokens",
+           figures=lambda trace: {"iterations": trace.totals()["iterations"]}),
     Method("mrag", "M-RAG", "LLM-written meta-markers, built once per book and model", MragSettings, MRAG_PRESETS,
            lambda llm, s, t: Mrag(llm, s, embed=t.embed, cancel=t.cancel, cache_dir=t.cache_dir), "markers",
-           main=True),
+           main=True, panel="mrag", budget="budget_tokens",
+           figures=lambda trace: {"markers_placed": len(trace.of(Kind.ASSEMBLY)[0].data.placed)}),
     Method("embedding", "Chunk embedding (MiniLM)", "100-word chunks ranked by MiniLM cosine", ChunkSettings,
            CHUNK_PRESETS, lambda llm, s, t: ChunkRag(llm, s, ranker="embedding", embed=t.embed, cancel=t.cancel),
-           "chunks", builds="its chunk index"),
+           "chunks", builds="its chunk index", budget="evidence_tokens"),
     Method("bm25", "BM25 chunks", "100-word chunks ranked by BM25 over the question and options", ChunkSettings,
            CHUNK_PRESETS, lambda llm, s, t: ChunkRag(llm, s, ranker="bm25", embed=t.embed, cancel=t.cancel),
-           "chunks", builds="its chunk index"),
+           "chunks", builds="its chunk index", budget="evidence_tokens"),
     Method("whole", "Whole book", "the whole book (up to the ceiling) in the model's context, when it fits",
            WholeSettings, WHOLE_PRESETS, lambda llm, s, t: WholeBook(llm, s, embed=t.embed, cancel=t.cancel),
            "chunks", main=True),

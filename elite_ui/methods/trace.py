@@ -6,7 +6,8 @@ Payload of each kind: ``start`` :class:`Start`; ``terms`` :class:`Terms`; ``coll
 :class:`Exploration`; ``trim`` :class:`Trim`; ``count`` :class:`Count`; ``edit`` :class:`EditMade`;
 ``retrieval`` :class:`Retrieval`; ``assembly`` :class:`Assembly`; ``audit`` :class:`Audit`; ``llm_call``
 :class:`LLMCall`; ``answer_delta`` :class:`Delta`; ``warning`` :class:`Warning`; ``answer`` :class:`Answer`;
-``done`` :class:`Done`; and, while M-RAG builds its index, ``window`` (its ``Window``) and ``index_progress``
+``done`` :class:`Done`; ``queue`` :class:`Queue` (live only: a call waiting for the shared model); and, while
+M-RAG builds its index, ``window`` (its ``Window``) and ``index_progress``
 :class:`Progress`.
 """
 
@@ -15,7 +16,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, ClassVar
 
 
 @dataclass
@@ -28,6 +29,8 @@ class LLMCall:
     completion_tokens: int
     seconds: float
     finish_reason: str = "stop"
+    waited: float = 0.0
+    """Seconds the call waited for the shared model (other readers' calls ran first)."""
 
 
 @dataclass
@@ -107,12 +110,22 @@ class Chunk:
     def key(self) -> tuple[int, int]:
         return (self.first, self.last)
 
+    doing: ClassVar[str] = "weighing how much each passage matters"
+
+    def said(self) -> str:
+        return f"chunk S{self.first}-S{self.last} importance {self.importance:.2f}"
+
 
 @dataclass
 class Verdict:
     sufficient: bool
     reason: str
     parsed: bool
+
+    doing: ClassVar[str] = "the model judged the evidence"
+
+    def said(self) -> str:
+        return f"judge says {'sufficient' if self.sufficient else 'not sufficient'}: {self.reason[:100]}"
 
 
 @dataclass
@@ -138,6 +151,11 @@ class Count:
     occurrences: list[Occurrence]
     phrase_source: str
 
+    doing: ClassVar[str] = "mentions counted"
+
+    def said(self) -> str:
+        return f"counting \"{self.phrase}\" in the forms {', '.join(self.forms)}: {self.total}"
+
 
 @dataclass
 class Answer:
@@ -158,6 +176,8 @@ class Answer:
     def heading(self) -> str:
         """What the answer is called after the quotes: a count is the book's, not the model's."""
         return "The count" if self.count else "The model's answer"
+
+    doing: ClassVar[str] = "answer written"
 
 
 @dataclass
@@ -184,15 +204,27 @@ class Terms:
     new: list[Term]
     all: list[Term]
 
+    doing: ClassVar[str] = "search terms chosen"
+
+    def said(self) -> str:
+        return "terms " + ", ".join(f"{t.text} ({t.origin})" for t in self.new)
+
 
 @dataclass
 class Collection:
     hits: list[Hit]
 
+    doing: ClassVar[str] = "matching sentences collected"
+
+    def said(self) -> str:
+        return f"{len(self.hits)} sentences retrieved"
+
 
 @dataclass
 class Chunks:
     chunks: list[Chunk]
+
+    doing: ClassVar[str] = "widened into passages"
 
 
 @dataclass
@@ -201,6 +233,8 @@ class Exploration:
 
     breadth: list[Term]
     depth: list[Term]
+
+    doing: ClassVar[str] = "searching further"
 
 
 @dataclass
@@ -211,6 +245,8 @@ class Trim:
     dropped: list[int]
     by_model: bool
     enabled: bool
+
+    doing: ClassVar[str] = "evidence trimmed"
 
 
 @dataclass
@@ -240,6 +276,12 @@ class Retrieval:
     method: str
     seconds: float
 
+    doing: ClassVar[str] = "passages ranked"
+
+    def said(self) -> str:
+        return (f"{self.method}: {len(self.chunks)} chunks placed: "
+                + ", ".join(f"S{c.first}-S{c.last} ({c.score:.2f})" for c in self.chunks[:6]))
+
 
 @dataclass
 class Assembly:
@@ -252,6 +294,13 @@ class Assembly:
     order: str
     seconds: float
 
+    doing: ClassVar[str] = "evidence placed"
+
+    def said(self) -> str:
+        by = {m.marker: m for m in self.matches}
+        return (f"M-RAG placed {len(self.placed)} values ({self.spent} of {self.budget} tokens): "
+                + "; ".join(f"{by[n].key[:60]} ({by[n].similarity:.2f})" for n in self.placed[:5]))
+
 
 @dataclass
 class Audit:
@@ -260,6 +309,8 @@ class Audit:
     marker: int
     statements: list[dict]
     supported_share: float
+
+    doing: ClassVar[str] = "markers checked"
 
 
 @dataclass
@@ -272,6 +323,10 @@ class Progress:
     resumed: int
     seconds: float
     eta_seconds: float | None
+
+    def said(self) -> str:
+        eta = f", about {self.eta_seconds / 60:.1f} min left" if self.eta_seconds is not None else ""
+        return f"M-RAG index: {self.done} of {self.total} windows{eta}"
 
 
 @dataclass
@@ -286,6 +341,19 @@ class Notice:
     """Something the reader should know about how a question went ("no new search terms were found")."""
 
     message: str
+
+    def said(self) -> str:
+        return f"warning: {self.message}"
+
+
+@dataclass
+class Queue:
+    """A call waiting for the shared model: other readers' calls to be served first, and the calls running now
+    out of the model's ``slots``."""
+
+    ahead: int
+    busy: int
+    slots: int
 
 
 @dataclass
@@ -316,6 +384,7 @@ class Kind(StrEnum):
     DONE = "done"
     WINDOW = "window"
     INDEX_PROGRESS = "index_progress"
+    QUEUE = "queue"
 
 
 PAYLOADS: dict[Kind, type] = {
@@ -323,9 +392,15 @@ PAYLOADS: dict[Kind, type] = {
     Kind.IMPORTANCE: Chunk, Kind.JUDGE: Verdict, Kind.EXPLORATION: Exploration, Kind.TRIM: Trim,
     Kind.COUNT: Count, Kind.EDIT: EditMade, Kind.RETRIEVAL: Retrieval, Kind.ASSEMBLY: Assembly,
     Kind.AUDIT: Audit, Kind.LLM_CALL: LLMCall, Kind.ANSWER_DELTA: Delta, Kind.WARNING: Notice,
-    Kind.ANSWER: Answer, Kind.DONE: Done, Kind.INDEX_PROGRESS: Progress,
+    Kind.ANSWER: Answer, Kind.DONE: Done, Kind.INDEX_PROGRESS: Progress, Kind.QUEUE: Queue,
 }
-"""The payload type of each kind (``window`` carries M-RAG's ``Window``, registered by that module)."""
+"""The payload type of each kind (``window`` carries M-RAG's ``Window``, registered by that module). A payload
+describes itself once: ``doing``, what the status line says after its kind ("search terms chosen"), and
+``said()``, the line the command line prints of it."""
+
+
+LIVE = {Kind.ANSWER_DELTA, Kind.QUEUE}
+"""Kinds shown while a question runs and not kept in its trace."""
 
 
 @dataclass
@@ -368,8 +443,9 @@ class Trace:
     events: list[Event] = field(default_factory=list)
 
     def add(self, event: Event) -> Event:
-        """Keep ``event``; ``answer_delta`` pieces are for live display only (the answer event holds the text)."""
-        if event.kind != Kind.ANSWER_DELTA:
+        """Keep ``event``; ``answer_delta`` pieces and ``queue`` places are for live display only (the answer event
+        holds the text, each call the seconds it waited)."""
+        if event.kind not in LIVE:
             self.events.append(event)
         return event
 
@@ -395,6 +471,7 @@ class Trace:
             "completion_tokens": sum(c.completion_tokens for c in calls),
             "llm_seconds": round(sum(c.seconds for c in calls), 3),
             "llm_seconds_by_purpose": by_stage,
+            "waited_seconds": round(sum(c.waited for c in calls), 3),
             "iterations": max((e.iteration for e in self.events), default=0),
             **(asdict(done[-1].data) if done else {}),
         }

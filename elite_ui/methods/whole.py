@@ -12,8 +12,7 @@ from ..book import Book
 from ..errors import QuestionError
 from ..models import LLM
 from . import prompts
-from .base import Engine, Prepared
-from .chunk_rag import AnswerSettings
+from .base import AnswerSettings, Engine, Prepared
 from .trace import Answer, Event, Kind, Placed, Retrieval
 
 

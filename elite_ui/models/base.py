@@ -12,8 +12,12 @@ import threading
 import time
 from collections.abc import Generator, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..errors import QuestionError
+
+if TYPE_CHECKING:
+    from .capacity import Either
 
 DEFAULT_CONTEXT = 8192
 
@@ -28,8 +32,9 @@ class Request:
     temperature: float = 0.0
     stop: tuple[str, ...] = ()
     seed: int | None = None
-    cancel: threading.Event | None = None
-    """Set by the user to stop: a backend that can checks it while reading the prompt and between tokens."""
+    cancel: threading.Event | Either | None = None
+    """Set by the user to stop (or by the shared model's line, to preempt long work): a backend that can checks
+    it (``is_set()``) while reading the prompt and between tokens."""
 
 
 @dataclass
@@ -49,6 +54,8 @@ class LLM:
 
     name = "llm"
     n_ctx = DEFAULT_CONTEXT
+    slots = 1
+    """Calls it answers at once: one for an in-process model (one context), a server's parallel slots."""
 
     def complete(self, request: Request) -> Completion:
         self.check_fits(request)

@@ -12,6 +12,9 @@ from .base import DEFAULT_CONTEXT, LLM, Completion, Request
 
 SERVERS = {"Ollama": "http://localhost:11434", "llama-server": "http://localhost:8080"}
 """Where common local servers listen by default (one click in the model panel)."""
+DEFAULT_SLOTS = 4
+"""Calls sent to a server at once when neither the host nor the server says how many it serves (Ollama's
+``OLLAMA_NUM_PARALLEL`` defaults to 4 or 1; vLLM batches far more; a server queues what it cannot take)."""
 
 
 def api_base(url: str) -> str:
@@ -37,6 +40,20 @@ def server_models(url: str, timeout: float = 10.0) -> list[str]:
     return sorted({str(row["id"]) for row in rows if isinstance(row, dict) and row.get("id")})
 
 
+def server_slots(url: str, timeout: float = 3.0) -> int | None:
+    """How many calls the server answers at once, where it says: llama-server's ``GET /props`` reports its
+    ``--parallel`` slots as ``total_slots``. None when the server does not say (vLLM, Ollama)."""
+    import httpx
+
+    root = api_base(url).removesuffix("/v1")
+    try:
+        response = httpx.get(f"{root}/props", timeout=timeout)
+        slots = int(response.json()["total_slots"]) if response.status_code == 200 else 0
+    except (httpx.HTTPError, ValueError, KeyError, TypeError):
+        return None
+    return slots if slots > 0 else None
+
+
 class OpenAICompatibleLLM(LLM):
     """Any server speaking the OpenAI chat-completions API: llama-server, Ollama, vLLM, LM Studio."""
 
@@ -49,18 +66,20 @@ class OpenAICompatibleLLM(LLM):
         n_ctx: int = DEFAULT_CONTEXT,
         timeout: float = 120.0,
         retries: int = 2,
+        slots: int = 0,
     ):
         import httpx
 
         self.base_url = api_base(base_url)
         self.name = model
         self.n_ctx = n_ctx
+        self.slots = slots or server_slots(base_url) or DEFAULT_SLOTS
         self.retries = retries
         headers = {"Authorization": f"Bearer {api_key or os.environ.get('OPENAI_API_KEY', 'none')}"}
         self.client = httpx.Client(timeout=httpx.Timeout(timeout, connect=10.0), headers=headers)
 
     def placement(self) -> str:
-        return f"the server at {self.base_url}"
+        return f"the server at {self.base_url}, {self.slots} calls at once"
 
     def post(self, payload: dict) -> dict:
         import httpx

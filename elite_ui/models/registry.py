@@ -32,6 +32,8 @@ class ModelChoice:
     n_ctx: int = DEFAULT_CONTEXT
     n_gpu_layers: int = -1
     n_threads: int | None = None
+    slots: int = 0
+    """Calls a server answers at once (0: as it says, else :data:`~elite_ui.models.openai.DEFAULT_SLOTS`)."""
 
 
 @dataclass(frozen=True)
@@ -102,7 +104,8 @@ def _server(choice: ModelChoice) -> LLM:
 
     if not choice.server.strip():
         raise ModelError("enter the server's base URL, e.g. http://localhost:8080.")
-    return OpenAICompatibleLLM(choice.server.strip(), choice.name.strip() or "default", n_ctx=choice.n_ctx)
+    return OpenAICompatibleLLM(choice.server.strip(), choice.name.strip() or "default", n_ctx=choice.n_ctx,
+                               slots=choice.slots)
 
 
 def _scripted(choice: ModelChoice) -> LLM:

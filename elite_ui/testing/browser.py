@@ -30,14 +30,14 @@ def free_port() -> int:
 
 
 def start_app(*args: str, timeout: float = 120, cache: Path | None = None,
-              env: dict[str, str] | None = None) -> tuple[subprocess.Popen, str]:
-    """The app on a free port (with ``env`` added to the environment); what it prints goes to the file
-    :func:`app_log` names (a pipe nobody reads would block the app once full)."""
+              env: dict[str, str] | None = None, root: Path = ROOT) -> tuple[subprocess.Popen, str]:
+    """The app of the checkout at ``root`` on a free port (with ``env`` added to the environment); what it prints
+    goes to the file :func:`app_log` names (a pipe nobody reads would block the app once full)."""
     port = free_port()
     env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONUNBUFFERED": "1",
            "ELITE_CACHE": str(cache or tempfile.mkdtemp(prefix="elite-cache-")), **(env or {})}
     with tempfile.NamedTemporaryFile("w", prefix="elite-app-", suffix=".log", delete=False) as log:
-        process = subprocess.Popen([sys.executable, str(ROOT / "app.py"), "--port", str(port), *args], cwd=ROOT,
+        process = subprocess.Popen([sys.executable, str(root / "app.py"), "--port", str(port), *args], cwd=root,
                                    env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
     process.log = Path(log.name)
     url = f"http://127.0.0.1:{port}/"

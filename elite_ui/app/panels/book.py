@@ -9,6 +9,7 @@ from pathlib import Path
 import gradio as gr
 
 from ...book import load_book, load_cached
+from ...book.cache import evict
 from ...book.names import names_for
 from ...errors import EliteError
 from ...methods.whole import fits
@@ -69,29 +70,35 @@ def whole_offered(page, ctx, book) -> dict:
                               "the strategy *Whole book* to have the model read all of it. Ask a question."}
 
 
+def open_file(page, ctx, path: str, session: Session, request: gr.Request, progress) -> dict:
+    """Open the book at ``path`` in ``session``, if the visitor may open one now; the cache kept to its cap."""
+    ui = page.book
+    refused = ctx.visitors.may_open(request, session)
+    if refused:
+        return {page.chat.status: f"**Not opened:** {refused}", ui.upload: None}
+    progress(0.1, desc="Reading the book")
+    try:
+        book = load_book(path, max_bytes=ctx.config.max_upload_mb * 1024 * 1024, cache_dir=ctx.cache_dir)
+    except EliteError as exc:
+        kept = f" The book already loaded, *{md(session.book.title)}*, stays." if session.book else ""
+        return {page.chat.status: f"**Could not load the book:** {md(str(exc))}{kept}", ui.upload: None}
+    progress(1.0, desc="Ready")
+    evict(ctx.cache_dir, ctx.config.cache_mb * 2**20)
+    session.open(book)
+    return opened(page, ctx, session) | {page.chat.status: f"Loaded *{md(book.title)}*. Ask a question."} | (
+        whole_offered(page, ctx, book))
+
+
 def create_event_handlers(page, ctx) -> None:
     ui, state = page.book, page.session.state
 
     def on_upload(file, session: Session, request: gr.Request, progress=gr.Progress()):
         if file is None:
             return {state: session}
-        return open_file(file if isinstance(file, str) else file.name, session, request, progress)
+        return open_file(page, ctx, file if isinstance(file, str) else file.name, session, request, progress)
 
     def on_sample(session: Session, request: gr.Request, progress=gr.Progress()):
-        return open_file(str(SAMPLE), session, request, progress)
-
-    def open_file(path: str, session: Session, request: gr.Request, progress) -> dict:
-        ctx.track(request, session)
-        progress(0.1, desc="Reading the book")
-        try:
-            book = load_book(path, max_bytes=ctx.config.max_upload_mb * 1024 * 1024, cache_dir=ctx.cache_dir)
-        except EliteError as exc:
-            kept = f" The book already loaded, *{md(session.book.title)}*, stays." if session.book else ""
-            return {page.chat.status: f"**Could not load the book:** {md(str(exc))}{kept}", ui.upload: None}
-        progress(1.0, desc="Ready")
-        session.open(book)
-        return opened(page, ctx, session) | {page.chat.status: f"Loaded *{md(book.title)}*. Ask a question."} | (
-            whole_offered(page, ctx, book))
+        return open_file(page, ctx, str(SAMPLE), session, request, progress)
 
     def on_switch(digest, session: Session):
         digest = choice(digest, session.shelf)

@@ -12,7 +12,7 @@ from ...book import reading_ceiling
 from ...errors import EliteError
 from ...methods.registry import METHODS, Tools
 from .. import render
-from ..answering import answer_turn, outputs, releases_stop
+from ..answering import BUSY, REFUSED, answer_turn, one_at_a_time, outputs, releases_stop
 from ..inputs import text
 from ..render import inert_markdown as md
 from ..state import Session
@@ -56,9 +56,8 @@ def engine_for(page, ctx, name: str, session: Session, values: dict):
     """The engine of method ``name`` with the settings its panel shows (a method without a panel of its own
     takes the main settings panel's preset and the settings it shares with it)."""
     method = METHODS[name]
-    panels = [page.settings.controls, page.mrag.controls]
-    own = next((c for c in panels if c.cls is method.settings), panels[0])
-    tools = Tools(ctx.model.embed, session.cancel, ctx.cache_dir, session.names)
+    own = getattr(page, method.panel).controls
+    tools = Tools(ctx.model.embed, session.cancel, ctx.cache_dir, session.names, session.share(ctx.model))
     return method.engine(ctx.model.llm, own.settings(values, method.settings, method.presets), tools)
 
 
@@ -82,12 +81,17 @@ def create_event_handlers(page, ctx) -> None:
         if model.llm is None:
             yield {ui.status: f"No model: {md(model.status)}"}
             return
+        if session.busy:
+            yield {ui.status: BUSY}
+            return REFUSED
         options = page.options.chosen(values)
-        asked = book
         yield dict.fromkeys(page.options.boxes.values(), "")
-
         session.ceiling_text = text(values[ui.ceiling]).strip()
+        return (yield from one_at_a_time(page, session, answered(values, session, book, said, options)))
 
+    def answered(values: dict, session: Session, book, said: str, options):
+        """The question answered by the chosen method, then by the side-by-side one if the reader chose one."""
+        asked = book
         about, session.about = session.about, []
 
         def steps():
@@ -95,7 +99,7 @@ def create_event_handlers(page, ctx) -> None:
             read = reading_ceiling(book, session.ceiling_text)
             asked = book.up_to(*read, front=bool(values[ui.front])) if read else book
             engine = engine_for(page, ctx, "elite" if about else values[page.strategy.strategy], session, values)
-            return engine.ask(asked, said, options, prepared=session.prepared_for(engine, book),
+            return engine.ask(asked, said, options, prepared=ctx.model.prepared_for(engine, book),
                               **({"about": about} if about else {}))
 
         run = yield from answer_turn(page, ctx, session, book, said, said, "Searching the book…", steps, options)
@@ -108,12 +112,10 @@ def create_event_handlers(page, ctx) -> None:
         method = METHODS[compare]
         try:
             engine = engine_for(page, ctx, compare, session, values)
-            first = method.builds and engine.prepared_key(book) not in session.prepared
+            first = method.builds and engine.prepared_key(book) not in ctx.model.prepared
             yield {ui.status: f"Answering again with {method.label} for the side-by-side view"
                               + (f" (building {method.builds} first, once per book)…" if first else "…")}
-            prepared = session.prepared_for(engine, book)
-            with model.lock:
-                other = engine.run(asked, said, options, prepared=prepared)
+            other = engine.run(asked, said, options, prepared=ctx.model.prepared_for(engine, book))
         except EliteError as exc:
             yield {ui.status: f"**No side-by-side answer from {method.label}:** {md(str(exc))}"}
             return
@@ -127,8 +129,9 @@ def create_event_handlers(page, ctx) -> None:
         return (render.chat(session.book, session.turns), "Stopped. Ask another question when you like.",
                 gr.Button(interactive=False))
 
-    running = [trigger(on_ask, asked_with, [*outputs(page), *page.options.boxes.values()],
-                       concurrency_limit=ctx.config.concurrency, concurrency_id="model")
+    # no limit here: every visitor's calls line up fairly for the model's capacity (models.capacity), one run per
+    # visitor at a time (Session.begin)
+    running = [trigger(on_ask, asked_with, [*outputs(page), *page.options.boxes.values()], concurrency_limit=None)
                for trigger in (ui.ask.click, ui.question.submit)]
     for event in running:
         trace.refresh_after(event, page, ctx)

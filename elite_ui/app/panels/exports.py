@@ -4,15 +4,17 @@ what a visitor typed."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import gradio as gr
 
-from .. import notebook, render
+from .. import render
 from ..state import Session
 
 
@@ -34,7 +36,8 @@ def export(session: Session, kind: str, readable: bool = False) -> str | None:
     if kind == "notebook":
         if not session.notebook:
             return None
-        return written(notebook.markdown(session.notebook), "notebook", "md", "Reading notebook" if readable else "")
+        return written(render.notebook_markdown(session.notebook), "notebook", "md",
+                       "Reading notebook" if readable else "")
     if not session.traces or session.book is None:
         return None
     trace = session.traces[session.shown]
@@ -43,15 +46,33 @@ def export(session: Session, kind: str, readable: bool = False) -> str | None:
     return written(text, "trace", "json" if kind == "json" else "md", name)
 
 
+EXPORTS = Path(tempfile.gettempdir()) / "elite-reader"
+KEPT_SECONDS = 900
+"""How long an export file is kept (Gradio serves its own copy, which its cache cleaning removes)."""
+
+
 def written(text: str, stem: str, suffix: str, name: str = "") -> str:
-    """``text`` saved for download as ``name`` (letters, digits and a few signs kept), or under its hash."""
+    """``text`` saved for download as ``name`` (letters, digits and a few signs kept), or under its hash; exports
+    older than :data:`KEPT_SECONDS` are removed first."""
+    removed_old(EXPORTS, KEPT_SECONDS)
     digest = hashlib.sha256(text.encode()).hexdigest()[:16]
     safe = re.sub(r"[^\w ,.()-]+", "", name, flags=re.UNICODE).strip(" .")[:100]
-    folder = Path(tempfile.gettempdir()) / "elite-reader" / (digest if safe else "")
+    folder = EXPORTS / (digest if safe else "")
     path = folder / (f"{safe}.{suffix}" if safe else f"{stem}-{digest}.{suffix}")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return str(path)
+
+
+def removed_old(folder: Path, seconds: float) -> None:
+    """Remove the files under ``folder`` last written over ``seconds`` ago, and the folders they leave empty."""
+    now = time.time()
+    for path in sorted(folder.rglob("*"), key=lambda p: -len(p.parts)) if folder.is_dir() else []:
+        with contextlib.suppress(OSError):
+            if path.is_dir():
+                path.rmdir()
+            elif now - path.stat().st_mtime > seconds:
+                path.unlink()
 
 
 def downloads(page, ctx, session: Session) -> dict:

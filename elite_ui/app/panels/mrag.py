@@ -3,7 +3,6 @@ and left, time left; Stop, then Build again resumes)."""
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 
 import gradio as gr
@@ -11,8 +10,9 @@ import gradio as gr
 from ...errors import Cancelled, EliteError
 from ...methods.mrag import PRESETS, Mrag, MragSettings
 from ...methods.registry import METHODS, Tools
+from ...methods.trace import Kind
 from .. import render
-from ..answering import releases_stop
+from ..answering import one_build, releases_stop, waiting
 from ..render import inert_markdown as md
 from ..state import Session
 from .controls import Controls, create_controls
@@ -48,20 +48,22 @@ def create_event_handlers(page, ctx) -> None:
         if model.llm is None:
             yield {page.chat.status: f"No model: {md(model.status)}"}
             return
-        session.cancel = threading.Event()
+        return (yield from one_build(page, ctx, session, built(values, session)))
+
+    def built(values: dict, session: Session):
         engine: Mrag = METHODS["mrag"].engine(model.llm, ui.controls.settings(values),
-                                              Tools(model.embed, session.cancel, ctx.cache_dir))
-        steps, done = engine.build(session.book), None
+                                              Tools(model.embed, session.cancel, ctx.cache_dir,
+                                                    share=session.share(model, background=True)))
+        done = None
         yield {page.chat.status: "Building the M-RAG index…", page.chat.stop: gr.Button(interactive=True)}
         try:
-            while True:
-                with model.lock:  # held for one window at a time: other visitors' questions go in between
-                    event = next((e for e in steps if e.kind == "index_progress"), None)
-                if event is None:
-                    break
-                done = event.data
-                yield {ui.status: render.build_progress(done)}
-            index = session.prepared_for(engine, session.book).state
+            for event in engine.build(session.book):  # each call waits its turn: others' questions go in between
+                if event.kind == Kind.QUEUE:
+                    yield {page.chat.status: waiting(event.data)}
+                elif event.kind == Kind.INDEX_PROGRESS:
+                    done = event.data
+                    yield {ui.status: render.build_progress(done), page.chat.status: "Building the M-RAG index…"}
+            index = ctx.model.prepared_for(engine, session.book).state
         except Cancelled:
             yield {ui.status: render.build_progress(done) if done else gr.skip(),
                    page.chat.status: f"Stopped after {done.done if done else 0} of {done.total if done else '?'} "
@@ -70,9 +72,11 @@ def create_event_handlers(page, ctx) -> None:
         except EliteError as exc:
             yield {page.chat.status: f"**Could not build the index:** {md(str(exc))}"}
             return
+        finally:
+            engine.share.finish()
         kept = f" ({done.resumed} of {done.total} windows kept from an earlier run)" if done and done.resumed else ""
         yield {state: session, ui.status: render.index_card(index.stats()),
                page.chat.status: f"The M-RAG index is ready{kept}; choose M-RAG and ask."}
 
     ui.build.click(on_build, {state, *ui.controls.inputs}, [state, ui.status, page.chat.status, page.chat.stop],
-                   concurrency_limit=ctx.config.concurrency, concurrency_id="model")
+                   concurrency_limit=None)

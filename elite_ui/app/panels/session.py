@@ -40,7 +40,7 @@ def create_event_handlers(page, ctx) -> None:
     def on_page_load(saved, session: Session, request: gr.Request):
         """Bring back the session the browser kept: the open book (from the parsed-book cache) with its
         conversation and spoiler ceiling, the other books' conversations, and the notebook."""
-        ctx.track(request, session)
+        ctx.visitors.track(request, session)
         if not isinstance(saved, dict) or session.turns or session.book:
             return {state: session}
         receipts = saved.get("receipts") if isinstance(saved.get("receipts"), dict) else {}
@@ -54,7 +54,8 @@ def create_event_handlers(page, ctx) -> None:
                 session.shelf[digest] = Shelved(kept["label"], turns_from(kept.get("turns")),
                                                 ceiling=str(kept.get("ceiling") or ""))
         session.notebook = notebook.entries_from(saved.get("notebook"))
-        book = load_cached(saved["book"], ctx.cache_dir) if received(saved.get("book")) else None
+        refused = ctx.visitors.may_open(request, session) if received(saved.get("book")) else None
+        book = load_cached(saved["book"], ctx.cache_dir) if received(saved.get("book")) and not refused else None
         turns = turns_from(saved.get("turns"))
         if book is not None:
             session.open(book)
@@ -63,6 +64,7 @@ def create_event_handlers(page, ctx) -> None:
         else:
             session.turns = turns
         found = (f"*{md(book.title)}* reopened from the cache" if book else
+                 f"the book was not reopened: {refused}" if refused else
                  "the book could not be reopened; upload it again" if saved.get("book") else "no book")
         status = (f"Session restored: {found}; questions: {len(session.turns)}, notebook entries: "
                   f"{len(session.notebook)}. Runs and their traces are not kept across a reload.")
@@ -73,7 +75,7 @@ def create_event_handlers(page, ctx) -> None:
     def on_unload(request: gr.Request):
         """The tab (or API client) closed or reloaded: free its session's books and runs (a browser keeps its
         copy)."""
-        closed = ctx.sessions.pop(request.session_hash, None)
+        closed = ctx.visitors.sessions.pop(request.session_hash, None)
         if closed is not None:
             closed.release()
 

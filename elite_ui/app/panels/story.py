@@ -4,7 +4,6 @@ both made from the book cut at the spoiler ceiling the chat shows, so nothing pa
 from __future__ import annotations
 
 import json
-import threading
 from dataclasses import dataclass
 
 import gradio as gr
@@ -15,7 +14,7 @@ from ...book.story import recap, together, xray
 from ...errors import Cancelled, EliteError
 from ...methods.recap import Recaps
 from .. import notebook
-from ..answering import releases_stop
+from ..answering import one_build, releases_stop
 from ..inputs import text
 from ..render import inert_markdown as md
 from ..render.story import recap_html, together_html, written_html, xray_figure, xray_html
@@ -74,9 +73,8 @@ def read_part(session: Session, ceiling) -> tuple:
 def written(page, ctx, book, until: str, chapters: int | None, session: Session, progress):
     """The model's recaps, chapter by chapter (those written before come from the cache); Stop keeps them."""
     ui, state, chat = page.story, page.session.state, page.chat
-    session.cancel = threading.Event()
     llm = ctx.model.llm
-    writer = Recaps(llm, book, ctx.cache_dir, session.cancel, ctx.model.lock)
+    writer = Recaps(llm, book, ctx.cache_dir, session.cancel, session.share(ctx.model, background=True))
     steps = writer.build(chapters)
     yield {chat.status: "Writing the chapters' recaps (those written before are kept)…",
            chat.stop: gr.Button(interactive=True), ui.figure: gr.Plot(visible=False), ui.shared: ""}
@@ -103,6 +101,17 @@ def written(page, ctx, book, until: str, chapters: int | None, session: Session,
            chat.status: f"The story so far, {until}, written by the model."}
 
 
+def drawn(ctx, session: Session, ceiling, work) -> tuple:
+    """``work(book)`` on the book cut at ``ceiling``, as one of the visitor's heavy views: (the book, where it is
+    cut, the result, None), or a sentence saying why not in the last place."""
+    try:
+        book, until = read_part(session, ceiling)
+    except EliteError as exc:
+        return None, "", None, md(str(exc))
+    with ctx.visitors.heavy(session) as refused:
+        return (book, until, None, refused) if refused else (book, until, work(book), None)
+
+
 def picked(session: Session, pick) -> list | None:
     """The two characters a click names (a JSON list of two names), or None."""
     try:
@@ -123,14 +132,13 @@ def create_event_handlers(page, ctx) -> None:
         if session.book is None:
             yield {chat.status: "Load a book first (or try the sample book)."}
             return
-        try:
-            book, until = read_part(session, ceiling)
-        except EliteError as exc:
-            yield {chat.status: f"**No recap:** {md(str(exc))}"}
-            return
         chapters = int(last) if isinstance(last, int | float) and 0 < last < 1000 else None
+        book, until, recaps, refused = drawn(ctx, session, ceiling, lambda part: None if how == "written" else
+                                             recap(part, last_chapters=chapters))
+        if refused:
+            yield {chat.status: f"**No recap:** {refused}"}
+            return
         if how != "written":
-            recaps = recap(book, last_chapters=chapters)
             session.story = notebook.story_entry(book, f"The story so far, {until}", f"Extracts of {len(recaps)} "
                                                  "chapters.", [sid for r in recaps for sid in r.sentences])
             yield {state: session, ui.html: recap_html(book, recaps, until), ui.figure: gr.Plot(visible=False),
@@ -140,7 +148,8 @@ def create_event_handlers(page, ctx) -> None:
         if ctx.model.llm is None:
             yield {chat.status: f"No model: {md(ctx.model.status)}"}
             return
-        yield from written(page, ctx, book, until, chapters, session, progress)
+        return (yield from one_build(page, ctx, session, written(page, ctx, book, until, chapters, session,
+                                                                 progress)))
 
     def on_xray(name, ceiling, session: Session):
         if session.book is None:
@@ -149,11 +158,9 @@ def create_event_handlers(page, ctx) -> None:
         character = session.names.find(text(name)) if text(name).strip() else None
         if character is None:
             return {chat.status: "Choose a character of the book (the Character names panel lists them)."}
-        try:
-            book, until = read_part(session, ceiling)
-        except EliteError as exc:
-            return {chat.status: f"**No X-Ray:** {md(str(exc))}"}
-        found = xray(book, session.names, character)
+        book, until, found, refused = drawn(ctx, session, ceiling, lambda part: xray(part, session.names, character))
+        if refused:
+            return {chat.status: f"**No X-Ray:** {refused}"}
         companions = ", ".join(f"{name} ({count})" for name, count, _ in found.companions[:5]) or "no one"
         session.story = notebook.story_entry(book, f"X-Ray: {found.name}, {until}", f"Named in {found.mentions} "
                                              f"sentences; appears most with {companions}.", found.story)
@@ -167,13 +174,12 @@ def create_event_handlers(page, ctx) -> None:
         pair = picked(session, pick)
         if pair is None:
             return {chat.status: "Show a character's X-Ray first, then click one of their companions."}
-        try:
-            book, until = read_part(session, ceiling)
-        except EliteError as exc:
-            return {chat.status: f"**No X-Ray:** {md(str(exc))}"}
         character, other = pair
-        return {ui.shared: together_html(book, character.name, other.name,
-                                         together(book, session.names, character, other), until)}
+        book, until, shared, refused = drawn(ctx, session, ceiling,
+                                             lambda part: together(part, session.names, character, other))
+        if refused:
+            return {chat.status: f"**No X-Ray:** {refused}"}
+        return {ui.shared: together_html(book, character.name, other.name, shared, until)}
 
     def on_names(session: Session):
         names = [c.name for c in session.names.characters] if session.names else []
@@ -181,7 +187,7 @@ def create_event_handlers(page, ctx) -> None:
 
     shown = [state, ui.html, ui.figure, ui.shared, chat.status]
     ui.recap.click(on_recap, [ui.how, ui.last, chat.ceiling, state], [*shown, chat.stop],
-                   concurrency_limit=ctx.config.concurrency, concurrency_id="model")
+                   concurrency_limit=None)
     ui.xray.click(on_xray, [ui.character, chat.ceiling, state], shown, concurrency_limit=None)
     ui.go.click(on_together, [ui.pick, chat.ceiling, state], [ui.shared, chat.status],
                 concurrency_limit=None)

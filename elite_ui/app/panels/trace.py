@@ -11,7 +11,7 @@ import gradio as gr
 from ...methods.elite import Edit
 from ...methods.registry import METHODS, Tools
 from .. import render
-from ..answering import answer_turn, charts, outputs, releases_stop
+from ..answering import answer_turn, charts, one_at_a_time, outputs, releases_stop
 from ..inputs import choice, text
 from ..state import Session, editable
 from .exports import downloads
@@ -105,12 +105,16 @@ def create_event_handlers(page, ctx) -> None:
             limit = start.ceiling
             asked = book.up_to(limit["sentence"], limit["label"], front=not limit.get("first")) if limit else book
             engine = method.engine(ctx.model.llm, settings, Tools(ctx.model.embed, session.cancel, ctx.cache_dir,
-                                                                  session.names))
+                                                                  session.names, session.share(ctx.model)))
             return engine.ask(asked, base.question, start.options,
                               edit=Edit(base.events, iteration, terms, pinned, run=number))
 
         said = f"{base.question} (search edited from run {number}, iteration {iteration})"
-        run = yield from answer_turn(page, ctx, session, book, said, base.question, "Searching again…", steps)
+        return (yield from one_at_a_time(page, session, searched_again(session, book, said, base.question, number,
+                                                                        steps)))
+
+    def searched_again(session: Session, book, said: str, question: str, number: int, steps):
+        run = yield from answer_turn(page, ctx, session, book, said, question, "Searching again…", steps)
         if run is not None:
             yield {page.chat.status: f"Done. Run {number} stays in the list of runs above the trace."}
 
@@ -128,7 +132,7 @@ def create_event_handlers(page, ctx) -> None:
                 ui.edit_terms: terms} | charts(page, book, shown.events) | downloads(page, ctx, session)
 
     ui.searched = ui.rerun.click(on_rerun, [ui.edit_iteration, ui.edit_terms, ui.pins, state], outputs(page),
-                                 concurrency_limit=ctx.config.concurrency, concurrency_id="model")
+                                 concurrency_limit=None)
     refresh_after(ui.searched, page, ctx)
     ui.edit_iteration.input(on_iteration, [ui.edit_iteration, state], ui.edit_terms, concurrency_limit=None)
     ui.runs.input(on_run_select, [ui.runs, state], [state, ui.html, ui.importance, ui.book_map, ui.edit_iteration,

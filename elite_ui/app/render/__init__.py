@@ -19,7 +19,7 @@ from .common import esc, highlight, inert_markdown, linked, strategy
 from .export import markdown_export
 from .figures import book_map
 from .markers import build_progress, index_card
-from .notebook import notebook_html
+from .notebook import notebook_html, notebook_markdown
 from .reader import reader
 from .side import side_by_side
 
@@ -40,4 +40,5 @@ def importance_figure(book: Book, events: list[Event]) -> go.Figure:
 
 
 __all__ = ["book_card", "book_map", "build_progress", "chat", "esc", "highlight", "importance_figure", "index_card",
-           "inert_markdown", "linked", "markdown_export", "notebook_html", "reader", "side_by_side", "trace_html"]
+           "inert_markdown", "linked", "markdown_export", "notebook_html", "notebook_markdown", "reader",
+           "side_by_side", "trace_html"]

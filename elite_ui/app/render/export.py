@@ -20,7 +20,7 @@ def markdown_export(book: Book, trace: Trace) -> str:
                                                       for q in answer.quotes]
         lines += ["## Answer", "", md(answer.text), ""]
         if answer.caveat:
-            lines += [f"*{answer.caveat}*", ""]
+            lines += [f"*{md(answer.caveat)}*", ""]
         if answer.vote_shares:
             lines += ["Votes: " + ", ".join(f"{k} {v:.0%}" for k, v in answer.vote_shares.items()), ""]
         if answer.citations:

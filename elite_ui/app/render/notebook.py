@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .common import esc, link
+from .common import inert_markdown as md
 
 
 def notebook_html(entries: list[dict]) -> str:
@@ -24,3 +25,23 @@ def notebook_html(entries: list[dict]) -> str:
                          "</div>")
     parts.append("</div>")
     return "".join(parts)
+
+
+def notebook_markdown(entries: list[dict]) -> str:
+    """The notebook as Markdown (its export): one section per question (answer, then its quotes) or saved
+    passage; every text from the book, the model or the reader rendered inert, each on one line."""
+    def line(text: str) -> str:
+        return md(" ".join(str(text).split()))
+
+    lines = ["# Reading notebook", ""]
+    for entry in entries:
+        source = f"*{line(entry['title'])}*"
+        if entry["kind"] == "answer":
+            lines += [f"## Q: {line(entry['question'])}", "", line(entry["answer"]), "",
+                      f"{source} · {line(entry['run'])} · {line(entry['when'])}", ""]
+            lines += [f"> {line(q['text'])}  \n> — \\[{line(q['label'])}\\] {line(q['where'])}\n"
+                      for q in entry["quotes"]]
+        else:
+            lines += [f"## Passage, {line(entry['where'])}", "", f"> {line(entry['text'])}  \n> — "
+                      f"\\[{line(entry['label'])}\\]", "", f"{source} · saved {line(entry['when'])}", ""]
+    return "\n".join(lines)

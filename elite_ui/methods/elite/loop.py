@@ -19,8 +19,8 @@ from ...book.names import NameIndex
 from ...models import LLM, Embed
 from .. import prompts
 from ..base import Engine, Prepared, chosen_answer
-from ..chunk_rag import chunks as chunk_spans
 from ..lexical import RANKINGS, Target, smoothed, span_bm25, targets
+from ..lexical import chunks as chunk_spans
 from ..parsing import parse_choice, parse_sentence_ids, parse_terms, parse_verdict
 from ..trace import (
     Answer,
@@ -201,15 +201,15 @@ class Elite(Engine):
             passage = self.fit(chunk.text, s.evidence_tokens)
             chunk.base_answer = yield from self.call(
                 "importance", prompts.passage_answer(question, options, passage), iteration, max_tokens=40)
-            base_letters = self.llm.choice_logprobs(prompts.passage_answer(question, options, passage),
-                                                    options) if options else None
+            base_letters = (yield from self.likeliest(prompts.passage_answer(question, options, passage), options,
+                                                      iteration)) if options else None
             answers, kls = [], []
             for n, level in enumerate(noise_levels(s.importance_samples, rng)):
                 noisy = perturb(passage, level, seed=s.seed * 1000 + n)
                 noisy_messages = prompts.passage_answer(question, options, noisy)
                 answers.append((yield from self.call("importance", noisy_messages, iteration, max_tokens=40)))
                 if base_letters:
-                    letters = self.llm.choice_logprobs(noisy_messages, options)
+                    letters = yield from self.likeliest(noisy_messages, options, iteration)
                     kls.append(kl_divergence(base_letters, letters) if letters else None)
                 else:
                     kls.append(None)
@@ -353,7 +353,7 @@ class Elite(Engine):
             choice = parse_choice(reply, options)
             if choice:
                 votes[choice] += 1
-        logprobs = self.llm.choice_logprobs(messages, options)
+        logprobs = yield from self.likeliest(messages, options, iteration)
         if not votes and logprobs:
             votes[max(logprobs, key=logprobs.get)] += 1
         total = sum(votes.values())

@@ -6,11 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...settings import check_choices, setting
+from ..base import AnswerSettings
 
 
 @dataclass(frozen=True)
-class Settings:
-    """The loop's settings. The first six carry the paper's names and defaults."""
+class Settings(AnswerSettings):
+    """The loop's settings, then its answer step's. The first six carry the paper's names and defaults."""
 
     recall_index: int = setting(25, "sentences kept per collection step (the top K by the ranking)", low=1, high=100,
                                 panel=True)
@@ -55,11 +56,6 @@ class Settings:
                                panel=True)
     evidence_tokens: int = setting(2000, "token budget for the evidence shown to the judge and to the answer",
                                    low=200, high=8000, panel=True)
-    quotes: int = setting(3, "evidence sentences quoted before the answer (\"What the book says\"), best first",
-                          low=0, high=10)
-    answer_tokens: int = setting(160, "longest free-form answer, in tokens", low=16, high=2048)
-    max_question_chars: int = setting(2000, "longest question, in characters", low=1, high=100_000)
-    seed: int = setting(0, "seed of the noise levels, the perturbations and the sampled votes", low=0)
 
     def __post_init__(self):
         check_choices(self)

@@ -6,14 +6,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...settings import check_choices, setting
+from ..base import AnswerSettings
 
 EXTRACTION_FIELDS = ("paragraph_tokens", "window_tokens", "marker_tokens", "few_shot", "coverage_threshold", "retries")
 ORDERS = ("position", "similarity")
 
 
 @dataclass(frozen=True)
-class MragSettings:
-    """M-RAG's settings: extraction (the first six, part of the store's name), then retrieval and audit."""
+class MragSettings(AnswerSettings):
+    """M-RAG's settings: extraction (the first six, part of the marker store's name: a change builds a new
+    index), then retrieval and audit, then its answer step's."""
 
     paragraph_tokens: int = setting(128, "size of the numbered paragraphs markers cite, in tokens", low=16, high=2048)
     window_tokens: int = setting(4096, "paragraph text the model reads per extraction call (cut to fit its context)",
@@ -34,16 +36,12 @@ class MragSettings:
                                      "its cited paragraphs", panel=True)
     replace_flagged: bool = setting(False, "place a flagged marker's cited paragraphs instead of its value",
                                     panel=True)
-    answer_tokens: int = setting(96, "longest free-form answer, in tokens", low=16, high=2048)
-    quotes: int = setting(3, "evidence sentences quoted before the answer (\"What the book says\"), best first",
-                          low=0, high=10)
-    max_question_chars: int = setting(2000, "longest question, in characters", low=1, high=100_000)
-    seed: int = setting(0, "seed of the model's sampling", low=0)
 
     def __post_init__(self):
         check_choices(self)
 
 
-PRESETS = {"paper": MragSettings(), "laptop": MragSettings(window_tokens=1024, marker_tokens=512)}
+PRESETS = {"paper": MragSettings(answer_tokens=96),
+           "laptop": MragSettings(window_tokens=1024, marker_tokens=512, answer_tokens=96)}
 """``paper``: windows of up to 4,096 tokens and long replies, room for values of 200-300 words. ``laptop``:
 windows of about eight paragraphs and replies of 512 tokens (about 20 s per window with the embedded model)."""

@@ -1,0 +1,181 @@
+"""The model's capacity shared by many readers: slots granted fairly, calls waiting their turn with their place
+said, Stop leaving the line, and a model swapped only when no call runs."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from elite_ui.errors import Cancelled
+from elite_ui.methods.registry import METHODS, Tools
+from elite_ui.methods.trace import Kind
+from elite_ui.models import ScriptedLLM
+from elite_ui.models.capacity import SHORT_CALLS, Capacity, Share
+
+from .conftest import trigram_embed
+
+
+def test_slots_are_granted_up_to_the_capacity_and_freed_on_leaving():
+    capacity = Capacity(2)
+    first, second, third = (Share(capacity, v).line_up() for v in "abc")
+    assert first.granted and second.granted and not third.granted
+    assert third.ahead == 0 and capacity.busy == 2 and capacity.waiting() == 1
+    first.leave()
+    assert third.wait(1) and capacity.busy == 2 and capacity.peak == 2
+    first.leave()
+    assert capacity.busy == 2, "leaving twice frees one slot once"
+
+
+def test_a_question_keeps_the_model_between_its_calls_so_questions_end_in_the_order_asked():
+    capacity = Capacity(1)
+    first, second = Share(capacity, "first"), Share(capacity, "second")
+    running = first.line_up()
+    waiting = second.line_up()
+    running.done()
+    assert not waiting.granted, "the slot is kept for the first question's next call"
+    first_next = first.line_up()
+    assert first_next is running and first_next.granted
+    first_next.done()
+    first.finish()
+    assert waiting.granted and capacity.busy == 1
+
+
+def test_a_long_run_cannot_push_ahead_of_a_short_question():
+    capacity = Capacity(1)
+    builder = Share(capacity, "builder")
+    for _ in range(SHORT_CALLS):
+        builder.line_up().done()
+    running = builder.line_up()
+    builder_next = [builder.line_up() for _ in range(3)]
+    reader = Share(capacity, "reader").line_up()
+    assert reader.ahead == 0, "the reader's short question goes before the builder's next calls"
+    assert builder_next[0].ahead == 1
+    running.done()
+    assert reader.granted and not any(p.granted for p in builder_next), "a long run keeps no slot"
+    reader.leave()
+    assert builder_next[0].granted
+
+
+def test_the_model_is_swapped_only_once_running_calls_end():
+    capacity = Capacity(1)
+    running = Share(capacity, "a").line_up()
+    swapped = threading.Event()
+
+    def swap():
+        with capacity.exclusive():
+            swapped.set()
+            time.sleep(0.2)
+
+    thread = threading.Thread(target=swap)
+    thread.start()
+    time.sleep(0.2)
+    assert not swapped.is_set()
+    running.leave()
+    assert swapped.wait(2)
+    during = Share(capacity, "b").line_up()
+    assert not during.granted, "no call starts while the model is swapped"
+    thread.join()
+    assert during.wait(1)
+
+
+def test_a_waiting_call_gives_up_its_place_when_stopped():
+    capacity = Capacity(1)
+    Share(capacity, "a").line_up()
+    cancel = threading.Event()
+    threading.Timer(0.3, cancel.set).start()
+    with pytest.raises(Cancelled), Share(capacity, "b").held(cancel):
+        pass
+    assert capacity.waiting() == 0
+
+
+def engine(capacity: Capacity, visitor: str, cancel: threading.Event | None = None):
+    llm = ScriptedLLM(replies={"terms": ["Toad\nToad Hall"], "answer": ["Toad lives at Toad Hall."]})
+    tools = Tools(trigram_embed, cancel or threading.Event(), share=Share(capacity, visitor))
+    return METHODS["elite"].engine(llm, None, tools)
+
+
+def test_a_question_waits_its_turn_and_says_where_it_stands(willows):
+    capacity = Capacity(1)
+    other = Share(capacity, "another reader").line_up()
+    events = engine(capacity, "me").ask(willows, "Where does Toad live?")
+    first = [next(events) for _ in range(2)]
+    assert [e.kind for e in first] == [Kind.START, Kind.QUEUE]
+    assert first[1].data.busy == 1 and first[1].data.slots == 1 and first[1].data.ahead == 0
+    threading.Timer(0.3, other.leave).start()
+    rest = list(events)
+    calls = [e.data for e in rest if e.kind == Kind.LLM_CALL]
+    assert calls[0].waited >= 0.2 and calls[1].waited < 0.2
+    assert capacity.busy == 0 and capacity.waiting() == 0
+    assert rest[-1].kind == Kind.DONE
+
+
+def test_stop_while_waiting_leaves_the_line(willows):
+    capacity, cancel = Capacity(1), threading.Event()
+    Share(capacity, "another reader").line_up()
+    events = engine(capacity, "me", cancel).ask(willows, "Where does Toad live?")
+    assert [next(events).kind for _ in range(2)] == [Kind.START, Kind.QUEUE]
+    cancel.set()
+    with pytest.raises(Cancelled):
+        list(events)
+    assert capacity.waiting() == 0
+
+
+def test_a_run_abandoned_mid_call_frees_its_slot(willows):
+    """A page that goes away mid-answer drops its run; closing the run's generator gives the slot back."""
+    capacity = Capacity(1)
+    llm = ScriptedLLM(replies={"terms": ["Toad"], "answer": ["Toad lives at Toad Hall, by the river, in a house."]})
+    engine_ = METHODS["elite"].engine(llm, None, Tools(trigram_embed, share=Share(capacity, "me")))
+    events = engine_.ask(willows, "Where does Toad live?")
+    while next(events).kind != Kind.ANSWER_DELTA:
+        pass
+    assert capacity.busy == 1, "the answer is being written"
+    events.close()
+    assert capacity.busy == 0
+
+
+def test_a_short_question_preempts_long_work_which_gives_its_slot_up():
+    capacity = Capacity(1)
+    running = Share(capacity, "builder", background=True).line_up()
+    reader = Share(capacity, "reader").line_up()
+    assert running.preempted.is_set() and not reader.granted
+    running.done()
+    assert reader.granted, "the preempted call kept no slot"
+
+
+def test_preempted_work_runs_again_once_the_question_is_answered():
+    capacity, attempts, served = Capacity(1), [], []
+    build = Share(capacity, "builder", background=True)
+
+    def work(stop):
+        attempts.append(stop.is_set())
+        if len(attempts) == 1:
+            reader = Share(capacity, "reader").line_up()
+            assert stop.is_set(), "a question arrived: the call is told to stop"
+
+            def answer():
+                assert reader.wait(5)
+                served.append(True)
+                reader.leave()
+
+            threading.Thread(target=answer).start()
+            raise Cancelled("stopped.")
+        assert served, "the question went first"
+        return "written"
+
+    assert build.call(work) == "written" and attempts == [False, False]
+    assert capacity.busy == 0
+
+
+def test_a_readers_stop_is_not_taken_for_a_preemption():
+    capacity, cancel = Capacity(1), threading.Event()
+    build = Share(capacity, "builder", background=True)
+
+    def work(stop):
+        cancel.set()
+        raise Cancelled("stopped.")
+
+    with pytest.raises(Cancelled):
+        build.call(work, cancel)
+    assert capacity.busy == 0
