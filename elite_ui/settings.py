@@ -105,6 +105,12 @@ def field_of(cls: type, name: str) -> Described:
     raise SettingsError(f"{name} is not a setting here; the settings are {', '.join(d.name for d in described(cls))}.")
 
 
+def recorded(cls: type, values: dict):
+    """The settings a trace recorded (its ``start`` event's), the fields ``cls`` does not know left out."""
+    known = {d.name for d in described(cls)}
+    return cls(**{k: v for k, v in values.items() if k in known})
+
+
 def with_overrides(settings, **overrides):
     """``settings`` with the non-None ``overrides`` applied."""
     return replace(settings, **{k: v for k, v in overrides.items() if v is not None})

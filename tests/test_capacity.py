@@ -179,3 +179,19 @@ def test_a_readers_stop_is_not_taken_for_a_preemption():
     with pytest.raises(Cancelled):
         build.call(work, cancel)
     assert capacity.busy == 0
+
+
+def test_a_place_taken_when_the_question_is_asked_serves_its_first_call():
+    capacity = Capacity(1)
+    first, second = Share(capacity, "first"), Share(capacity, "second")
+    first.kept = capacity.line_up(first)
+    second.kept = capacity.line_up(second)
+    assert first.kept.granted and not second.kept.granted
+    first.line_up().done()
+    first.finish()
+    place = second.line_up()
+    assert place.granted and place is not None and capacity.busy == 1
+    place.done()
+    assert second.calls == 1 and capacity.busy == 1, "kept for the question's next call"
+    second.finish()
+    assert capacity.busy == 0

@@ -229,12 +229,12 @@ def test_a_spoiler_ceiling_keeps_everything_after_it_out(pride):
     from elite_ui.book import reading_ceiling
 
     read = pride.up_to(*reading_ceiling(pride, "chapter 10"))
-    last = read.stats["ceiling"]["sentence"]
+    last = read.ceiling.sentence
     replies = {"terms": ["Darcy\nmarry\nwedding"], "judge": ["No, the wedding is not there."],
                "breadth": ["Pemberley"], "depth": ["Elizabeth"], "importance": ["x"],
                "answer": ["Elizabeth marries Mr. Darcy."]}
     trace = engine(replies).run(read, "Who does Elizabeth marry?")
-    assert trace.of("start")[0].data.ceiling["label"].startswith("chapter 10")
+    assert trace.of("start")[0].data.ceiling.label.startswith("chapter 10")
     hits = [h.sentence_id for e in trace.of("collection") for h in e.data.hits]
     assert hits and max(hits) <= last
     assert trace.answer.text.startswith("Not found so far: the book up to chapter 10")
@@ -303,7 +303,8 @@ def test_options_words_are_searched_and_each_hit_says_which_option_it_supports(p
     trace = engine({"terms": ["Philips"], "judge": ["yes"], "vote": ["(A)"]}, settings).run(
         pride, "What had Mr. Philips been before he married Mrs. Bennet's sister?", options)
     terms = trace.of("terms")[0].data.new
-    assert {(t.text, t.by) for t in terms if t.origin == "options"} >= {("clerk", "option A"), ("navy", "option B")}
+    assert {(t.text, t.by, t.of) for t in terms if t.origin == "options"} >= {("clerk", "option", "A"),
+                                                                             ("navy", "option", "B")}
     hits = trace.of("collection")[0].data.hits
     assert any(h.supports == ["A"] and "clerk" in h.matched for h in hits)
     assert all(set(h.supports) <= {"A", "B"} for h in hits)

@@ -74,7 +74,7 @@ def test_the_search_adds_the_other_names_of_a_character(pride, pride_names):
                   names=pride_names).run(pride, "Where does Lizzy walk?")
     added = [t for t in trace.of("terms")[0].data.new if t.origin == "names"]
     assert {"elizabeth", "eliza"} <= {t.text for t in added}
-    assert all(t.by == "names: Elizabeth Bennet" for t in added)
+    assert all(t.by == "names" and t.of == "Elizabeth Bennet" for t in added)
     hits = trace.of("collection")[0].data.hits
     assert any("elizabeth" in h.matched for h in hits)
     plain = Elite(llm, Settings(importance_samples=0, iter_max=1, question_words=False, name_variants=False),

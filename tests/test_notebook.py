@@ -6,6 +6,7 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 
 from elite_ui.app import notebook, render
+from elite_ui.app.notebook import Turn
 from elite_ui.app.panels.exports import export
 from elite_ui.app.receipts import Receipts
 from elite_ui.app.state import Session, editable, run_label
@@ -41,13 +42,13 @@ def test_entries_carry_answers_quotes_and_where_they_are(pride):
 
 def test_the_conversation_survives_as_json(pride):
     trace = answered(pride)
-    turns = [{"question": "What is Pemberley?", "answer": trace.answer, "options": {"A": "a house", "B": "a horse"}},
-             {"question": "Why?", "error": "the model server failed."}, {"question": "And?", "stopped": True}]
-    again = [notebook.turn_from(notebook.turn_record(t)) for t in turns]
-    assert again[0]["answer"].text == trace.answer.text and again[0]["answer"].citations == trace.answer.citations
-    assert again[0]["options"] == {"A": "a house", "B": "a horse"}
-    assert again[1]["error"] == "the model server failed." and again[2]["stopped"]
-    assert notebook.turn_from({"question": "Lost?"})["stopped"]
+    turns = [Turn("What is Pemberley?", {"A": "a house", "B": "a horse"}, answer=trace.answer),
+             Turn("Why?", error="the model server failed."), Turn("And?", stopped=True)]
+    again = [Turn.from_record(t.record()) for t in turns]
+    assert again[0].answer.text == trace.answer.text and again[0].answer.citations == trace.answer.citations
+    assert again[0].options == {"A": "a house", "B": "a horse"}
+    assert again[1].error == "the model server failed." and again[2].stopped
+    assert Turn.from_record({"question": "Lost?"}).stopped
     html = render.chat(pride, again)
     assert "<li><span class='label'>A</span> a house</li>" in html
     assert "class='stopped'" in html and html.count("class='error'") == 1
@@ -94,7 +95,7 @@ def test_each_book_of_a_visit_keeps_its_own_conversation_and_ceiling(pride, writ
     other = write_book("A Short Tale\n\nCHAPTER I\n\nThe owl flew.\n\nCHAPTER II\n\nThe owl slept.\n")
     session = Session()
     session.open(pride)
-    session.turns.append({"question": "What is Pemberley?", "partial": ""})
+    session.turns.append(Turn("What is Pemberley?"))
     session.ceiling_text = "chapter 3"
     chapter_3 = reading_ceiling(pride, "chapter 3")[0]
     assert session.ceiling_in(pride) == chapter_3 and pride.sentence(chapter_3 + 1).chapter_ref == "ch. 4"
@@ -103,6 +104,6 @@ def test_each_book_of_a_visit_keeps_its_own_conversation_and_ceiling(pride, writ
     assert session.ceiling_in(pride) == chapter_3, "kept on the shelf"
     assert session.books() == [("A Short Tale (txt)", other.digest), (f"{pride.title} (txt)", pride.digest)]
     session.open(pride)
-    assert [t["question"] for t in session.turns] == ["What is Pemberley?"] and session.ceiling_text == "chapter 3"
+    assert [t.question for t in session.turns] == ["What is Pemberley?"] and session.ceiling_text == "chapter 3"
     saved = session.saved(Receipts(tmp_path))
     assert saved["ceiling"] == "chapter 3" and saved["shelf"][other.digest]["label"] == "A Short Tale (txt)"

@@ -7,6 +7,7 @@ from markdown_it import MarkdownIt
 
 from elite_ui.app import render
 from elite_ui.app.config import Config
+from elite_ui.app.notebook import Turn
 from elite_ui.app.panels.exports import export
 from elite_ui.app.panels.model_panel import note
 from elite_ui.app.render.common import colour
@@ -71,7 +72,7 @@ def test_trace_panel_has_a_block_per_iteration_with_chips_hits_and_verdicts(prid
 
 def test_chat_and_markdown_export(pride):
     trace = run(pride)
-    chat = render.chat(pride, [{"question": "Who rents <Netherfield>?", "answer": trace.answer}])
+    chat = render.chat(pride, [Turn("Who rents <Netherfield>?", answer=trace.answer)])
     assert "&lt;Netherfield&gt;" in chat and "class='cite'" in chat
     markdown = render.markdown_export(pride, trace)
     assert markdown.startswith("# Who rents \\<Netherfield\\>") and "## Citations" in markdown

@@ -72,4 +72,4 @@ def test_under_a_ceiling_the_front_matter_is_not_searched_or_counted_unless_aske
     assert all(o.sentence_id >= pride.first_read for o in count(read, "Wickham").occurrences)
     with_front = pride.up_to(last, label, front=True)
     assert {int(s) for s in with_front.index.postings("lydia")} & set(preface)
-    assert read.stats["ceiling"]["first"] == pride.first_read and with_front.stats["ceiling"]["first"] == 0
+    assert read.ceiling.first == pride.first_read and with_front.ceiling.first == 0

@@ -14,6 +14,7 @@ from ..book import Book
 from ..errors import Cancelled, EliteError
 from ..methods.trace import PAYLOADS, Kind, Trace
 from . import render
+from .notebook import Turn
 from .render import inert_markdown as md
 from .state import Session
 
@@ -58,11 +59,13 @@ def one_at_a_time(page, session: Session, run):
     visitor goes on: then one sentence, nothing runs, and :data:`REFUSED` is returned."""
     flag = session.begin()
     if flag is None:
+        session.unreserve()
         yield {page.chat.status: BUSY}
         return REFUSED
     try:
         return (yield from run)
     finally:
+        session.unreserve()
         session.end(flag)
 
 
@@ -90,7 +93,7 @@ def answer_turn(page, ctx, session: Session, book: Book, said: str, question: st
     ``steps_of()`` makes, shown as they come (within :func:`one_at_a_time`). Returns the finished run's trace, or
     None when it was stopped or ended in an error (then said in the conversation)."""
     session.stop_unfinished()
-    turn = {"question": said, "partial": "", "options": options or {}}
+    turn = Turn(said, options or {})
     session.turns.append(turn)
     trace = Trace(question)
     yield {page.chat.conversation: render.chat(book, session.turns), page.trace.html: "", page.chat.status: note,
@@ -98,12 +101,12 @@ def answer_turn(page, ctx, session: Session, book: Book, said: str, question: st
     try:
         yield from stream(page, ctx, session, turn, trace, book, steps_of())
     except Cancelled:
-        turn["stopped"] = True
+        turn.stopped = True
         yield {page.chat.conversation: render.chat(book, session.turns),
                page.chat.status: "Stopped. Ask another question when you like."}
         return None
     except EliteError as exc:
-        turn["error"] = str(exc)
+        turn.error = str(exc)
         yield {page.chat.conversation: render.chat(book, session.turns), page.chat.status: f"**{md(str(exc))}**"}
         return None
     session.keep(trace, book)
@@ -119,7 +122,7 @@ def charts(page, book, events) -> dict:
             page.trace.book_map: gr.Plot(render.book_map(book, events), visible=True)}
 
 
-def stream(page, ctx, session: Session, turn: dict, trace: Trace, book: Book, steps):
+def stream(page, ctx, session: Session, turn: Turn, trace: Trace, book: Book, steps):
     """Run a question's events, showing the answer and the trace as they grow."""
     if ctx.model.llm is not None:
         ctx.model.llm.reset_speed()
@@ -127,13 +130,13 @@ def stream(page, ctx, session: Session, turn: dict, trace: Trace, book: Book, st
     yield {page.model.running: ctx.model.running()}
 
 
-def events(page, session: Session, turn: dict, trace: Trace, book: Book, steps):
+def events(page, session: Session, turn: Turn, trace: Trace, book: Book, steps):
     """Each event of a run: the answer as it is written, the trace and charts at milestones and at intervals."""
     shown = {"trace": 0.0, "figures": 0.0}
     for event in steps:
         trace.add(event)
         if event.kind == Kind.ANSWER_DELTA:
-            turn["partial"] += event.data.text
+            turn.partial += event.data.text
             yield {page.chat.conversation: render.chat(book, session.turns)}
             continue
         if event.kind == Kind.QUEUE:
@@ -142,7 +145,7 @@ def events(page, session: Session, turn: dict, trace: Trace, book: Book, steps):
         if event.kind == Kind.LLM_CALL:
             continue
         if event.kind == Kind.ANSWER:
-            turn["answer"] = event.data
+            turn.answer = event.data
         now = time.monotonic()
         if event.kind not in MILESTONES and now - shown["trace"] < REFRESH_SECONDS:
             continue

@@ -5,6 +5,7 @@ location in the book; kept as plain JSON-able dicts (the page stores them in the
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 
 from ..book import Book
 from ..methods.trace import Answer, Citation, Trace
@@ -55,35 +56,50 @@ def entries_from(saved: object) -> list[dict]:
             and entry.get("kind") in checks and checks[entry["kind"]](entry)]
 
 
-def turn_record(turn: dict) -> dict:
-    """A conversation turn as JSON (to survive a page reload): the question with its options, and its answer,
-    its error or that it was stopped."""
-    answer: Answer | None = turn.get("answer")
-    record = {"question": turn["question"], "options": turn.get("options") or {}, "error": turn.get("error")}
-    if answer is not None:
-        record["answer"] = {"text": answer.text, "evidence": answer.evidence, "caveat": answer.caveat,
-                            "citations": [[c.sentence_id, c.label, c.text, c.automatic] for c in answer.citations],
-                            "quotes": [[c.sentence_id, c.label, c.text, c.automatic] for c in answer.quotes]}
-    return record
+@dataclass
+class Turn:
+    """One question of the conversation and what came of it: its answer, the answer so far while it is written,
+    its error, or that it was stopped."""
 
+    question: str
+    options: dict[str, str] = field(default_factory=dict)
+    partial: str = ""
+    answer: Answer | None = None
+    error: str = ""
+    stopped: bool = False
 
-def turn_from(record: dict) -> dict:
-    """The conversation turn :func:`turn_record` wrote."""
-    options = record.get("options") if isinstance(record.get("options"), dict) else {}
-    turn = {"question": str(record.get("question", "")), "partial": "",
-            "options": {str(k)[:1]: str(v) for k, v in options.items()}}
-    if record.get("error"):
-        turn["error"] = str(record["error"])
-    elif record.get("answer"):
-        saved = record["answer"]
-        turn["answer"] = Answer(str(saved.get("text", "")), citations(saved.get("citations", [])),
-                                evidence=[int(s) for s in saved.get("evidence", [])],
-                                quotes=citations(saved.get("quotes", [])), caveat=str(saved.get("caveat", "")))
-    else:
-        turn["stopped"] = True
-    return turn
+    @property
+    def unfinished(self) -> bool:
+        return self.answer is None and not self.error
+
+    def record(self) -> dict:
+        """The turn as JSON (to survive a page reload): the question with its options, and its answer, its error
+        or that it was stopped."""
+        record = {"question": self.question, "options": self.options, "error": self.error or None}
+        if self.answer is not None:
+            a = self.answer
+            record["answer"] = {"text": a.text, "evidence": a.evidence, "caveat": a.caveat,
+                                "citations": [[c.sentence_id, c.label, c.text, c.automatic] for c in a.citations],
+                                "quotes": [[c.sentence_id, c.label, c.text, c.automatic] for c in a.quotes]}
+        return record
+
+    @classmethod
+    def from_record(cls, record: dict) -> Turn:
+        """The turn :meth:`record` wrote."""
+        options = record.get("options") if isinstance(record.get("options"), dict) else {}
+        turn = cls(str(record.get("question", "")), {str(k)[:1]: str(v) for k, v in options.items()})
+        if record.get("error"):
+            turn.error = str(record["error"])
+        elif record.get("answer"):
+            saved = record["answer"]
+            turn.answer = Answer(str(saved.get("text", "")), citations(saved.get("citations", [])),
+                                 evidence=[int(s) for s in saved.get("evidence", [])],
+                                 quotes=citations(saved.get("quotes", [])), caveat=str(saved.get("caveat", "")))
+        else:
+            turn.stopped = True
+        return turn
 
 
 def citations(saved: list) -> list[Citation]:
-    """Citations as :func:`turn_record` wrote them: [sentence, label, text, automatic]."""
+    """Citations as :meth:`Turn.record` wrote them: [sentence, label, text, automatic]."""
     return [Citation(int(c[0]), str(c[1]), str(c[2]), bool(c[3])) for c in saved]

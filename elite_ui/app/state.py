@@ -13,12 +13,13 @@ from ..book import Book, default_cache_dir, reading_ceiling
 from ..book.names import NameIndex
 from ..errors import EliteError, ModelError
 from ..methods import Prepared, Trace
-from ..methods.registry import METHODS
+from ..methods.registry import METHODS, Tools
 from ..models import BACKENDS, LLM, Embed, MiniLMEmbedder, ModelChoice, open_model
 from ..models.capacity import Capacity, Share
 from ..models.registry import chosen
 from . import notebook
 from .config import Config
+from .notebook import Turn
 from .receipts import Receipts
 
 KEPT_TURNS, KEPT_NOTES = 50, 200
@@ -131,12 +132,13 @@ class Model:
 
 @dataclass
 class Shelved:
-    """A book of this visit that is not open now: its conversation, runs and names, kept for when it is opened
-    again (the book itself reopens from the parsed-book cache)."""
+    """A book's part of the visit: its conversation, runs, names and spoiler ceiling. The open book's is the
+    session's own (:attr:`Session.current`); the others wait on the shelf for the book to be opened again (the
+    book itself reopens from the parsed-book cache)."""
 
     label: str
     """How the book switcher names it: its title and format."""
-    turns: list[dict] = field(default_factory=list)
+    turns: list[Turn] = field(default_factory=list)
     traces: list[Trace] = field(default_factory=list)
     shown: int = -1
     names: NameIndex | None = None
@@ -148,23 +150,30 @@ def shelf_label(book: Book) -> str:
     return f"{book.title} ({book.format})"
 
 
+def kept(name: str, doc: str) -> property:
+    """A field of the open book's :class:`Shelved`, read and written through the session."""
+    return property(lambda self: getattr(self.current, name),
+                    lambda self, value: setattr(self.current, name, value), doc=doc)
+
+
 class Session:
     """One visitor: their book, their conversation (turns) and each question's trace, per book (``shelf`` keeps
     the other books of the visit). Gradio copies the initial value for every new visitor, which here means a
     fresh, empty session."""
 
+    turns = kept("turns", "The open book's conversation.")
+    traces = kept("traces", "The open book's runs, each a question's trace.")
+    shown = kept("shown", "The run (index into ``traces``) the trace panel shows.")
+    names = kept("names", "The open book's character names, as the reader may have edited them.")
+    ceiling_text = kept("ceiling", 'The spoiler ceiling as the reader wrote it ("chapter 12"), kept for a reload.')
+
     def __init__(self):
         self.book: Book | None = None
-        self.turns: list[dict] = []
-        self.traces: list[Trace] = []
-        self.ceiling_text = ""
-        """The spoiler ceiling as the reader wrote it ("chapter 12"), kept for a page reload."""
-        self.names: NameIndex | None = None
+        self.current = Shelved("")
+        """The open book's part of the visit (its conversation, runs, names and ceiling)."""
         self.notebook: list[dict] = []
         self.reading: tuple[Book, int] | None = None
         """The book and sentence the Reader tab shows (what "Save this passage" saves)."""
-        self.shown = -1
-        """The run (index into ``traces``) the trace panel shows."""
         self.shelf: dict[str, Shelved] = {}
         """The other books of this visit, by content hash."""
         self.about: list[int] = []
@@ -172,6 +181,8 @@ class Session:
         self.story: dict | None = None
         """The recap or X-Ray the Story tab shows, as a notebook entry ("Save to the notebook" keeps it)."""
         self.cancel = threading.Event()
+        self.reserved: Share | None = None
+        """The place in the model's line the question being asked took (:meth:`reserve`)."""
         self.visitor = ""
         """Whose session it is: their network address (:mod:`elite_ui.app.visitors`)."""
         self.running = False
@@ -197,10 +208,31 @@ class Session:
             if self.cancel is run:
                 self.running = False
 
+    def tools(self, model: Model, cache_dir: Path, background: bool = False) -> Tools:
+        """What this visitor's engines use besides the model (:meth:`share` says what ``background`` means): every
+        engine of the app is built with these."""
+        return Tools(model.embed, self.cancel, cache_dir, self.names, self.share(model, background))
+
     def share(self, model: Model, background: bool = False) -> Share:
-        """A run's share of the shared model's capacity for this visitor (``background``: long work, an index
-        build or written recaps, which gives way to questions)."""
+        """A run's share of the shared model's capacity for this visitor: the question's place in line taken
+        when it was asked (:meth:`reserve`), else a new one (``background``: long work, an index build or written
+        recaps, which gives way to questions)."""
+        if not background and self.reserved is not None:
+            taken, self.reserved = self.reserved, None
+            return taken
         return Share(model.capacity, id(self), background)
+
+    def reserve(self, model: Model) -> None:
+        """Take the question's place in the model's line as it is asked, before anything else is done, so that
+        questions are answered in the order they were asked."""
+        self.reserved = Share(model.capacity, id(self))
+        self.reserved.kept = self.reserved.capacity.line_up(self.reserved)
+
+    def unreserve(self) -> None:
+        """Give the place back if no engine took it (the question ended before its first model call)."""
+        if self.reserved is not None:
+            self.reserved.finish()
+            self.reserved = None
 
     def open(self, book: Book) -> None:
         """Make ``book`` the open one. The book open before goes on the shelf with its conversation, runs and
@@ -209,12 +241,10 @@ class Session:
             self.book = book
             return
         if self.book is not None:
-            self.shelf[self.book.digest] = Shelved(shelf_label(self.book), self.turns, self.traces, self.shown,
-                                                   self.names, self.ceiling_text)
+            self.shelf[self.book.digest] = self.current
         self.about = []
-        kept = self.shelf.pop(book.digest, None) or Shelved(shelf_label(book))
-        self.book, self.turns, self.traces, self.shown = book, kept.turns, kept.traces, kept.shown
-        self.names, self.ceiling_text = kept.names, kept.ceiling
+        self.current = self.shelf.pop(book.digest, None) or Shelved(shelf_label(book))
+        self.book = book
 
     def ceiling_in(self, book: Book) -> int | None:
         """The last sentence of ``book`` under the spoiler ceiling kept for it (the Reader stops there); None
@@ -243,11 +273,11 @@ class Session:
         in the parsed-book cache), its conversation and spoiler ceiling, the other books' titles and
         conversations, the notebook, and a receipt for each book. Runs and traces are not kept."""
         shelf = {digest: {"label": s.label, "ceiling": s.ceiling,
-                          "turns": [notebook.turn_record(t) for t in s.turns[-KEPT_TURNS:]]}
+                          "turns": [t.record() for t in s.turns[-KEPT_TURNS:]]}
                  for digest, s in self.shelf.items()}
         books = [digest for _, digest in self.books()]
         return {"book": self.book.digest if self.book else None, "ceiling": self.ceiling_text,
-                "turns": [notebook.turn_record(t) for t in self.turns[-KEPT_TURNS:]], "shelf": shelf,
+                "turns": [t.record() for t in self.turns[-KEPT_TURNS:]], "shelf": shelf,
                 "notebook": self.notebook[-KEPT_NOTES:], "receipts": {d: receipts.issue(d) for d in books}}
 
     def release(self) -> None:
@@ -259,8 +289,8 @@ class Session:
     def stop_unfinished(self) -> None:
         """Mark every question still without an answer or an error as stopped."""
         for turn in self.turns:
-            if turn.get("answer") is None and not turn.get("error"):
-                turn["stopped"] = True
+            if turn.unfinished:
+                turn.stopped = True
 
     def keep(self, trace: Trace, book: Book) -> None:
         """A finished run: kept in the session's runs and written into the notebook."""

@@ -9,6 +9,6 @@ books by content hash), ``ceiling`` (the spoiler ceiling), ``names`` (the charac
 from .cache import default_cache_dir, load_cached
 from .ceiling import reading_ceiling
 from .load import load_book
-from .model import Book, Chapter, Sentence
+from .model import Book, Ceiling, Chapter, Sentence
 
-__all__ = ["Book", "Chapter", "Sentence", "default_cache_dir", "load_book", "load_cached", "reading_ceiling"]
+__all__ = ["Book", "Ceiling", "Chapter", "Sentence", "default_cache_dir", "load_book", "load_cached", "reading_ceiling"]

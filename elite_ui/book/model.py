@@ -62,6 +62,16 @@ class Sentence:
         return ", ".join(parts)
 
 
+@dataclass(frozen=True)
+class Ceiling:
+    """How far the reader has read: the last sentence (its ID in the whole book), how the reader named it
+    ("chapter 10"), and the first sentence searched (after the front matter, unless that is searched too)."""
+
+    sentence: int
+    label: str
+    first: int = 0
+
+
 @dataclass
 class Book:
     """A loaded book. Sentence data live in numpy arrays; :meth:`sentence` builds a :class:`Sentence` on demand."""
@@ -82,6 +92,8 @@ class Book:
     stats: dict = field(default_factory=dict)
     language: str = "en"
     """ISO 639-1 code of the book's language (detected at load), which picks its :attr:`lexicon`."""
+    ceiling: Ceiling | None = None
+    """Where the reader's spoiler ceiling cut it (:meth:`up_to`), if it did."""
 
     @property
     def lexicon(self) -> Lexicon:
@@ -163,16 +175,19 @@ class Book:
         searched[:first] = 0  # empty spans: the front matter holds no words to find
         index, n_words = build_index(self.text[:end], searched, self.lexicon)
         pages = None if self.page_starts is None else self.page_starts[self.page_starts < end]
-        ceiling = {"sentence": last, "label": label, "first": first}
         return replace(self, text=self.text[:end], bounds=self.bounds[: last + 1],
                        paragraph_of=self.paragraph_of[: last + 1], chapter_of=self.chapter_of[: last + 1],
-                       chapters=chapters, page_starts=pages, index=index,
-                       stats=self.stats | {"words": n_words, "ceiling": ceiling})
+                       chapters=chapters, page_starts=pages, index=index, stats=self.stats | {"words": n_words},
+                       ceiling=Ceiling(last, label, first))
+
+    def cut(self, ceiling: Ceiling) -> Book:
+        """The book cut at ``ceiling`` again (an edited search re-reads the book its run was asked of)."""
+        return self.up_to(ceiling.sentence, ceiling.label, front=not ceiling.first)
 
     @property
     def searched_from(self) -> int:
         """The first sentence searched: after the front matter under a spoiler ceiling, else the first."""
-        return self.stats.get("ceiling", {}).get("first", 0)
+        return self.ceiling.first if self.ceiling else 0
 
     def load_note(self) -> str:
         """How the book was opened: parsed (and cached for next time), or from the cache of an earlier visit."""

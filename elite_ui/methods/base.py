@@ -96,8 +96,10 @@ class Engine:
         started = time.perf_counter()
         try:
             prepared = prepared if prepared is not None else self.prepare(book)
-            yield Event(Kind.START, 0, Start(question, options, asdict(self.settings), book.summary(), self.llm.name,
-                                             self.name, book.stats.get("ceiling"), self.index_card(prepared), about))
+            yield Event(Kind.START, 0, Start(question=question, options=options, settings=asdict(self.settings),
+                                             book=book.summary(), model=self.llm.name, strategy=self.name,
+                                             ceiling=book.ceiling, index=self.index_card(prepared),
+                                             about=about))
             answer = yield from self.steps(book, question, options, prepared=prepared, generate=generate, **kwargs)
             if not answer.quotes and answer.count is None:
                 answer.quotes = self.quotes(book, question, options, answer.evidence)

@@ -1,14 +1,6 @@
 """The trace: the one contract between an answering method and the page. A method emits :class:`Event` objects
-one at a time; each has a :class:`Kind` and a typed payload (the dataclasses below), and the whole is JSON-ready.
-
-Payload of each kind: ``start`` :class:`Start`; ``terms`` :class:`Terms`; ``collection`` :class:`Collection`;
-``chunks`` :class:`Chunks`; ``importance`` :class:`Chunk`; ``judge`` :class:`Verdict`; ``exploration``
-:class:`Exploration`; ``trim`` :class:`Trim`; ``count`` :class:`Count`; ``edit`` :class:`EditMade`;
-``retrieval`` :class:`Retrieval`; ``assembly`` :class:`Assembly`; ``audit`` :class:`Audit`; ``llm_call``
-:class:`LLMCall`; ``answer_delta`` :class:`Delta`; ``warning`` :class:`Warning`; ``answer`` :class:`Answer`;
-``done`` :class:`Done`; ``queue`` :class:`Queue` (live only: a call waiting for the shared model); and, while
-M-RAG builds its index, ``window`` (its ``Window``) and ``index_progress``
-:class:`Progress`.
+one at a time; each has a :class:`Kind` and a typed payload (the dataclasses below; :data:`PAYLOADS` says which
+kind carries which, and docs/trace.md is made from it), and the whole is JSON-ready.
 """
 
 from __future__ import annotations
@@ -16,7 +8,10 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from ..book.model import Ceiling
 
 
 @dataclass
@@ -44,11 +39,13 @@ class Term:
     new: bool = True
     in_book: bool = True
     by: str = "model"
-    """model: the LLM wrote it; lexical: picked from the text when the model gave nothing usable; names: NAME:
-    from the name index, for the character NAME; reader: typed by the reader."""
+    """model: the LLM wrote it; lexical: picked from the question's or the text's words; judge: proposed by the
+    judge; names: from the name index; option: an option's own words; reader: typed by the reader."""
+    of: str = ""
+    """Whose: the character a ``names`` term is another name of, the letter of an ``option`` term's option."""
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Place:
     """Where something lies in the book: its sentence, character offsets, chapter and (for PDFs) page."""
 
@@ -59,8 +56,14 @@ class Place:
     chapter_title: str
     page: int | None
 
+    @classmethod
+    def at(cls, sentence, **rest):
+        """One at a book's ``sentence`` (a :class:`~elite_ui.book.model.Sentence`), with the kind's own fields."""
+        return cls(sentence_id=sentence.id, start=sentence.start, end=sentence.end, chapter=sentence.chapter,
+                   chapter_title=sentence.chapter_title, page=sentence.page, **rest)
 
-@dataclass
+
+@dataclass(kw_only=True)
 class Hit(Place):
     """A retrieved sentence: ``score`` is the number of distinct target words in it (the paper's overlap),
     ``weight`` what it was ranked by (the ``ranking`` formula, smoothed over its neighbours), ``supports`` the
@@ -84,7 +87,7 @@ class Sample:
     kl: float | None = None
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Chunk:
     """Hit sentences widened by their neighbours; overlapping widenings are merged into one chunk."""
 
@@ -136,7 +139,7 @@ class Citation:
     automatic: bool = False
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Occurrence(Place):
     """One match of a counted phrase, as it is written in the book."""
 
@@ -180,7 +183,7 @@ class Answer:
     doing: ClassVar[str] = "answer written"
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Start:
     """What a question was asked of: the method (``strategy``), its settings, the book, the model, and the
     reader's spoiler ceiling; M-RAG adds its index card."""
@@ -191,7 +194,7 @@ class Start:
     book: dict
     model: str
     strategy: str
-    ceiling: dict | None = None
+    ceiling: Ceiling | None = None
     index: dict | None = None
     about: list[int] = field(default_factory=list)
     """The passage the reader asked about (its sentences, pinned as evidence), if any."""

@@ -125,7 +125,6 @@ class Capacity:
             self.peak = max(self.peak, self.busy)
             self._held[place.visitor] = self._held.get(place.visitor, 0) + 1
             self._grants += 1
-            place.run.calls += 1
             self._served.pop(place.visitor, None)
             self._served[place.visitor] = self._grants
             if len(self._served) > REMEMBERED:
@@ -196,6 +195,7 @@ class Place:
     def done(self) -> None:
         """The call is over: a short run keeps the slot for its next call (:meth:`Share.finish` frees it), a long
         one (or a preempted call) leaves."""
+        self.run.calls += 1
         if self.granted and not self.left and not self.run.long and not self.preempted.is_set():
             self.run.kept = self
         else:
@@ -232,9 +232,9 @@ class Share:
     """Long work from the start (an index build, written recaps): it never keeps a slot and is preempted."""
     started: float = field(default_factory=time.monotonic)
     calls: int = 0
-    """Calls granted so far."""
+    """Calls done so far."""
     kept: Place | None = None
-    """The slot kept from the run's last call, for its next."""
+    """The slot kept from the run's last call for its next (or the place it took in line when it was asked)."""
 
     @property
     def long(self) -> bool:
@@ -242,12 +242,13 @@ class Share:
         return self.background or self.calls >= SHORT_CALLS
 
     def line_up(self) -> Place:
-        """A place for the run's next call: the slot it kept, else a place in line."""
+        """A place for the run's next call: the one it kept (its slot, or a place taken in line before its first
+        call), else a new place in line."""
         if self.kept is None or self.kept.left:
             return self.capacity.line_up(self)
         place, self.kept = self.kept, None
-        place.arrived = time.monotonic()
-        self.calls += 1
+        if place.granted:
+            place.arrived = time.monotonic()
         return place
 
     def finish(self) -> None:

@@ -10,7 +10,7 @@ import gradio as gr
 
 from ...book import reading_ceiling
 from ...errors import EliteError
-from ...methods.registry import METHODS, Tools
+from ...methods.registry import METHODS
 from .. import render
 from ..answering import BUSY, REFUSED, answer_turn, one_at_a_time, outputs, releases_stop
 from ..inputs import text
@@ -57,8 +57,8 @@ def engine_for(page, ctx, name: str, session: Session, values: dict):
     takes the main settings panel's preset and the settings it shares with it)."""
     method = METHODS[name]
     own = getattr(page, method.panel).controls
-    tools = Tools(ctx.model.embed, session.cancel, ctx.cache_dir, session.names, session.share(ctx.model))
-    return method.engine(ctx.model.llm, own.settings(values, method.settings, method.presets), tools)
+    return method.engine(ctx.model.llm, own.settings(values, method.settings, method.presets),
+                         session.tools(ctx.model, ctx.cache_dir))
 
 
 def create_event_handlers(page, ctx) -> None:
@@ -84,6 +84,7 @@ def create_event_handlers(page, ctx) -> None:
         if session.busy:
             yield {ui.status: BUSY}
             return REFUSED
+        session.reserve(model)
         options = page.options.chosen(values)
         yield dict.fromkeys(page.options.boxes.values(), "")
         session.ceiling_text = text(values[ui.ceiling]).strip()

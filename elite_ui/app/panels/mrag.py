@@ -9,7 +9,7 @@ import gradio as gr
 
 from ...errors import Cancelled, EliteError
 from ...methods.mrag import PRESETS, Mrag, MragSettings
-from ...methods.registry import METHODS, Tools
+from ...methods.registry import METHODS
 from ...methods.trace import Kind
 from .. import render
 from ..answering import one_build, releases_stop, waiting
@@ -52,8 +52,7 @@ def create_event_handlers(page, ctx) -> None:
 
     def built(values: dict, session: Session):
         engine: Mrag = METHODS["mrag"].engine(model.llm, ui.controls.settings(values),
-                                              Tools(model.embed, session.cancel, ctx.cache_dir,
-                                                    share=session.share(model, background=True)))
+                                              session.tools(model, ctx.cache_dir, background=True))
         done = None
         yield {page.chat.status: "Building the M-RAG index…", page.chat.stop: gr.Button(interactive=True)}
         try:

@@ -11,6 +11,7 @@ import gradio as gr
 from ...book import load_cached
 from ...book.names import names_for
 from .. import notebook, render
+from ..notebook import Turn
 from ..receipts import kept_secret
 from ..render import inert_markdown as md
 from ..state import Session, Shelved
@@ -83,12 +84,12 @@ def create_event_handlers(page, ctx) -> None:
     page.demo.unload(on_unload)
 
 
-def turns_from(records) -> list[dict]:
+def turns_from(records) -> list[Turn]:
     """The conversation turns the browser sent back (anything malformed is left out)."""
     turns = []
     for record in records if isinstance(records, list) else []:
         try:
-            turns.append(notebook.turn_from(record))
+            turns.append(Turn.from_record(record))
         except (TypeError, ValueError, KeyError, IndexError, AttributeError):
             continue
     return turns

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 import gradio as gr
 
 from ...methods.elite import Edit
-from ...methods.registry import METHODS, Tools
+from ...methods.registry import METHODS
+from ...settings import recorded
 from .. import render
 from ..answering import answer_turn, charts, one_at_a_time, outputs, releases_stop
 from ..inputs import choice, text
@@ -97,15 +98,12 @@ def create_event_handlers(page, ctx) -> None:
             return
         start = base.of("start")[0].data
         method = METHODS["elite"]
-        settings = method.settings(**{k: v for k, v in start.settings.items()
-                                      if k in method.settings.__dataclass_fields__})
+        settings = recorded(method.settings, start.settings)
         number = session.shown + 1
 
         def steps():
-            limit = start.ceiling
-            asked = book.up_to(limit["sentence"], limit["label"], front=not limit.get("first")) if limit else book
-            engine = method.engine(ctx.model.llm, settings, Tools(ctx.model.embed, session.cancel, ctx.cache_dir,
-                                                                  session.names, session.share(ctx.model)))
+            asked = book.cut(start.ceiling) if start.ceiling else book
+            engine = method.engine(ctx.model.llm, settings, session.tools(ctx.model, ctx.cache_dir))
             return engine.ask(asked, base.question, start.options,
                               edit=Edit(base.events, iteration, terms, pinned, run=number))
 

@@ -5,28 +5,27 @@ from __future__ import annotations
 from ...book import Book
 from ...methods.parsing import SENTENCE_LABEL
 from ...methods.trace import Answer
+from ..notebook import Turn
 from .common import cite_link, esc, linked
 
 
-def chat(book: Book | None, turns: list[dict]) -> str:
+def chat(book: Book | None, turns: list[Turn]) -> str:
     """The conversation: each turn's question, its answer (streaming or final) with citation links."""
     if not turns:
         return "<div class='chat empty'>Load a book, then ask a question about it.</div>"
     parts = ["<div class='chat'>"]
     for turn in turns:
-        options = "".join(f"<li><span class='label'>{esc(k)}</span> {esc(v)}</li>"
-                          for k, v in (turn.get("options") or {}).items())
+        options = "".join(f"<li><span class='label'>{esc(k)}</span> {esc(v)}</li>" for k, v in turn.options.items())
         options = f"<ol class='options'>{options}</ol>" if options else ""
-        parts.append(f"<div class='msg user'>{esc(turn['question'])}{options}</div>")
-        answer: Answer | None = turn.get("answer")
-        if turn.get("error"):
-            body = f"<span class='error'>{esc(turn['error'])}</span>"
-        elif answer is not None:
-            body = answered(book, answer)
-        elif turn.get("stopped"):
-            body = f"{esc(turn.get('partial', ''))} <span class='stopped'>Stopped before the answer was done.</span>"
+        parts.append(f"<div class='msg user'>{esc(turn.question)}{options}</div>")
+        if turn.error:
+            body = f"<span class='error'>{esc(turn.error)}</span>"
+        elif turn.answer is not None:
+            body = answered(book, turn.answer)
+        elif turn.stopped:
+            body = f"{esc(turn.partial)} <span class='stopped'>Stopped before the answer was done.</span>"
         else:
-            body = esc(turn.get("partial", "")) or f"<i>{esc(turn.get('status', 'Searching the book…'))}</i>"
+            body = esc(turn.partial) or "<i>Searching the book…</i>"
         parts.append(f"<div class='msg bot'>{body}</div>")
     parts.append("</div>")
     return "".join(parts)

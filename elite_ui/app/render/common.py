@@ -124,9 +124,9 @@ def ceiling_note(events: list[Event]) -> str:
     for start in (e.data for e in events if e.kind == Kind.START):
         if start.ceiling:
             c = start.ceiling
-            front = (f" The front matter before S{c['first']} (title page, preface...) is left out too."
-                     if c.get("first") else "")
-            return (f"<div class='ceiling'><b>Spoiler ceiling</b> read up to {esc(c['label'])} (S{c['sentence']}): "
+            front = (f" The front matter before S{c.first} (title page, preface...) is left out too."
+                     if c.first else "")
+            return (f"<div class='ceiling'><b>Spoiler ceiling</b> read up to {esc(c.label)} (S{c.sentence}): "
                     f"nothing after it is searched, counted or answered from.{front}</div>")
     return ""
 

@@ -108,12 +108,12 @@ def chips(terms, tried: set[str]) -> str:
         note = f"{ORIGINS.get(term.origin, term.origin)}, {state}" + ("" if term.in_book else ", not in the book")
         if term.by == "lexical":
             note += ", taken from the text"
-        elif term.by.startswith("names: "):
-            note += f", a name of {term.by.removeprefix('names: ')}"
+        elif term.by == "names":
+            note += f", a name of {term.of}"
         elif term.by == "judge":
             note += ", written by the judge"
-        elif term.by.startswith("option "):
-            note += f", the words of {term.by}"
+        elif term.by == "option":
+            note += f", the words of option {term.of}"
         out.append(f"<span class='chip {esc(term.origin)} {state}{missing}' title='{esc(note)}'>"
                    f"{esc(term.text)}</span>")
     return " ".join(out)

@@ -81,8 +81,9 @@ def count(book: Book, phrase: str, source: str = "model") -> Count:
     for m, sid in zip(matches, sentence_of.tolist(), strict=True):
         sid = max(sid, 0)
         chapter = int(book.chapter_of[sid])
-        occurrences.append(Occurrence(sid, m.start(), m.end(), chapter, book.chapters[chapter].title,
-                                      book.page_of(m.start()), m.group(0)))
+        occurrences.append(Occurrence(sentence_id=sid, start=m.start(), end=m.end(), chapter=chapter,
+                                      chapter_title=book.chapters[chapter].title, page=book.page_of(m.start()),
+                                      matched=m.group(0)))
     return Count(phrase, variants, len(matches), occurrences, source)
 
 

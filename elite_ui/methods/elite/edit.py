@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from ...book import Book
 from ..trace import Chunk, EditMade, Event, Hit, Kind
 from .retrieval import widen
+from .search import Search
 
 
 @dataclass
@@ -30,27 +31,29 @@ KEPT = {Kind.TERMS, Kind.COLLECTION, Kind.CHUNKS, Kind.IMPORTANCE, Kind.JUDGE, K
 """The kinds of an earlier run's events an edited run starts from (its calls and answer are not carried over)."""
 
 
-def resume(engine, book: Book, edit: Edit):
-    """An edited run's starting point: the earlier run's iterations before ``edit.iteration`` (yielded again,
-    so this run's trace is whole), then the reader's terms for that iteration and what changed."""
+def resume(engine, search: Search, edit: Edit):
+    """Bring ``search`` to an edited run's starting point: the earlier run's iterations before ``edit.iteration``
+    (their events yielded again, so this run's trace is whole), then the reader's terms for that iteration and
+    what changed."""
+    book = search.book
     kept = deepcopy([e for e in edit.events if 0 < e.iteration < edit.iteration and e.kind in KEPT])
     yield from kept
-    all_terms = [t for e in kept if e.kind == Kind.TERMS for t in e.data.new]
-    chunks = {c.key: c for e in kept if e.kind == Kind.CHUNKS for c in e.data.chunks}
-    retrieved = {h.sentence_id for e in kept if e.kind == Kind.COLLECTION for h in e.data.hits}
+    search.tried = [t for e in kept if e.kind == Kind.TERMS for t in e.data.new]
+    search.chunks = {c.key: c for e in kept if e.kind == Kind.CHUNKS for c in e.data.chunks}
+    search.retrieved = {h.sentence_id for e in kept if e.kind == Kind.COLLECTION for h in e.data.hits}
     before = {t.text.casefold(): t for e in edit.events if e.kind == Kind.TERMS and e.iteration == edit.iteration
               for t in e.data.new}
     wanted = list(dict.fromkeys(t.strip() for t in edit.terms if t.strip()))
-    tried = {t.text.casefold() for t in all_terms}
+    tried = search.seen()
     terms = [replace(before[t.casefold()], new=True) for t in wanted if t.casefold() in before]
     tried |= {t.text.casefold() for t in terms}
     added = engine.new_terms(book, [t for t in wanted if t.casefold() not in before], "reader", tried, by="reader")
-    terms += added + engine.name_variants(book, added, tried)
+    search.terms = terms + added + engine.name_variants(book, added, tried)
+    search.iteration = edit.iteration
     chosen = {t.casefold() for t in wanted}
     yield Event(Kind.EDIT, edit.iteration, EditMade(
         edit.run, edit.iteration, [t.text for t in added], [t.text for key, t in before.items() if key not in chosen],
         sorted(sid for sid in set(edit.pinned) if 0 <= sid < len(book))))
-    return edit.iteration, terms, all_terms, chunks, retrieved
 
 
 def pinned_chunks(book: Book, sentence_ids: list[int], neighbor_num: int, iteration: int) -> list[Chunk]:
@@ -58,7 +61,7 @@ def pinned_chunks(book: Book, sentence_ids: list[int], neighbor_num: int, iterat
     hits = []
     for sid in sorted(sid for sid in set(sentence_ids) if 0 <= sid < len(book)):
         s = book.sentence(sid)
-        hits.append(Hit(sid, s.start, s.end, s.chapter, s.chapter_title, s.page, 0, [], s.text))
+        hits.append(Hit.at(s, score=0, matched=[], text=s.text))
     chunks = widen(book, hits, neighbor_num, iteration)
     for chunk in chunks:
         chunk.pinned = True

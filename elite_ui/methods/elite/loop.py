@@ -44,6 +44,7 @@ from .counting import answer_by_counting, is_counting
 from .edit import Edit, pinned_chunks, resume
 from .importance import kl_divergence, noise_levels, perturb, similarity_importance
 from .retrieval import collect, widen
+from .search import Search
 from .settings import Settings
 
 
@@ -65,88 +66,101 @@ class Elite(Engine):
         question about a passage) the loop."""
         if is_counting(question) and not edit and not about:
             return (yield from answer_by_counting(self, book, question, options))
-        return (yield from self.explore(book, question, options, generate, edit, about or []))
+        return (yield from self.explore(Search(book, question, options), generate, edit, about or []))
 
-    def explore(self, book: Book, question: str, options: dict[str, str] | None, generate: bool = True,
-                edit: Edit | None = None, about: list[int] | None = None):
+    def explore(self, search: Search, generate: bool = True, edit: Edit | None = None,
+                about: list[int] | None = None):
         """Iterations of collect, weigh, judge and explore until the evidence suffices or ``iter_max`` (one
         iteration without the judge); then organise and answer."""
-        s = self.settings
+        s, book = self.settings, search.book
         rng = np.random.default_rng(s.seed)
         if edit:
-            start, terms, all_terms, chunks, retrieved = yield from resume(self, book, edit)
+            yield from resume(self, search, edit)
         else:
-            terms = yield from self.first_terms(book, question, options)
-            start, all_terms, chunks, retrieved = 1, [], {}, set()
+            search.terms = yield from self.first_terms(search)
+        start = search.iteration
         last = max(s.iter_max, start) if s.judge else start
-        verdict = None
-        for iteration in range(start, last + 1):
-            if not (edit and iteration == start):
-                terms += self.name_variants(book, terms, {t.text.casefold() for t in all_terms + terms})
-            all_terms += terms
-            yield Event(Kind.TERMS, iteration, Terms(terms, list(all_terms)))
-            hits = collect(book, [t.text for t in all_terms if t.in_book], s.recall_index,
-                           required=[t.text for t in terms if t.in_book], exclude=retrieved, ranking=s.ranking,
-                           reach=s.reach, decay=s.decay)
-            mark_support(book, hits, question, options)
-            retrieved.update(h.sentence_id for h in hits)
-            yield Event(Kind.COLLECTION, iteration, Collection(hits))
-            found = [c for c in widen(book, hits, s.neighbor_num, iteration) if c.key not in chunks]
-            pins = (edit.pinned if edit else about) if iteration == start else []
-            if pins:
-                pinned = pinned_chunks(book, pins, s.neighbor_num, iteration)
-                found = pinned + [c for c in found if not any(p.first <= c.first and c.last <= p.last
-                                                                 for p in pinned)]
-            chunks.update((c.key, c) for c in found)
-            yield Event(Kind.CHUNKS, iteration, Chunks(found))
-            yield from self.weigh(found, question, options, iteration, rng)
+        for search.iteration in range(start, last + 1):
+            if not (edit and search.iteration == start):
+                search.terms += self.name_variants(book, search.terms, search.seen())
+            found = yield from self.collected(search, (edit.pinned if edit else about) if search.iteration == start
+                                              else [])
+            yield from self.weigh(search, found, rng)
             if not s.judge:
                 break
-            verdict, proposed = yield from self.judged(book, question, options, chunks, all_terms, iteration)
-            yield Event(Kind.JUDGE, iteration, verdict)
-            if verdict.sufficient or iteration == last:
+            proposed = yield from self.judged(search)
+            if search.verdict.sufficient or search.iteration == last:
                 break
-            tried = {t.text.casefold() for t in all_terms}
-            if s.next_terms == "judge":
-                breadth, depth = self.new_terms(book, proposed, "breadth", tried, by="judge"), []
-            else:
-                breadth = yield from self.breadth(book, question, all_terms, hits, tried, iteration)
-                tried |= {t.text.casefold() for t in breadth}
-                depth = yield from self.depth(book, question, found, all_terms + breadth, tried, iteration)
-            terms = breadth + depth
-            yield Event(Kind.EXPLORATION, iteration, Exploration(breadth, depth))
-            if not any(t.in_book for t in terms):
-                yield Event(Kind.WARNING, iteration, Notice("no new search terms were found; stopping."))
+            yield from self.explored(search, found, proposed)
+            if not any(t.in_book for t in search.terms):
+                yield Event(Kind.WARNING, search.iteration, Notice("no new search terms were found; stopping."))
                 break
-        ceiling = book.stats.get("ceiling")
-        if ceiling and generate and not options and verdict is not None and not verdict.sufficient:
-            return Answer(f"Not found so far: the book up to {ceiling['label']} does not say.",
-                          evidence=sorted({sid for c in chunks.values() for sid in range(c.first, c.last + 1)}))
-        ranked = self.ordered(book, chunks, all_terms)
-        answer = yield from self.organise(book, question, options, ranked, iteration, generate)
+        verdict = search.verdict
+        if book.ceiling and generate and not search.options and verdict is not None and not verdict.sufficient:
+            return Answer(f"Not found so far: the book up to {book.ceiling.label} does not say.",
+                          evidence=search.evidence())
+        answer = yield from self.organise(search, self.ordered(book, search.chunks, search.tried), generate)
         if verdict is not None and not verdict.sufficient and generate:
             answer.caveat = "The passages found may not answer this question: the search was judged insufficient."
         return answer
 
-    def judged(self, book: Book, question: str, options, chunks: dict, all_terms: list[Term], iteration: int):
-        """The judge's verdict on the evidence so far (the passages the answer would read, in the same words, so
-        that the answer's call reuses this one's KV cache), and the next terms its reply proposes, if asked to."""
-        s = self.settings
-        if not chunks:
-            return Verdict(False, "nothing was found for these terms", True), []
-        ordered = self.ordered(book, chunks, all_terms)
-        listing = self.listing(book, sorted(self.budgeted_sentences(book, ordered)), ordered)
-        asked = s.max_terms if s.next_terms == "judge" else 0
-        reply = yield from self.call("judge", prompts.judge(question, options, listing, asked), iteration,
-                                     max_tokens=48 + 10 * asked)
-        sufficient, reason = parse_verdict(reply)
-        proposed = parse_terms(reply.strip().partition("\n")[2], s.max_terms) if asked else []
-        return Verdict(s.judge_default if sufficient is None else sufficient, reason, sufficient is not None), proposed
+    def collected(self, search: Search, pins: list[int]):
+        """An iteration's terms, the sentences they retrieve and the new passages those widen into (the reader's
+        pinned passages first); returns the new passages."""
+        s, book, iteration = self.settings, search.book, search.iteration
+        search.tried += search.terms
+        yield Event(Kind.TERMS, iteration, Terms(search.terms, list(search.tried)))
+        hits = collect(book, [t.text for t in search.tried if t.in_book], s.recall_index,
+                       required=[t.text for t in search.terms if t.in_book], exclude=search.retrieved,
+                       ranking=s.ranking, reach=s.reach, decay=s.decay)
+        mark_support(book, hits, search.question, search.options)
+        search.retrieved.update(h.sentence_id for h in hits)
+        search.hits = hits
+        yield Event(Kind.COLLECTION, iteration, Collection(hits))
+        found = [c for c in widen(book, hits, s.neighbor_num, iteration) if c.key not in search.chunks]
+        if pins:
+            pinned = pinned_chunks(book, pins, s.neighbor_num, iteration)
+            found = pinned + [c for c in found if not any(p.first <= c.first and c.last <= p.last for p in pinned)]
+        search.chunks.update((c.key, c) for c in found)
+        yield Event(Kind.CHUNKS, iteration, Chunks(found))
+        return found
 
-    def first_terms(self, book: Book, question: str, options: dict[str, str] | None):
+    def explored(self, search: Search, found: list[Chunk], proposed: list[str]):
+        """The next iteration's terms: breadth- and depth-wise (or those the judge proposed)."""
+        tried, book = search.seen(), search.book
+        if self.settings.next_terms == "judge":
+            breadth, depth = self.new_terms(book, proposed, "breadth", tried, by="judge"), []
+        else:
+            breadth = yield from self.breadth(search, tried)
+            tried |= {t.text.casefold() for t in breadth}
+            depth = yield from self.depth(search, found, search.tried + breadth, tried)
+        search.terms = breadth + depth
+        yield Event(Kind.EXPLORATION, search.iteration, Exploration(breadth, depth))
+
+    def judged(self, search: Search):
+        """The judge's verdict on the evidence so far (the passages the answer would read, in the same words, so
+        that the answer's call reuses this one's KV cache), kept in ``search``; returns the next terms its reply
+        proposes, if asked to."""
+        s, book, proposed = self.settings, search.book, []
+        if not search.chunks:
+            search.verdict = Verdict(False, "nothing was found for these terms", True)
+        else:
+            ordered = self.ordered(book, search.chunks, search.tried)
+            listing = self.listing(book, sorted(self.budgeted_sentences(book, ordered)), ordered)
+            asked = s.max_terms if s.next_terms == "judge" else 0
+            reply = yield from self.call("judge", prompts.judge(search.question, search.options, listing, asked),
+                                         search.iteration, max_tokens=48 + 10 * asked)
+            sufficient, reason = parse_verdict(reply)
+            search.verdict = Verdict(s.judge_default if sufficient is None else sufficient, reason,
+                                     sufficient is not None)
+            proposed = parse_terms(reply.strip().partition("\n")[2], s.max_terms) if asked else []
+        yield Event(Kind.JUDGE, search.iteration, search.verdict)
+        return proposed
+
+    def first_terms(self, search: Search):
         """The model's search terms for the question, with the question's own words (or only them, announced,
         when the model gave nothing usable, or when it is not asked) and the options' words."""
-        s = self.settings
+        s, book, question, options = self.settings, search.book, search.question, search.options
         terms: list[Term] = []
         if s.model_terms:
             reply = yield from self.call("terms", prompts.terms(question, options, s.max_terms), 1)
@@ -161,10 +175,13 @@ class Elite(Engine):
             terms += self.new_terms(book, book.lexicon.content_words(question), "question", tried, by="lexical")
         if s.option_words and options:
             for key, text in options.items():
-                terms += self.new_terms(book, book.lexicon.content_words(text), "options", tried, by=f"option {key}")
+                terms += self.new_terms(book, book.lexicon.content_words(text), "options", tried, by="option", of=key)
         return terms
 
-    def new_terms(self, book: Book, texts: list[str], origin: str, tried: set[str], by: str = "model") -> list[Term]:
+    def new_terms(self, book: Book, texts: list[str], origin: str, tried: set[str], by: str = "model",
+                  of: str = "") -> list[Term]:
+        """Terms of ``texts`` not tried before (``tried`` grows with them), each saying whether the book has its
+        words."""
         out = []
         for text in texts:
             if text.casefold() in tried:
@@ -172,7 +189,7 @@ class Elite(Engine):
             tried.add(text.casefold())
             ws = book.lexicon.content_words(text)
             in_book = any(f in book.index.vocabulary for w in ws for f in book.forms(w))
-            out.append(Term(text, origin, ws, True, in_book, by))
+            out.append(Term(text, origin, ws, True, in_book, by, of))
         return out
 
     def name_variants(self, book: Book, terms: list[Term], tried: set[str]) -> list[Term]:
@@ -185,15 +202,15 @@ class Elite(Engine):
             character = self.names.find(term.text)
             if character:
                 out += [t for t in self.new_terms(book, self.names.search_words(character), "names", tried,
-                                                  by=f"names: {character.name}") if t.in_book]
+                                                  by="names", of=character.name) if t.in_book]
         return out
 
-    def weigh(self, found: list[Chunk], question: str, options, iteration: int, rng: np.random.Generator):
+    def weigh(self, search: Search, found: list[Chunk], rng: np.random.Generator):
         """Importance of each new chunk (all, or the ``importance_chunks`` best by overlap)."""
-        s = self.settings
+        s, question, options, iteration = self.settings, search.question, search.options, search.iteration
         if s.importance_samples <= 0:
             return
-        chosen = sorted(found, key=lambda c: -c.weight if s.ranking == "bm25" else -c.score)
+        chosen = sorted(found, key=lambda c: -self.merit(c))
         if s.importance_chunks:
             chosen = chosen[: s.importance_chunks]
         for chunk in chosen:
@@ -222,19 +239,17 @@ class Elite(Engine):
             chunk.seconds = round(time.perf_counter() - started, 3)
             yield Event(Kind.IMPORTANCE, iteration, chunk)
 
-    def breadth(self, book: Book, question: str, all_terms: list[Term], hits: list[Hit], tried: set[str],
-                iteration: int):
-        found = "\n".join(f"- {h.text[:160]}" for h in hits[:3]) or "- nothing"
-        reply = yield from self.call(
-            "breadth", prompts.breadth(question, [t.text for t in all_terms], found, self.settings.max_terms),
-            iteration)
-        return self.new_terms(book, parse_terms(reply, self.settings.max_terms), "breadth", set(tried))
+    def breadth(self, search: Search, tried: set[str]):
+        """Related terms the model proposes from the iteration's best hits."""
+        found = "\n".join(f"- {h.text[:160]}" for h in search.hits[:3]) or "- nothing"
+        reply = yield from self.call("breadth", prompts.breadth(search.question, [t.text for t in search.tried], found,
+                                                                self.settings.max_terms), search.iteration)
+        return self.new_terms(search.book, parse_terms(reply, self.settings.max_terms), "breadth", set(tried))
 
-    def depth(self, book: Book, question: str, found: list[Chunk], known: list[Term], tried: set[str],
-              iteration: int):
+    def depth(self, search: Search, found: list[Chunk], known: list[Term], tried: set[str]):
         """Terms taken from the iteration's best chunks: the model's picks that occur in them, else their rarest
         words that recur elsewhere in the book."""
-        s = self.settings
+        s, book, question, iteration = self.settings, search.book, search.question, search.iteration
         top = self.ranked(found)[: s.deep_search_index]
         if not top:
             return []
@@ -295,27 +310,31 @@ class Elite(Engine):
         scores = span_bm25(book, found, np.asarray([first for first, _ in spans]))
         best = [int(i) for i in np.argsort(-scores, kind="stable")[:most] if scores[i] > 0]
         seconds = round(time.perf_counter() - started, 4)
-        return [Chunk(spans[i][0], spans[i][1], [], 0, book.span_text(*spans[i]), 0, weight=round(float(scores[i]), 4),
-                      seconds=seconds, fixed=True) for i in best]
+        return [Chunk(first=spans[i][0], last=spans[i][1], hits=[], score=0, text=book.span_text(*spans[i]),
+                      iteration=0, weight=round(float(scores[i]), 4), seconds=seconds, fixed=True) for i in best]
+
+    def merit(self, chunk: Chunk) -> float:
+        """What a chunk ranks by, importance aside: its best hit's weight, or (the paper's) its overlap."""
+        return chunk.weight if self.settings.weighted else chunk.score
 
     def ranked(self, chunks, scores: np.ndarray | None = None) -> list[Chunk]:
         """Pinned chunks first, then the most important (unscored chunks after scored ones), then the best: by
         overlap (the paper), or by the final ``bm25`` scores of all terms tried, smoothed; then book order."""
         s = self.settings
-        if s.ranking == "bm25" and scores is not None:
+        if s.weighted and scores is not None:
             rank = smoothed(scores, s.reach, s.decay)
             for chunk in chunks:
                 chunk.weight = round(float(rank[chunk.first : chunk.last + 1].max()), 4)
 
         def key(c: Chunk):
             importance = c.importance if c.importance is not None and not math.isnan(c.importance) else -1.0
-            return (not c.pinned, -importance, -(c.weight if s.ranking == "bm25" else c.score), c.first)
+            return (not c.pinned, -importance, -self.merit(c), c.first)
         return sorted(chunks, key=key)
 
-    def organise(self, book: Book, question: str, options, chunks: list[Chunk], iteration: int,
-                 generate: bool = True):
+    def organise(self, search: Search, chunks: list[Chunk], generate: bool = True):
         """Trim the evidence to what the model calls relevant, quote its best sentences, then answer from it
         (voting for multiple choice)."""
+        book, question, options, iteration = search.book, search.question, search.options, search.iteration
         candidates = sorted(self.budgeted_sentences(book, chunks))
         listing = self.listing(book, candidates, chunks)
         kept, picked = candidates, []

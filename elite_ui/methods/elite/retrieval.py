@@ -57,8 +57,8 @@ def collect(
     hits = []
     for n, sid in enumerate(chosen.tolist(), 1):
         s = book.sentence(sid)
-        hits.append(Hit(sid, s.start, s.end, s.chapter, s.chapter_title, s.page, int(overlap[sid]), matched[sid],
-                        s.text, n, round(float(rank[sid]), 4)))
+        hits.append(Hit.at(s, score=int(overlap[sid]), matched=matched[sid], text=s.text, rank=n,
+                           weight=round(float(rank[sid]), 4)))
     return hits
 
 
@@ -75,7 +75,7 @@ def widen(book: Book, hits: list[Hit], neighbor_num: int, iteration: int = 0) ->
         else:
             merged.append([first, last, [hit]])
     return [
-        Chunk(first, last, sorted(h.sentence_id for h in group), max(h.score for h in group),
-              book.span_text(first, last), iteration, weight=max(h.weight for h in group))
+        Chunk(first=first, last=last, hits=sorted(h.sentence_id for h in group), score=max(h.score for h in group),
+              text=book.span_text(first, last), iteration=iteration, weight=max(h.weight for h in group))
         for first, last, group in merged
     ]

@@ -60,6 +60,11 @@ class Settings(AnswerSettings):
     def __post_init__(self):
         check_choices(self)
 
+    @property
+    def weighted(self) -> bool:
+        """Whether chunks rank by their hits' weights (the ``bm25`` ranking), not by the paper's overlap counts."""
+        return self.ranking == "bm25"
+
 
 PRESETS = {
     "paper": Settings(),
