@@ -249,3 +249,19 @@ def many_readers_before_line() -> str:
     return "; ".join(f"{n} visitors asking at once waited until {r['last']:g} s for the last answer (p50 "
                      f"{r['p50']:g} s), the server never holding more than {r['server_peak']} request"
                      for n, r in sorted(found.items()) if n > 1)
+
+
+def default_against_bm25_line() -> str:
+    """The default preset's evidence recall against BM25 chunks on every set of the ablation, and the previous
+    default's (``python -m benchmarks.ablation``)."""
+    found = figures("ablation")
+    sets = [key for key in found if "-" not in key]
+
+    def recall(key: str, row: str) -> float:
+        return found[key][row]["evidence_recall"]
+
+    pairs = "; ".join(f"{ablation_set(key, found[key]['default preset']['questions'])} "
+                      f"{recall(key, 'default preset'):.3f} against {recall(key, 'bm25 chunks'):.3f} "
+                      f"({recall(key, 'default preset') - recall(key, 'bm25 chunks'):+.3f})" for key in sets)
+    before = ", ".join(f"{recall(key, 'previous default preset (windows only)'):.3f}" for key in sets)
+    return f"{pairs}. The previous default (the same terms, 5-sentence windows, no fusion) had {before}"

@@ -225,6 +225,9 @@ def test_four_visitors_at_once_are_all_answered_in_order(browser, app):
         upload(page, ROOT / "assets" / "the-wind-in-the-willows.txt")
     for n, (_, page) in enumerate(visitors):
         ask(page, f"Where does the Rat live? (visitor {n})")
+        # the next visitor asks once this one's question is under way (asked later, in the server's eyes too)
+        page.wait_for_selector("#status:has-text('Searching'), #status:has-text('Waiting'), "
+                               "#status:has-text('Iteration'), #status:has-text('Done')", timeout=30000)
     finished = []
     deadline = time.monotonic() + 240
     while len(finished) < 4 and time.monotonic() < deadline:

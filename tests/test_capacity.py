@@ -195,3 +195,17 @@ def test_a_place_taken_when_the_question_is_asked_serves_its_first_call():
     assert second.calls == 1 and capacity.busy == 1, "kept for the question's next call"
     second.finish()
     assert capacity.busy == 0
+
+
+def test_a_question_that_ends_before_its_first_model_call_gives_its_place_back():
+    """An M-RAG question without an index ends before any call: the place it took when asked is given back."""
+    from elite_ui.app.config import Config
+    from elite_ui.app.state import Model, Session
+
+    model, session = Model(Config()), Session()
+    session.reserve(model)
+    assert model.capacity.busy == 1
+    taken = session.share(model)
+    assert taken is session.share(model) and taken.kept is not None, "an engine took it, then failed"
+    session.unreserve()
+    assert model.capacity.busy == 0 and session.reserved is None

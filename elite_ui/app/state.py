@@ -218,8 +218,7 @@ class Session:
         when it was asked (:meth:`reserve`), else a new one (``background``: long work, an index build or written
         recaps, which gives way to questions)."""
         if not background and self.reserved is not None:
-            taken, self.reserved = self.reserved, None
-            return taken
+            return self.reserved
         return Share(model.capacity, id(self), background)
 
     def reserve(self, model: Model) -> None:
@@ -229,7 +228,8 @@ class Session:
         self.reserved.kept = self.reserved.capacity.line_up(self.reserved)
 
     def unreserve(self) -> None:
-        """Give the place back if no engine took it (the question ended before its first model call)."""
+        """The run is over: give back the place or slot its share still holds (none, when its engine finished;
+        the place taken when it was asked, when the question ended before its first model call)."""
         if self.reserved is not None:
             self.reserved.finish()
             self.reserved = None
