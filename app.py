@@ -16,7 +16,7 @@ from elite_ui.app.config import from_args
 from elite_ui.app.logs import cap_output
 from elite_ui.app.page import CSS, HEAD, build
 from elite_ui.app.state import Model
-from elite_ui.book.lexicon import detect_language
+from elite_ui.book.lexicon import detect_language, forms
 from elite_ui.errors import EliteError
 
 
@@ -29,6 +29,7 @@ def main(argv: list[str] | None = None) -> int:
         model.start()
         model.embed(["warm up"])
         detect_language("the language identifier loads its model now, not at the first upload; " * 3)
+        forms("walking")  # lemminflect's tables load now, not at the first question
     except EliteError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -24,6 +24,8 @@ chunks...) refresh at most every REFRESH_SECONDS (the trace) and FIGURE_SECONDS 
 stays smooth and its first terms show at once."""
 REFRESH_SECONDS = 0.3
 FIGURE_SECONDS = 1.0
+DELTA_SECONDS = 0.1
+"""The answer being written is shown at most this often (a server that sends it in one burst is one update)."""
 NOTHING_TO_DRAW = {Kind.TERMS, Kind.ANSWER}
 """Milestones after which the charts are not drawn again: terms add nothing to draw, and ``done`` follows the
 answer at once (drawing both charts costs about 30 ms of the app's CPU, a sixth of a short question's)."""
@@ -43,7 +45,7 @@ def releases_stop(page):
         @functools.wraps(handler)
         def run(*args):
             if (yield from handler(*args)) is not REFUSED:
-                yield {page.chat.stop: gr.Button(interactive=False)}
+                yield {page.chat.stop: gr.update(interactive=False)}
         return run
     return wrap
 
@@ -97,7 +99,7 @@ def answer_turn(page, ctx, session: Session, book: Book, said: str, question: st
     session.turns.append(turn)
     trace = Trace(question)
     yield {page.chat.conversation: render.chat(book, session.turns), page.trace.html: "", page.chat.status: note,
-           page.chat.stop: gr.Button(interactive=True), page.tabs: gr.Tabs(selected="trace-tab")}
+           page.chat.stop: gr.update(interactive=True), page.tabs: gr.update(selected="trace-tab")}
     try:
         yield from stream(page, ctx, session, turn, trace, book, steps_of())
     except Cancelled:
@@ -114,12 +116,20 @@ def answer_turn(page, ctx, session: Session, book: Book, said: str, question: st
     return trace
 
 
-def charts(page, book, events) -> dict:
+def charts(page, book, events, sent: dict | None = None) -> dict:
     """The chart beside the trace (shown only when it has bars: no empty axes for a counting run, or when
-    importance is off) and the book map."""
+    importance is off) and the book map. Within a run (``sent``: the visibility each chart was last given), a
+    chart whose visibility is unchanged gets its figure alone: an update with properties makes Gradio rebuild the
+    component's whole configuration, which cost a sixth of the app's CPU a question. (Updates here and in every
+    run's path are ``gr.update`` dicts: building a component to update one costs a signature inspection.)"""
+    sent = {} if sent is None else sent
     figure = render.importance_figure(book, events)
-    return {page.trace.importance: gr.Plot(figure, visible=bool(figure.data)),
-            page.trace.book_map: gr.Plot(render.book_map(book, events), visible=True)}
+    out = {}
+    for chart, drawn, visible in ((page.trace.importance, figure, bool(figure.data)),
+                                  (page.trace.book_map, render.book_map(book, events), True)):
+        out[chart] = drawn if sent.get(chart) == visible else gr.update(value=drawn, visible=visible)
+        sent[chart] = visible
+    return out
 
 
 def stream(page, ctx, session: Session, turn: Turn, trace: Trace, book: Book, steps):
@@ -132,12 +142,15 @@ def stream(page, ctx, session: Session, turn: Turn, trace: Trace, book: Book, st
 
 def events(page, session: Session, turn: Turn, trace: Trace, book: Book, steps):
     """Each event of a run: the answer as it is written, the trace and charts at milestones and at intervals."""
-    shown = {"trace": 0.0, "figures": 0.0}
+    shown = {"trace": 0.0, "figures": 0.0, "delta": 0.0}
+    sent: dict = {}
     for event in steps:
         trace.add(event)
         if event.kind == Kind.ANSWER_DELTA:
             turn.partial += event.data.text
-            yield {page.chat.conversation: render.chat(book, session.turns)}
+            if time.monotonic() - shown["delta"] >= DELTA_SECONDS:
+                shown["delta"] = time.monotonic()
+                yield {page.chat.conversation: render.chat(book, session.turns)}
             continue
         if event.kind == Kind.QUEUE:
             yield {page.chat.status: status_line(event)}
@@ -155,7 +168,7 @@ def events(page, session: Session, turn: Turn, trace: Trace, book: Book, steps):
         update = {page.chat.conversation: render.chat(book, session.turns),
                   page.trace.html: render.trace_html(book, trace.events)}
         if figures:
-            update |= charts(page, book, trace.events)
+            update |= charts(page, book, trace.events, sent)
         if doing(event.kind) or event.kind == Kind.WARNING:
             update[page.chat.status] = status_line(event)
         yield update

@@ -81,4 +81,4 @@ def downloads(page, ctx, session: Session) -> dict:
     files = {page.exports.markdown: export(session, "md", readable), page.exports.json: export(session, "json",
                                                                                                  readable),
              page.notebook.export: export(session, "notebook", readable)}
-    return {button: gr.DownloadButton(value=path, interactive=path is not None) for button, path in files.items()}
+    return {button: gr.update(value=path, interactive=path is not None) for button, path in files.items()}

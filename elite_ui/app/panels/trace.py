@@ -53,9 +53,9 @@ def edit_choices(session: Session, iteration=None):
     """The iterations of the shown run that may be searched again, and the terms of the one chosen."""
     by = editable(session.traces[session.shown]) if session.traces else {}
     if not by:
-        return gr.Dropdown(choices=[], value=None), ""
+        return gr.update(choices=[], value=None), ""
     iteration = choice(iteration, by) or max(by)
-    return gr.Dropdown(choices=sorted(by), value=iteration), "\n".join(by[iteration])
+    return gr.update(choices=sorted(by), value=iteration), "\n".join(by[iteration])
 
 
 def refresh_after(event, page, ctx):
@@ -66,7 +66,7 @@ def refresh_after(event, page, ctx):
     def after_run(session: Session):
         labels = session.labels()
         iterations, terms = edit_choices(session)
-        return {ui.runs: gr.Dropdown(choices=labels, value=labels[session.shown] if labels else None),
+        return {ui.runs: gr.update(choices=labels, value=labels[session.shown] if labels else None),
                 ui.edit_iteration: iterations, ui.edit_terms: terms,
                 page.notebook.view: render.notebook_html(session.notebook),
                 page.session.stored: session.saved(ctx.receipts)} | downloads(page, ctx, session)
