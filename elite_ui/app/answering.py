@@ -16,7 +16,7 @@ from ..methods.trace import PAYLOADS, Kind, Trace
 from . import render
 from .notebook import Turn
 from .render import inert_markdown as md
-from .state import Session
+from .state import Model, Session
 
 MILESTONES = {Kind.TERMS, Kind.COLLECTION, Kind.COUNT, Kind.JUDGE, Kind.EXPLORATION, Kind.ANSWER, Kind.DONE}
 """Events that always refresh the trace and (but those in NOTHING_TO_DRAW) the charts; others (importance,
@@ -56,14 +56,16 @@ REFUSED = object()
 """What a handler returns when it was refused before it ran (Stop is left as it was)."""
 
 
-def one_at_a_time(page, session: Session, run):
+def one_at_a_time(page, session: Session, run, asked: Model | None = None):
     """The events of ``run`` (a generator begun here) with a fresh stop flag, unless another run of the same
-    visitor goes on: then one sentence, nothing runs, and :data:`REFUSED` is returned."""
+    visitor goes on: then one sentence, nothing runs, and :data:`REFUSED` is returned. A question (``asked`` of
+    that model) takes its place in the model's line here, at once."""
     flag = session.begin()
     if flag is None:
-        session.unreserve()
         yield {page.chat.status: BUSY}
         return REFUSED
+    if asked is not None:
+        session.reserve(asked)
     try:
         return (yield from run)
     finally:

@@ -223,7 +223,8 @@ class Session:
 
     def reserve(self, model: Model) -> None:
         """Take the question's place in the model's line as it is asked, before anything else is done, so that
-        questions are answered in the order they were asked."""
+        questions are answered in the order they were asked (within the run :meth:`begin` started: one at a
+        time)."""
         self.reserved = Share(model.capacity, id(self))
         self.reserved.kept = self.reserved.capacity.line_up(self.reserved)
 
@@ -281,8 +282,10 @@ class Session:
                 "notebook": self.notebook[-KEPT_NOTES:], "receipts": {d: receipts.issue(d) for d in books}}
 
     def release(self) -> None:
-        """Stop what runs and let go of the books, their indexes and runs (the session has ended)."""
+        """Stop what runs and let go of the books, their indexes and runs, and of its place in the model's line
+        (the session has ended)."""
         self.cancel.set()
+        self.unreserve()
         self.book, self.reading, self.names, self.about = None, None, None, []
         self.traces, self.shelf = [], {}
 

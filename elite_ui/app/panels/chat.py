@@ -84,14 +84,13 @@ def create_event_handlers(page, ctx) -> None:
         if session.busy:
             yield {ui.status: BUSY}
             return REFUSED
-        session.reserve(model)
         options = page.options.chosen(values)
-        yield dict.fromkeys(page.options.boxes.values(), "")
         session.ceiling_text = text(values[ui.ceiling]).strip()
-        return (yield from one_at_a_time(page, session, answered(values, session, book, said, options)))
+        return (yield from one_at_a_time(page, session, answered(values, session, book, said, options), model))
 
     def answered(values: dict, session: Session, book, said: str, options):
         """The question answered by the chosen method, then by the side-by-side one if the reader chose one."""
+        yield dict.fromkeys(page.options.boxes.values(), "")
         asked = book
         about, session.about = session.about, []
 

@@ -108,8 +108,8 @@ def create_event_handlers(page, ctx) -> None:
                               edit=Edit(base.events, iteration, terms, pinned, run=number))
 
         said = f"{base.question} (search edited from run {number}, iteration {iteration})"
-        return (yield from one_at_a_time(page, session, searched_again(session, book, said, base.question, number,
-                                                                        steps)))
+        again = searched_again(session, book, said, base.question, number, steps)
+        return (yield from one_at_a_time(page, session, again, ctx.model))
 
     def searched_again(session: Session, book, said: str, question: str, number: int, steps):
         run = yield from answer_turn(page, ctx, session, book, said, question, "Searching again…", steps)
