@@ -209,3 +209,38 @@ def test_a_question_that_ends_before_its_first_model_call_gives_its_place_back()
     assert taken is session.share(model) and taken.kept is not None, "an engine took it, then failed"
     session.unreserve()
     assert model.capacity.busy == 0 and session.reserved is None
+
+
+def returned(generator):
+    """What a generator returns once every event it yields is taken."""
+    while True:
+        try:
+            next(generator)
+        except StopIteration as finished:
+            return finished.value
+
+
+def test_long_works_streamed_call_gives_way_to_a_question_and_runs_again():
+    """An index build streams its replies (shown as progress); a question arriving mid-reply stops it, and the
+    build's call runs again once the question is answered (a reader's own streamed answer is never stopped)."""
+    capacity, served = Capacity(1), []
+
+    def reply(request):
+        if not served:
+            reader = Share(capacity, "reader").line_up()
+            assert request.cancel.is_set(), "the build's call is told to give way"
+
+            def answer():
+                assert reader.wait(5)
+                served.append(True)
+                reader.leave()
+
+            threading.Thread(target=answer).start()
+            raise Cancelled("stopped.")
+        return "markers"
+
+    builder = Share(capacity, "builder", background=True)
+    engine = METHODS["elite"].engine(ScriptedLLM(reply), None, Tools(trigram_embed, share=builder))
+    calls = engine.call("extract", [{"role": "user", "content": "the window"}], 1, stream=True)
+    assert returned(calls) == "markers" and served
+    assert capacity.busy == 0

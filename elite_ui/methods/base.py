@@ -180,8 +180,9 @@ class Engine:
             raise Cancelled("stopped.")
         while True:
             with (yield from self.turn(iteration)) as place:
-                # a streamed answer is never preempted: its pieces are already on the reader's screen
-                stop = self.cancel if place is None or stream else place.stop_flag(self.cancel)
+                # a reader's streamed answer is never preempted (its pieces are on their screen); long work's is
+                preemptible = place is not None and (not stream or self.share.background)
+                stop = place.stop_flag(self.cancel) if preemptible else self.cancel
                 request = Request(purpose, messages, max_tokens=max_tokens, temperature=temperature,
                                   seed=self.settings.seed if seed is None else seed, cancel=stop)
                 try:
@@ -190,7 +191,7 @@ class Engine:
                     else:
                         result = self.llm.complete(request)
                 except Cancelled:
-                    if place is None or stream or not place.gave_way(self.cancel):
+                    if not preemptible or not place.gave_way(self.cancel):
                         raise
                     continue  # preempted by a reader's short question: wait for the model again
                 except EliteError:
