@@ -144,6 +144,18 @@ def test_a_short_question_preempts_long_work_which_gives_its_slot_up():
     assert reader.granted, "the preempted call kept no slot"
 
 
+def question_arrives(capacity: Capacity, served: list) -> None:
+    """A reader's short question lines up now, and is answered (``served``) once its slot is granted."""
+    reader = Share(capacity, "reader").line_up()
+
+    def answer():
+        assert reader.wait(5)
+        served.append(True)
+        reader.leave()
+
+    threading.Thread(target=answer).start()
+
+
 def test_preempted_work_runs_again_once_the_question_is_answered():
     capacity, attempts, served = Capacity(1), [], []
     build = Share(capacity, "builder", background=True)
@@ -151,15 +163,8 @@ def test_preempted_work_runs_again_once_the_question_is_answered():
     def work(stop):
         attempts.append(stop.is_set())
         if len(attempts) == 1:
-            reader = Share(capacity, "reader").line_up()
+            question_arrives(capacity, served)
             assert stop.is_set(), "a question arrived: the call is told to stop"
-
-            def answer():
-                assert reader.wait(5)
-                served.append(True)
-                reader.leave()
-
-            threading.Thread(target=answer).start()
             raise Cancelled("stopped.")
         assert served, "the question went first"
         return "written"
@@ -227,15 +232,8 @@ def test_long_works_streamed_call_gives_way_to_a_question_and_runs_again():
 
     def reply(request):
         if not served:
-            reader = Share(capacity, "reader").line_up()
+            question_arrives(capacity, served)
             assert request.cancel.is_set(), "the build's call is told to give way"
-
-            def answer():
-                assert reader.wait(5)
-                served.append(True)
-                reader.leave()
-
-            threading.Thread(target=answer).start()
             raise Cancelled("stopped.")
         return "markers"
 

@@ -180,7 +180,7 @@ def status_line(event) -> str:
     """The status line after ``event``, in words: the iteration, and what was done (or the warning, or where the
     next call stands in the shared model's line)."""
     if event.kind == Kind.QUEUE:
-        return waiting(event.data)
+        return event.data.said()
     what = event.data.message if event.kind == Kind.WARNING else doing(event.kind) + "…"
     return f"Iteration {event.iteration}: {what}" if event.iteration else f"{what[:1].upper()}{what[1:]}"
 
@@ -189,10 +189,3 @@ def doing(kind: Kind) -> str:
     """What the status line says after an event of ``kind`` (its payload's ``doing``), if anything."""
     return getattr(PAYLOADS.get(kind), "doing", "")
 
-
-def waiting(place) -> str:
-    """Where a call stands in the shared model's line, in words."""
-    ahead = ("yours is next" if place.ahead == 0 else
-             f"{place.ahead} request{'s' if place.ahead > 1 else ''} ahead of yours")
-    at_once = "one request at a time" if place.slots == 1 else f"{place.slots} requests at a time"
-    return f"Waiting for the model (it answers {at_once}, and all are taken): {ahead}."

@@ -358,6 +358,12 @@ class Queue:
     busy: int
     slots: int
 
+    def said(self) -> str:
+        ahead = ("yours is next" if self.ahead == 0 else
+                 f"{self.ahead} request{'s' if self.ahead > 1 else ''} ahead of yours")
+        at_once = "one request at a time" if self.slots == 1 else f"{self.slots} requests at a time"
+        return f"Waiting for the model (it answers {at_once}, and all are taken): {ahead}."
+
 
 @dataclass
 class Done:

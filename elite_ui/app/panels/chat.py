@@ -12,7 +12,7 @@ from ...book import reading_ceiling
 from ...errors import EliteError
 from ...methods.registry import METHODS
 from .. import render
-from ..answering import BUSY, REFUSED, answer_turn, one_at_a_time, outputs, releases_stop
+from ..answering import answer_turn, one_at_a_time, outputs, releases_stop
 from ..inputs import text
 from ..render import inert_markdown as md
 from ..state import Session
@@ -81,16 +81,13 @@ def create_event_handlers(page, ctx) -> None:
         if model.llm is None:
             yield {ui.status: f"No model: {md(model.status)}"}
             return
-        if session.busy:
-            yield {ui.status: BUSY}
-            return REFUSED
         options = page.options.chosen(values)
-        session.ceiling_text = text(values[ui.ceiling]).strip()
         return (yield from one_at_a_time(page, session, answered(values, session, book, said, options), model))
 
     def answered(values: dict, session: Session, book, said: str, options):
         """The question answered by the chosen method, then by the side-by-side one if the reader chose one."""
         yield dict.fromkeys(page.options.boxes.values(), "")
+        session.ceiling_text = text(values[ui.ceiling]).strip()
         asked = book
         about, session.about = session.about, []
 

@@ -12,7 +12,7 @@ from ...methods.mrag import PRESETS, Mrag, MragSettings
 from ...methods.registry import METHODS
 from ...methods.trace import Kind
 from .. import render
-from ..answering import one_build, releases_stop, waiting
+from ..answering import one_build, releases_stop
 from ..render import inert_markdown as md
 from ..state import Session
 from .controls import Controls, create_controls
@@ -58,7 +58,7 @@ def create_event_handlers(page, ctx) -> None:
         try:
             for event in engine.build(session.book):  # each call waits its turn: others' questions go in between
                 if event.kind == Kind.QUEUE:
-                    yield {page.chat.status: waiting(event.data)}
+                    yield {page.chat.status: event.data.said()}
                 elif event.kind == Kind.INDEX_PROGRESS:
                     done = event.data
                     yield {ui.status: render.build_progress(done), page.chat.status: "Building the M-RAG index…"}
@@ -71,8 +71,6 @@ def create_event_handlers(page, ctx) -> None:
         except EliteError as exc:
             yield {page.chat.status: f"**Could not build the index:** {md(str(exc))}"}
             return
-        finally:
-            engine.share.finish()
         kept = f" ({done.resumed} of {done.total} windows kept from an earlier run)" if done and done.resumed else ""
         yield {state: session, ui.status: render.index_card(index.stats()),
                page.chat.status: f"The M-RAG index is ready{kept}; choose M-RAG and ask."}

@@ -101,13 +101,16 @@ def written(page, ctx, book, until: str, chapters: int | None, session: Session,
            chat.status: f"The story so far, {until}, written by the model."}
 
 
-def drawn(ctx, session: Session, ceiling, work) -> tuple:
+def drawn(ctx, session: Session, ceiling, work=None) -> tuple:
     """``work(book)`` on the book cut at ``ceiling``, as one of the visitor's heavy views: (the book, where it is
-    cut, the result, None), or a sentence saying why not in the last place."""
+    cut, the result, None), or a sentence saying why not in the last place. Without ``work``, only the cut
+    book and where it is cut (no heavy view's turn is taken)."""
     try:
         book, until = read_part(session, ceiling)
     except EliteError as exc:
         return None, "", None, md(str(exc))
+    if work is None:
+        return book, until, None, None
     with ctx.visitors.heavy(session) as refused:
         return (book, until, None, refused) if refused else (book, until, work(book), None)
 
@@ -133,8 +136,8 @@ def create_event_handlers(page, ctx) -> None:
             yield {chat.status: "Load a book first (or try the sample book)."}
             return
         chapters = int(last) if isinstance(last, int | float) and 0 < last < 1000 else None
-        book, until, recaps, refused = drawn(ctx, session, ceiling, lambda part: None if how == "written" else
-                                             recap(part, last_chapters=chapters))
+        book, until, recaps, refused = drawn(ctx, session, ceiling, None if how == "written" else
+                                             lambda part: recap(part, last_chapters=chapters))
         if refused:
             yield {chat.status: f"**No recap:** {refused}"}
             return
