@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import threading
 from collections.abc import Hashable
@@ -24,6 +25,7 @@ from .receipts import Receipts
 
 KEPT_TURNS, KEPT_NOTES = 50, 200
 """How much of a session the browser keeps for a page reload."""
+SESSION_KEYS = itertools.count(1)
 KEPT_PREPARED = 8
 """Books' prepared indexes kept for every visitor (the least recently used let go first)."""
 
@@ -181,6 +183,9 @@ class Session:
         self.story: dict | None = None
         """The recap or X-Ray the Story tab shows, as a notebook entry ("Save to the notebook" keeps it)."""
         self.cancel = threading.Event()
+        self.key = next(SESSION_KEYS)
+        """Who this session is in the model's line: never reused (an ``id()`` is, once a session is freed, and a
+        new session would inherit what the line still counted for the old one)."""
         self.reserved: Share | None = None
         """The place in the model's line the question being asked took (:meth:`reserve`)."""
         self.visitor = ""
@@ -219,13 +224,13 @@ class Session:
         recaps, which gives way to questions)."""
         if not background and self.reserved is not None:
             return self.reserved
-        return Share(model.capacity, id(self), background)
+        return Share(model.capacity, self.key, background)
 
     def reserve(self, model: Model) -> None:
         """Take the question's place in the model's line as it is asked, before anything else is done, so that
         questions are answered in the order they were asked (within the run :meth:`begin` started: one at a
         time)."""
-        self.reserved = Share(model.capacity, id(self))
+        self.reserved = Share(model.capacity, self.key)
         self.reserved.kept = self.reserved.capacity.line_up(self.reserved)
 
     def unreserve(self) -> None:

@@ -20,7 +20,11 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run", "--disable-quic"]
+        "--disable-sync", "--no-first-run", "--disable-quic",
+        # several visitors' pages at once: none is throttled for being in the background (a page that is updates
+        # its DOM late, and a test reading when an answer arrived would read it seconds late)
+        "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
+        "--disable-backgrounding-occluded-windows"]
 
 
 def free_port() -> int:
