@@ -32,9 +32,12 @@ answer at once (drawing both charts costs about 30 ms of the app's CPU, a sixth 
 
 
 def outputs(page) -> list:
-    """Everything a turn may update."""
+    """Everything a turn updates while it runs. As few as can be: Gradio rebuilds every output an update leaves
+    out (a component built and configured for each, ``gr.skip()`` too), so what changes once a run (the
+    side-by-side view, the model's speed, the options asked with) is updated after it
+    (:func:`.panels.trace.refresh_after`, :func:`.panels.options.spent`)."""
     return [page.session.state, page.chat.conversation, page.trace.html, page.trace.importance, page.trace.book_map,
-            page.chat.status, page.side.html, page.chat.stop, page.tabs, page.model.running]
+            page.chat.status, page.chat.stop, page.tabs]
 
 
 def releases_stop(page):
@@ -139,7 +142,6 @@ def stream(page, ctx, session: Session, turn: Turn, trace: Trace, book: Book, st
     if ctx.model.llm is not None:
         ctx.model.llm.reset_speed()
     yield from events(page, session, turn, trace, book, steps)
-    yield {page.model.running: ctx.model.running()}
 
 
 def events(page, session: Session, turn: Turn, trace: Trace, book: Book, steps):

@@ -180,6 +180,8 @@ class Session:
         """The other books of this visit, by content hash."""
         self.about: list[int] = []
         """The sentences of the passage the next question is about (the open book's), if the reader chose one."""
+        self.compared: list[Trace] | None = None
+        """The last question's two runs side by side, until the page shows them (then None)."""
         self.story: dict | None = None
         """The recap or X-Ray the Story tab shows, as a notebook entry ("Save to the notebook" keeps it)."""
         self.cancel = threading.Event()

@@ -86,7 +86,6 @@ def create_event_handlers(page, ctx) -> None:
 
     def answered(values: dict, session: Session, book, said: str, options):
         """The question answered by the chosen method, then by the side-by-side one if the reader chose one."""
-        yield dict.fromkeys(page.options.boxes.values(), "")
         session.ceiling_text = text(values[ui.ceiling]).strip()
         asked = book
         about, session.about = session.about, []
@@ -117,8 +116,8 @@ def create_event_handlers(page, ctx) -> None:
             yield {ui.status: f"**No side-by-side answer from {method.label}:** {md(str(exc))}"}
             return
         session.keep(other, book)
-        yield {page.side.html: render.side_by_side(book, [run, other]),
-               ui.status: "Done: both answers are in the Side by side tab."}
+        session.compared = [run, other]
+        yield {ui.status: "Done: both answers are in the Side by side tab."}
 
     def on_stop(session: Session):
         session.cancel.set()
@@ -128,10 +127,13 @@ def create_event_handlers(page, ctx) -> None:
 
     # no limit here: every visitor's calls line up fairly for the model's capacity (models.capacity), one run per
     # visitor at a time (Session.begin)
-    running = [trigger(on_ask, asked_with, [*outputs(page), *page.options.boxes.values()], concurrency_limit=None)
+    boxes = list(page.options.boxes.values())
+    running = [trigger(on_ask, asked_with, outputs(page), concurrency_limit=None)
                for trigger in (ui.ask.click, ui.question.submit)]
+    # a build is stopped through the session's cancel flag alone, so that it can say how far it got
+    stopped = ui.stop.click(on_stop, state, [ui.conversation, ui.status, ui.stop],
+                            cancels=[*running, page.trace.searched], concurrency_limit=None)
     for event in running:
         trace.refresh_after(event, page, ctx)
-    # a build is stopped through the session's cancel flag alone, so that it can say how far it got
-    ui.stop.click(on_stop, state, [ui.conversation, ui.status, ui.stop], cancels=[*running, page.trace.searched],
-                  concurrency_limit=None)
+    for event in (*running, stopped):
+        event.then(page.options.spent, [state, *boxes], boxes, concurrency_limit=None)

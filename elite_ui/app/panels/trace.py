@@ -14,6 +14,7 @@ from ...settings import recorded
 from .. import render
 from ..answering import answer_turn, charts, one_at_a_time, outputs, releases_stop
 from ..inputs import choice, text
+from ..render import inert_markdown as md
 from ..state import Session, editable
 from .exports import downloads
 
@@ -66,14 +67,18 @@ def refresh_after(event, page, ctx):
     def after_run(session: Session):
         labels = session.labels()
         iterations, terms = edit_choices(session)
+        compared, session.compared = session.compared, None
         return {ui.runs: gr.update(choices=labels, value=labels[session.shown] if labels else None),
                 ui.edit_iteration: iterations, ui.edit_terms: terms,
                 page.notebook.view: render.notebook_html(session.notebook),
-                page.session.stored: session.saved(ctx.receipts)} | downloads(page, ctx, session)
+                page.session.stored: session.saved(ctx.receipts), page.model.running: md(ctx.model.running()),
+                page.side.html: render.side_by_side(session.book, compared) if compared else gr.skip()
+                } | downloads(page, ctx, session)
 
     return event.then(after_run, page.session.state,
                       [ui.runs, ui.edit_iteration, ui.edit_terms, page.notebook.view, page.session.stored,
-                       page.exports.markdown, page.exports.json, page.notebook.export], concurrency_limit=None)
+                       page.model.running, page.side.html, page.exports.markdown, page.exports.json,
+                       page.notebook.export], concurrency_limit=None)
 
 
 def create_event_handlers(page, ctx) -> None:

@@ -11,6 +11,7 @@ import plotly.graph_objects as go
 from ...book import Book
 from ...methods.trace import EditMade, Event, Kind, Retrieval
 from .common import ceiling_note, cite_link, colour, esc, grouped, highlight, place, stage_costs, totals_line
+from .figures import figure
 
 ORIGINS = {"question": "from the question", "breadth": "breadth-wise", "depth": "depth-wise",
            "fallback": "question words (fallback)", "names": "another name of a character",
@@ -181,9 +182,9 @@ def count_block(book: Book, count) -> str:
 def importance_figure(book: Book, events: list[Event]) -> go.Figure:
     """Bars: the importance of each scored chunk (labelled by chapter and place in the book), in its iteration's
     colour; hovering shows its samples."""
-    fig = go.Figure()
     by = grouped(events)
     labels: Counter[str] = Counter()
+    bars = []
     for iteration in sorted(i for i in by if by[i]["importance"]):
         chunks = by[iteration]["importance"]
         x = []
@@ -191,13 +192,13 @@ def importance_figure(book: Book, events: list[Event]) -> go.Figure:
             label = place(book, chunk.first)
             labels[label] += 1
             x.append(label if labels[label] == 1 else f"{label} ({labels[label]})")
-        fig.add_bar(
-            name=f"iteration {iteration}", x=x, marker_color=colour(iteration),
+        bars.append(dict(
+            type="bar", name=f"iteration {iteration}", x=x, marker=dict(color=colour(iteration)),
             y=[max(c.importance, 0.0) for c in chunks],
             hovertext=[samples_note(c).replace("; ", "<br>") + f"<br>base answer: {esc(c.base_answer[:80])}"
                        for c in chunks],
             customdata=[[c.kl_importance] for c in chunks],
-        )
-    fig.update_layout(title="Importance of each chunk", yaxis_title="importance (1 − mean similarity)",
-                      yaxis_range=[0, 1], height=280, margin=dict(l=40, r=10, t=40, b=60), barmode="group")
-    return fig
+        ))
+    return figure(bars, dict(title=dict(text="Importance of each chunk"),
+                             yaxis=dict(title=dict(text="importance (1 − mean similarity)"), range=[0, 1]),
+                             height=280, margin=dict(l=40, r=10, t=40, b=60), barmode="group"))

@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 from ...book import Book
 from ...methods.trace import Event, Kind
 from .common import ceiling_note, cite_link, esc, pct, stage_costs, totals_line
+from .figures import figure
 
 
 def index_card(stats: dict) -> str:
@@ -85,12 +86,10 @@ def trace_html(book: Book, events: list[Event]) -> str:
 
 def similarity_figure(book: Book, events: list[Event]) -> go.Figure:
     """Bars: the similarity of each matched key, placed values in colour."""
-    fig = go.Figure()
-    for assembly in (e.data for e in events if e.kind == Kind.ASSEMBLY):
-        matches = assembly.matches
-        fig.add_bar(x=[f"#{m.rank}" for m in matches], y=[m.similarity for m in matches],
-                    marker_color=["#2563eb" if m.placed else "#cbd5e1" for m in matches],
-                    hovertext=[esc(m.key[:100]) for m in matches], name="keys")
-    fig.update_layout(title="Similarity of the best keys (blue: value placed)", yaxis_title="cosine similarity",
-                      height=280, margin=dict(l=40, r=10, t=40, b=40), showlegend=False)
-    return fig
+    bars = [dict(type="bar", x=[f"#{m.rank}" for m in matches], y=[m.similarity for m in matches],
+                 marker=dict(color=["#2563eb" if m.placed else "#cbd5e1" for m in matches]),
+                 hovertext=[esc(m.key[:100]) for m in matches], name="keys")
+            for matches in (e.data.matches for e in events if e.kind == Kind.ASSEMBLY)]
+    return figure(bars, dict(title=dict(text="Similarity of the best keys (blue: value placed)"),
+                             yaxis=dict(title=dict(text="cosine similarity")), height=280,
+                             margin=dict(l=40, r=10, t=40, b=40), showlegend=False))
