@@ -265,3 +265,38 @@ def default_against_bm25_line() -> str:
                       f"({recall(key, 'default preset') - recall(key, 'bm25 chunks'):+.3f})" for key in sets)
     before = ", ".join(f"{recall(key, 'previous default preset (windows only)'):.3f}" for key in sets)
     return f"{pairs}. The previous default (the same terms, 5-sentence windows, no fusion) had {before}"
+
+
+def leaks_line() -> str:
+    """The leak harness over the corpus (``benchmarks.leaks``)."""
+    found = figures("leaks")
+    surfaces = ", ".join(f"{name} {n}" for name, n in found["scanned"].items())
+    beyond = sum(found["beyond"].values())
+    return (f"{found['questions']} questions at {found['places']} ceilings (six novels, each at 20%, 40% and 60%), "
+            f"surfaces scanned: {surfaces}; surfaces showing a sentence or a name from beyond the ceiling: {beyond}")
+
+
+def grounding_line() -> str:
+    """The grounding check on the novels-dev questions (``benchmarks.grounding``)."""
+    found = figures("grounding")
+    lexical, both = found["lexical"], found["with MiniLM"]
+    line = (f"of {both['questions']} correct options stated as answers, {both['correct_kept']:.0%} kept "
+            f"({lexical['correct_kept']:.0%} without MiniLM's second opinion); of the wrong options, "
+            f"{both['wrong_left_out']:.0%} left out ({lexical['wrong_left_out']:.0%})")
+    model = found.get("embedded model")
+    if model:
+        line += (f". The embedded model's own free-form answers: {model['supported']} of {model['answer_sentences']}"
+                 f" sentences supported ({model['supported_share']:.0%}); {model['correct_answers']} answers correct"
+                 f" (token F1 at least 0.5 against the correct option), of which {model['correct_answers_cut']} lost"
+                 " a sentence to the check")
+    return line
+
+
+def names_table() -> str:
+    """The names list's precision against hand-checked lists, before and after (``benchmarks.names``)."""
+    now, before = figures("names"), figures("names_before")
+    return rows(["novel", "names listed (before)", "people (before)", "precision (before)", "not people now"],
+                [[novel.removesuffix(".txt"), f"{r['listed']} ({before[novel]['listed']})",
+                  f"{r['people']} ({before[novel]['people']})",
+                  f"{r['precision']:.3f} ({before[novel]['precision']:.3f})", ", ".join(r["not_people"]) or "none"]
+                 for novel, r in now.items()])

@@ -162,7 +162,7 @@ def story(book: Book, args: argparse.Namespace, until: str, llm=None) -> str:
     names = names_for(book, default_cache_dir())
     character = names.find(args.xray)
     if character is None:
-        raise EliteError(f"no character named {args.xray!r} in the book's names; "
+        raise EliteError(f"no character named {args.xray!r} {until}; "
                          f"some are {', '.join(c.name for c in names.characters[:8])}.")
     x = xray(book, names, character)
     lines = [f"{x.name} ({', '.join(x.variants[1:]) or 'no other name'}): named in {x.mentions} sentences {until}.",
@@ -202,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
                         "in the whole book", llm))
             return 0
         show = None if args.quiet else (lambda e: (line := summary_line(e)) and print(line, file=sys.stderr))
-        names = names_for(book, default_cache_dir()) if method.uses_names else None
+        names = names_for(asked, default_cache_dir()) if method.uses_names else None
         engine = method.engine(llm, settings, Tools(names=names))
         for event in engine.build(book):
             if show:

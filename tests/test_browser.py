@@ -5,6 +5,7 @@ Screenshots of each step land in artifacts/screenshots/.
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -770,7 +771,13 @@ def test_choose_download_and_run_a_model_from_the_panel(browser, tmp_path):
 
 def test_the_story_so_far_and_a_character_x_ray_stop_at_the_ceiling(page):
     upload(page, ROOT / "assets" / "the-wind-in-the-willows.txt")
+    page.click("#names-panel button.label-wrap, #names-panel > button")
+    playwright.expect(page.locator("#names textarea")).to_have_value(re.compile("Portly"))
     page.fill("#ceiling textarea", "chapter 3")
+    page.locator("#ceiling textarea").blur()
+    names = page.locator("#names textarea")
+    playwright.expect(names).not_to_have_value(re.compile("Portly")), "Portly is lost in chapter 7"
+    assert "Toad" in names.input_value() and "Otter" in names.input_value()
     page.click("#story-tab-button, button[role=tab]:has-text('Story')")
     page.click("#recap")
     page.wait_for_selector("#story:has-text('The story so far, up to chapter 3')")
@@ -780,7 +787,9 @@ def test_the_story_so_far_and_a_character_x_ray_stop_at_the_ceiling(page):
     page.wait_for_selector("#story:has-text('written by scripted')", timeout=60000)
     assert "meets the Water Rat" in page.inner_text("#story") and page.locator("#story a.cite").count() == 2
     assert page.locator("#story h4").first.inner_text() == "So far", "the chapters condensed, first"
-    playwright.expect(page.locator("#xray-character input")).to_have_value("Toad")
+    playwright.expect(page.locator("#xray-character input")).to_have_value("Rat"), "the most named up to chapter 3"
+    page.fill("#xray-character input", "Toad")
+    page.keyboard.press("Enter")
     page.click("#xray")
     page.wait_for_selector("#story:has-text('Appears with')")
     assert "Badger" not in page.inner_text("#story"), "the Badger meets Toad after chapter 3"
@@ -798,6 +807,11 @@ def test_the_story_so_far_and_a_character_x_ray_stop_at_the_ceiling(page):
     shot(page, "26-character-x-ray")
     page.click("#save-story")
     page.wait_for_selector("#status:has-text('to the notebook')")
+    page.fill("#xray-character input", "Portly")
+    page.keyboard.press("Enter")
+    page.click("#xray")
+    page.wait_for_selector("#status:has-text('No character named')")
+    assert "Portly" not in page.inner_text("#story")
     page.locator("#story li a.cite").last.click()
     page.wait_for_selector("#reader mark#cited")
     page.click("button[role=tab]:has-text('Notebook')")

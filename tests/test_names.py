@@ -5,8 +5,8 @@ import re
 
 import pytest
 
-from elite_ui.book import load_book
-from elite_ui.book.names import NameIndex, NamesError, build_names, names_for, save_names
+from elite_ui.book import load_book, reading_ceiling
+from elite_ui.book.names import NameIndex, NamesError, build_names, names_for, save_names, story_text, written_as
 from elite_ui.methods.elite import Elite, Settings
 from elite_ui.models import ScriptedLLM
 from elite_ui.testing.languages import sample_text
@@ -31,7 +31,7 @@ def test_nicknames_and_full_names_join_their_character(pride_names):
 
 def test_titled_surnames_shared_by_a_family_stay_apart(pride_names):
     names = {c.name for c in pride_names.characters}
-    assert {"Mr. Darcy", "Miss Darcy", "Mr. Bennet", "Mrs. Bennet", "Lydia Bennet"} <= names
+    assert {"Mr. Darcy", "Miss Darcy", "Mr. Bennet", "Mrs. Bennet", "Lydia", "Mr. Collins", "Mrs. Collins"} <= names
     assert "Mrs. Bennet" not in named(pride_names, "Mr. Bennet").variants
     assert "Bennet" not in named(pride_names, "Elizabeth Bennet").variants, "the family name is no one's alone"
 
@@ -110,3 +110,23 @@ def test_nationalities_compass_points_and_bare_titles_are_not_characters(tmp_pat
     names = {v for c in build_names(load_book(path)).characters for v in c.variants}
     assert {"Anna", "Marko"} <= names
     assert not {"French", "South", "Emperor", "English", "God", "Monday", "Sunday"} & names
+
+
+def test_under_a_ceiling_the_names_are_found_in_the_book_up_to_it_alone(pride):
+    cut = pride.up_to(*reading_ceiling(pride, "chapter 10"))
+    names = names_for(cut, None)
+    variants = {v for c in names.characters for v in c.variants}
+    assert {"Elizabeth Bennet", "Mr. Darcy", "Mr. Bingley", "Jane"} <= {c.name for c in names.characters}
+    assert not {"Wickham", "Mr. Collins", "Lady Catherine", "Mrs. Wickham", "Colonel Fitzwilliam", "Georgiana",
+                "Mrs. Bingley"} & variants
+    assert all(re.search(rf"\b{written_as(v)}\b", story_text(cut)) for v in variants)
+    edited = NameIndex.from_text("Lydia Bennet: Lydia, Mrs. Wickham\nWickham: Mr. Wickham\n").seen_in(cut)
+    assert edited.edited and [(c.name, c.variants) for c in edited.characters] == [("Lydia", ["Lydia"])]
+
+
+def test_preface_names_families_elisions_and_titled_given_names(pride_names):
+    listed = {c.name for c in pride_names.characters}
+    assert not {"Miss Austen", "Lakes", "Emma", "Tis", "Lucases", "Bingleys", "Collinses", "Miss Bennets"} & listed
+    assert {"Lady Catherine", "Catherine", "Kitty", "Mr. Collins", "Mrs. Collins"} <= listed
+    assert named(pride_names, "Lady Catherine").variants == ["Lady Catherine"], "no Kitty, no bare Catherine"
+    assert "Mrs. Bingley" not in named(pride_names, "Caroline").variants, "a wife's title joins no maiden name"

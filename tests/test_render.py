@@ -188,13 +188,14 @@ def test_the_settings_panel_maps_to_settings():
              "iter_max": 5, "importance_samples": 3, "importance_chunks": 0, "evidence_tokens": 2000.0,
              "trim": True, "question_words": False, "name_variants": False, "model_terms": True,
              "option_words": True, "ranking": "bm25", "reach": 2.0, "judge": True, "next_terms": "judge",
-             "fuse_chunks": 60.0}
+             "fuse_chunks": 60.0, "grounding": False}
     assert set(shown) == set(controls.fields)
     values = {controls.preset: "laptop"} | {controls.fields[name]: value for name, value in shown.items()}
     s = controls.settings(values)
     assert (s.recall_index, s.iter_max, s.evidence_tokens, s.trim, s.question_words, s.name_variants) == \
         (25, 5, 2000, True, False, False)
     assert (s.ranking, s.reach, s.next_terms, s.option_words, s.fuse_chunks) == ("bm25", 2, "judge", True, 60)
+    assert not s.grounding
 
 
 def test_the_m_rag_trace_shows_keys_budget_audit_and_paragraph_links(write_book, tmp_path):
@@ -245,3 +246,19 @@ def test_the_model_used_last_loads_at_start_and_a_gone_one_falls_back(tmp_path):
     assert model.choice.kind == "embedded" and "the model used last could not be opened" in model.status
     model.llm.close()
     assert Model(Config(cache_dir=str(tmp_path), model="x.gguf")).configured().kind == "gguf", "flags come first"
+
+
+def test_quotes_clipped_text_notebook_labels_and_lists_read_as_they_should():
+    from elite_ui.app.render.common import clipped, quoted
+    from elite_ui.app.render.notebook import cited_answer
+    from elite_ui.methods.parsing import whole_sentences
+
+    assert quoted("“And you really live by the river?”") == "“And you really live by the river?”"
+    assert quoted("Let us _talk_ of <it>.") == "“Let us <em>talk</em> of &lt;it&gt;.”"
+    assert clipped("a cousin of mine came", 6) == "a…" and clipped("a cousin of mine came", 9) == "a cousin…"
+    assert clipped("short", 9) == "short"
+    entry = {"answer": "She walks S102: and rows [S495].", "book": "ab" * 32,
+             "quotes": [{"sentence": 102, "label": "ch. 3, S102"}, {"sentence": 495, "label": "ch. 9, S495"}]}
+    shown = cited_answer(entry)
+    assert shown.count("class='cite'") == 2 and "[ch. 3, S102]" in shown and "S495]." not in shown
+    assert whole_sentences("The Rat rows. Who rows: 1. the Rat; 2. the Mole; 4.") == "The Rat rows."

@@ -63,17 +63,11 @@ def one_at_a_time(page, session: Session, run, asked: Model | None = None):
     """The events of ``run`` (a generator begun here) with a fresh stop flag, unless another run of the same
     visitor goes on: then one sentence, nothing runs, and :data:`REFUSED` is returned. A question (``asked`` of
     that model) takes its place in the model's line here, at once."""
-    flag = session.begin()
-    if flag is None:
-        yield {page.chat.status: BUSY}
-        return REFUSED
-    if asked is not None:
-        session.reserve(asked)
-    try:
+    with session.run(asked) as started:
+        if not started:
+            yield {page.chat.status: BUSY}
+            return REFUSED
         return (yield from run)
-    finally:
-        session.unreserve()
-        session.end(flag)
 
 
 def one_build(page, ctx, session: Session, run):

@@ -6,12 +6,13 @@ from __future__ import annotations
 import itertools
 import json
 import threading
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..book import Book, default_cache_dir, reading_ceiling
-from ..book.names import NameIndex
+from ..book.names import NameIndex, names_for
 from ..errors import EliteError, ModelError
 from ..methods import Prepared, Trace
 from ..methods.registry import METHODS, Tools
@@ -166,7 +167,7 @@ class Session:
     turns = kept("turns", "The open book's conversation.")
     traces = kept("traces", "The open book's runs, each a question's trace.")
     shown = kept("shown", "The run (index into ``traces``) the trace panel shows.")
-    names = kept("names", "The open book's character names, as the reader may have edited them.")
+    names = kept("names", "The character names the reader wrote for the open book (None: those found in it).")
     ceiling_text = kept("ceiling", 'The spoiler ceiling as the reader wrote it ("chapter 12"), kept for a reload.')
 
     def __init__(self):
@@ -215,10 +216,43 @@ class Session:
             if self.cancel is run:
                 self.running = False
 
-    def tools(self, model: Model, cache_dir: Path, background: bool = False) -> Tools:
+    @contextmanager
+    def run(self, asked: Model | None = None) -> Iterator[bool]:
+        """One run of this visitor, begun (yields False, and nothing is begun, while another goes on); a question
+        (``asked`` of that model) takes its place in the model's line at once; both are given back however the
+        run ends."""
+        flag = self.begin()
+        if flag is None:
+            yield False
+            return
+        if asked is not None:
+            self.reserve(asked)
+        try:
+            yield True
+        finally:
+            self.unreserve()
+            self.end(flag)
+
+    def tools(self, model: Model, cache_dir: Path, background: bool = False, read: Book | None = None) -> Tools:
         """What this visitor's engines use besides the model (:meth:`share` says what ``background`` means): every
-        engine of the app is built with these."""
-        return Tools(model.embed, self.cancel, cache_dir, self.names, self.share(model, background))
+        engine of the app is built with these; the character names are those of ``read``, the book as asked of
+        (cut at the reader's ceiling)."""
+        names = self.names_in(read, cache_dir) if read is not None else None
+        return Tools(model.embed, self.cancel, cache_dir, names, self.share(model, background))
+
+    def names_in(self, book: Book, cache_dir: Path | None) -> NameIndex:
+        """The character names this visitor may see in ``book`` (the open book, cut at their spoiler ceiling or
+        whole): the list they wrote, cut to what ``book`` names, else the one found in ``book`` alone."""
+        return self.names.seen_in(book) if self.names else names_for(book, cache_dir)
+
+    def read_part(self, ceiling: str) -> tuple[Book, str]:
+        """The open book as far as the reader has read, at ``ceiling`` as they wrote it (the front matter left
+        out), and how to say where that is. Raises :class:`~elite_ui.errors.EliteError` on a ceiling that does
+        not read as a place in the book."""
+        read = reading_ceiling(self.book, ceiling)
+        if read is None:
+            return self.book.up_to(len(self.book) - 1, ""), "in the whole book"
+        return self.book.up_to(*read), f"up to {read[1]}"
 
     def share(self, model: Model, background: bool = False) -> Share:
         """A run's share of the shared model's capacity for this visitor: the question's place in line taken

@@ -1,18 +1,25 @@
 """The book's characters and the variants of their names ("Elizabeth", "Lizzy", "Eliza", "Miss Elizabeth Bennet"),
 found without embeddings, offered to term expansion and editable by the reader.
 
-Names are capitalised words that open no sentence and are (almost) never written in lower case. Variants of one
-character are joined by four rules: a full name joins its first name ("Elizabeth Bennet" -> Elizabeth); a
-nickname joins its given name (the ``nicknames`` table: Lizzy, Eliza -> Elizabeth); a diminutive joins its
-stem (Ratty -> Rat, Toady -> Toad); a surname with a title ("Mr. Darcy", and "Darcy" alone) joins the one
-character whose full name carries it, else each titled form is a character of its own ("Mr. Bennet",
-"Mrs. Bennet"). Every rule can be wrong; the reader edits the result as text, one character per line.
+Names are capitalised words of the story (the front matter left out: a preface names its author and her other
+books) that open no sentence, follow no apostrophe ('Tis), are (almost) never written in lower case and are not
+a family's plural ("the Lucases"). Variants of one character are joined by four rules: a full name joins its
+first name ("Elizabeth Bennet" -> Elizabeth); a nickname joins its given name (the ``nicknames`` table: Lizzy,
+Eliza -> Elizabeth); a diminutive joins its stem (Ratty -> Rat, Toady -> Toad); a surname with a title ("Mr.
+Darcy", and "Darcy" alone) joins the one character whose full name carries it, else each titled form is a
+character of its own ("Mr. Bennet", "Mrs. Bennet"). A given name with a title it mostly carries ("Lady
+Catherine", "Colonel Fitzwilliam") is a person of its own, apart from the bare name (Kitty is a Catherine too).
+Every rule can be wrong; the reader edits the result as text, one character per line.
+
+Under a spoiler ceiling the index is found again in the book cut there (:func:`names_for`), so no name, variant
+or join that only a later chapter shows is listed.
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
+import threading
+from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -29,6 +36,9 @@ FORM = re.compile(r"\b(?:(" + "|".join(TITLES) + r")\.?\s+)?([A-Z][a-z]{1,})(?:[
 ABBREVIATED = {"Mr", "Mrs", "Ms", "Dr", "Mme", "Mlle"}
 SURNAME_TITLES = {"Mr", "Mrs", "Monsieur", "Madame", "Herr", "Frau", "Señor", "Señora"}
 """Titles put before a surname rather than a given name."""
+MARRIED = {"Mrs", "Madame", "Mme", "Frau", "Señora"}
+"""Titles of a wife: "Mrs. Bingley" is no Caroline Bingley (a woman's full name in a novel is mostly her maiden
+name), so they join no full name."""
 NOT_CHARACTERS = frozenset([
     "English", "French", "German", "Russian", "Spanish", "Italian", "Dutch", "Irish", "Scotch", "Scottish", "Welsh",
     "British", "American", "Indian", "Chinese", "Japanese", "Greek", "Roman", "Turkish", "Polish", "Swiss",
@@ -41,10 +51,23 @@ NOT_CHARACTERS = frozenset([
     "President", "Majesty", "Highness", "Excellency", "Lordship", "Ladyship", "Monseigneur", "Madame", "Monsieur",
     "Mademoiselle", "God", "Heaven", "Providence", "Christ", "Lord", "Devil", "Satan", "Christmas", "Easter",
     "Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "January", "February", "March",
-    "April", "May", "June", "July", "August", "September", "October", "November", "December",
+    "April", "May", "June", "July", "August", "September", "October", "November", "December", "Rue", "Saint",
+    "Sainte", "Boulevard", "Faubourg", "Street", "Square", "Lane", "Road", "Park", "Hall", "Abbey", "Church",
+    "Chapel", "River", "Lake", "Lakes", "Mount", "Island", "Empire", "Republic", "Revolution", "Chapter",
+    "Volume", "Illustration", "Bible", "Psalms", "Gospel", "Maker", "Creator", "Saviour", "Christians", "Creole",
+    "Missis", "Aye", "Humph",
 ])
 """Capitalised words that are never a character on their own: nationalities, compass points, titles without a name,
-God, feast days, days and months."""
+God and scripture, feast days, days and months, the words of places and of the book's own parts, a servant's
+"Missis" and the commonest interjections."""
+AFTER_TITLE = re.compile(r"\b(?:" + "|".join(ABBREVIATED) + r")\.\s+([A-Z][a-z]{2,})\b")
+"""A name after an abbreviated title ("Mr. Collins"), which :data:`NAME` takes for a sentence's first word."""
+ELIDED = re.compile(r"['’\"“‘]([A-Z][a-z]+)\b")
+"""A capitalised word right after an apostrophe ('Tis, 'Twas: a word with its first letters left out) or an opening
+quotation mark (“Humph!”, “Aye”: the first word of a line of dialogue)."""
+IN_PLACE = re.compile(r"\b(?:Rue|rue|Saint|Sainte|Mount|Fort|Port|Cape|Lake|Boulevard|Faubourg|Quai)[ \t-]+"
+                      r"([A-Z][a-z]+)\b")
+"""A capitalised word after a word that makes it a place ("Rue Plumet", "Saint Bernard")."""
 PLACE = re.compile(r"\b(?:in|at|to|from|near|towards|into|through|of|à|en|de|a|hacia)\s+([A-Z][a-z]+)\b")
 """A capitalised word after a preposition of place: names mostly written so are places, not characters."""
 LATIN_CAPITALS = {"en", "fr", "es", "it", "pt", "nl"}
@@ -73,6 +96,20 @@ class NameIndex:
     """A book's characters, most mentioned first (a reader's edited list keeps the reader's order)."""
 
     characters: list[Character] = field(default_factory=list)
+    edited: bool = False
+    """Written by the reader (:meth:`from_text`), not found in the book."""
+
+    def seen_in(self, book: Book) -> NameIndex:
+        """The characters ``book`` (perhaps cut at a spoiler ceiling) names, each with only the variants it
+        writes, listed under the first of those (the reader's name for it, when the book has written it)."""
+        variants = sorted({v for c in self.characters for v in c.variants}, key=len, reverse=True)
+        if not variants:
+            return NameIndex([], self.edited)
+        found = re.findall(r"\b(?:" + "|".join(map(written_as, variants)) + r")\b", story_text(book))
+        written = Counter(" ".join(f.split()) for f in found)
+        seen = [[v for v in c.variants if written[v]] for c in self.characters]
+        return NameIndex([Character(forms[0], forms, sum(map(written.get, forms))) for forms in seen if forms],
+                         self.edited)
 
     def find(self, text: str) -> Character | None:
         """The character ``text`` names: a variant of it, or a word of the term that is one of its words."""
@@ -109,18 +146,51 @@ class NameIndex:
                 raise NamesError(f"line {number} of the character names needs a name before its colon and "
                                  "variants of at most 60 characters.")
             characters.append(Character(name, variants))
-        return cls(characters)
+        return cls(characters, edited=True)
 
 
 def names_for(book: Book, cache_dir: Path | str | None) -> NameIndex:
-    """The reader's edited name index of ``book`` if they saved one under ``cache_dir``, else one built now."""
+    """The character names a reader of ``book`` (cut at their spoiler ceiling, or whole) sees: the edited index
+    they saved under ``cache_dir``, cut to what ``book`` names, else the one found in ``book``."""
     saved = names_file(book, cache_dir)
     if saved and saved.exists():
         try:
-            return NameIndex.from_text(saved.read_text(encoding="utf-8"))
+            return NameIndex.from_text(saved.read_text(encoding="utf-8")).seen_in(book)
         except (OSError, UnicodeDecodeError, NamesError):
             pass
-    return build_names(book)
+    return found_names(book)
+
+
+FOUND_KEPT = 32
+"""Name indexes kept, for books and spoiler ceilings asked for lately (finding one reads the whole text: 0.15 s
+for Pride and Prejudice, 0.4 s for Les Misérables)."""
+_found: OrderedDict[tuple, NameIndex] = OrderedDict()
+_finding = threading.Lock()
+
+
+def found_names(book: Book) -> NameIndex:
+    """:func:`build_names` of ``book``, kept for the next reader of the same book up to the same sentence."""
+    key = (book.digest, len(book), book.first_read, book.language)
+    with _finding:
+        if key in _found:
+            _found.move_to_end(key)
+            return _found[key]
+    index = build_names(book)
+    with _finding:
+        _found[key] = index
+        while len(_found) > FOUND_KEPT:
+            _found.popitem(last=False)
+    return index
+
+
+def written_as(name: str) -> str:
+    """A pattern for ``name`` as a book may write it, its words apart by any spacing ("Miss\nBessie")."""
+    return r"\s+".join(map(re.escape, name.split()))
+
+
+def story_text(book: Book) -> str:
+    """The text of ``book`` after its front matter (a preface names its author, her other books, her critics)."""
+    return book.text[int(book.bounds[book.first_read, 0]):] if len(book) else ""
 
 
 def save_names(book: Book, index: NameIndex, cache_dir: Path | str | None) -> bool:
@@ -148,20 +218,28 @@ def build_names(book: Book, min_mentions: int = 3) -> NameIndex:
     """The characters of ``book`` mentioned at least ``min_mentions`` times in all, most mentioned first."""
     if book.language not in LATIN_CAPITALS:
         return NameIndex()
-    text = book.text
-    capitalised = Counter(NAME.findall(text))
+    text = story_text(book)
+    capitalised = Counter(NAME.findall(text)) + Counter(AFTER_TITLE.findall(text))
     lower = Counter(re.findall(r"\b[a-z]{2,}\b", text))
+    elided, placed = Counter(ELIDED.findall(text)), Counter(IN_PLACE.findall(text))
     names = {w for w, n in capitalised.items() if n >= min_mentions and lower[w.lower()] * 10 <= n
-             and w.lower() not in STOPWORDS and w not in TITLES and w not in NOT_CHARACTERS}
+             and w.lower() not in STOPWORDS and w not in TITLES and w not in NOT_CHARACTERS
+             and (elided[w] + placed[w]) * 2 < n}
+    names -= {w for w in names if family_plural(w, names)}
     written, pairs = written_forms(text, names, book.author)
     firsts = given_names(names, written, pairs)
     variants = forms_by_character(written, pairs, firsts, homes(firsts, pairs, capitalised))
     join_bare_surnames(variants, firsts)
-    join_nicknames(variants)
+    join_nicknames(variants, {k for k in variants if k.split()[0].rstrip(".") in TITLES and k.split()[-1] in firsts})
     places = Counter(PLACE.findall(text))
     found = [character(key, counter) for key, counter in variants.items()]
     return NameIndex(sorted((c for c in found if c.mentions >= min_mentions
                              and (" " in c.name or places[c.name] * 5 <= 2 * c.mentions)), key=lambda c: -c.mentions))
+
+
+def family_plural(word: str, names: set[str]) -> bool:
+    """Whether ``word`` is the plural of another name, a family ("the Lucases", "the Bingleys")."""
+    return any(word.endswith(end) and word.removesuffix(end) in names for end in ("es", "s"))
 
 
 def given_names(names: set[str], written: Counter, pairs: Counter) -> set[str]:
@@ -202,10 +280,12 @@ def forms_by_character(written: Counter, pairs: Counter, firsts: set[str], home:
     variants: dict[str, Counter] = {}
     for (title, first, last), n in written.items():
         form = " ".join(filter(None, [with_stop(title), first, last]))
-        if first in firsts:
+        if first in firsts and title and not last and n >= written[("", first, "")]:
+            key = form
+        elif first in firsts:
             key = character_of(first, last)
         else:
-            holders = carriers.get(first, Counter())
+            holders = carriers.get(first, Counter()) if title not in MARRIED else Counter()
             sole = len(holders) == 1 and next(iter(holders.values())) * 2 >= n
             key = next(iter(holders)) if sole else " ".join(filter(None, [with_stop(title), first]))
         variants.setdefault(key, Counter())[form] += n
@@ -220,8 +300,9 @@ def join_bare_surnames(variants: dict[str, Counter], firsts: set[str]) -> None:
             variants[max(titled, key=lambda k: sum(variants[k].values()))].update(variants.pop(bare))
 
 
-def join_nicknames(variants: dict[str, Counter]) -> None:
-    """A one-word character that is a nickname or diminutive of a more mentioned one's name joins it."""
+def join_nicknames(variants: dict[str, Counter], apart: set[str]) -> None:
+    """A one-word character that is a nickname or diminutive of a more mentioned one's name joins it (not one
+    of the ``apart`` characters, a title and a given name: Kitty is no Lady Catherine)."""
     totals = {k: sum(c.values()) for k, c in variants.items()}
     keys_of: dict[str, list[str]] = {}
     for key in variants:
@@ -229,7 +310,7 @@ def join_nicknames(variants: dict[str, Counter]) -> None:
             keys_of.setdefault(token.lower(), []).append(key)
     for word in sorted((k for k in variants if " " not in k), key=totals.get):
         parents = [k for target in nickname_targets(word) for k in keys_of.get(target, [])
-                   if k != word and k in variants and totals[k] > totals[word]]
+                   if k != word and k in variants and totals[k] > totals[word] and k not in apart]
         if parents:
             variants[max(parents, key=totals.get)].update(variants.pop(word))
 
@@ -238,7 +319,10 @@ def written_forms(text: str, names: set[str], author: str) -> tuple[Counter, Cou
     """How often each (title, name, surname) is written, and each full name (given name, surname) written twice
     or more (a pair seen once, "London Lydia", counts as its first name alone; the author's name is no pair)."""
     written: Counter[tuple[str, str, str]] = Counter()
-    for title, first, last in FORM.findall(text):
+    for form in FORM.finditer(text):
+        title, first, last = form.groups("")
+        if title and title not in ABBREVIATED and text[form.end(1)] == ".":
+            title = ""  # "yes, Miss. Bessie said": a sentence ends after the title
         if first in names:
             written[(title, first, last if last in names else "")] += 1
     pairs = Counter()

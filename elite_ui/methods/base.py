@@ -22,6 +22,7 @@ from ..models import LLM, Embed, MiniLMEmbedder, Request
 from ..models.capacity import POLL_SECONDS, Share
 from ..settings import setting
 from . import prompts
+from .grounding import Grounding, grounded, unread
 from .lexical import best_sentences, bm25_scores, targets
 from .parsing import clean_answer, parse_choice, parse_sentence_ids, whole_sentences, without_labels
 from .trace import Answer, Citation, Delta, Done, Event, Kind, LLMCall, Queue, Start, Trace
@@ -36,6 +37,9 @@ class AnswerSettings:
     quotes: int = setting(3, "evidence sentences quoted before the answer (\"What the book says\"), best first",
                           low=0, high=10)
     max_question_chars: int = setting(2000, "longest question, in characters", low=1, high=100_000)
+    grounding: bool = setting(True, "check each sentence of a written answer against the sentences it cites (its "
+                                    "names, numbers and most of its words there); under a spoiler ceiling one "
+                                    "they do not support is left out, else marked", panel=True)
     seed: int = setting(0, "seed of the model's sampling (and of ELITE's noise levels and perturbations)", low=0)
 
 
@@ -57,6 +61,8 @@ class Engine:
     share: Share | None = None
     """The reader's share of a model that serves many (the app's): each call waits its turn. None: the model is
     this engine's alone."""
+    reading: Book | None = None
+    """The book the question at hand is asked of (cut at the reader's ceiling, perhaps)."""
 
     def __init__(self, llm: LLM, settings, *, embed: Embed | None = None, cancel: threading.Event | None = None):
         self.llm = llm
@@ -94,6 +100,7 @@ class Engine:
         if about:
             kwargs["about"] = about
         started = time.perf_counter()
+        self.reading = book
         try:
             prepared = prepared if prepared is not None else self.prepare(book)
             yield Event(Kind.START, 0, Start(question=question, options=options, settings=asdict(self.settings),
@@ -200,11 +207,17 @@ class Engine:
                     raise ModelError(f"the model failed while {purpose.replace('_', ' ')}: {exc}") from exc
             break
         prompt = "\n\n".join(f"[{m['role']}]\n{m['content']}" for m in messages)
-        yield Event(Kind.LLM_CALL, iteration, LLMCall(purpose, prompt, result.text, result.prompt_tokens,
+        yield Event(Kind.LLM_CALL, iteration, LLMCall(purpose, prompt, self.unread(result.text), result.prompt_tokens,
                                                     result.cached_tokens, result.completion_tokens,
                                                     round(result.seconds, 4), result.finish_reason,
                                                     round(place.waited, 3) if place else 0.0))
         return result if full else result.text
+
+    def unread(self, text: str) -> str:
+        """What the model wrote, as the trace may keep it: under a spoiler ceiling (with the grounding check on),
+        no name the book up to it does not write (:func:`.grounding.unread`)."""
+        book = self.reading
+        return unread(book, text) if book is not None and self.settings.grounding else text
 
     def turn(self, iteration: int):
         """Wait for the shared model's slot (saying, as ``queue`` events, how many calls are served first);
@@ -232,16 +245,36 @@ class Engine:
         with (yield from self.turn(iteration)):
             return self.llm.choice_logprobs(messages, choices)
 
-    def written_answer(self, book: Book, messages: list[dict[str, str]], evidence: list[int], iteration: int):
+    def written_answer(self, book: Book, question: str, messages: list[dict[str, str]], evidence: list[int],
+                       iteration: int):
         """A free-form answer, streamed while it is written, cut where the model loops, ending with a whole
-        sentence (a reply stopped by its length or its loop ends at its last full sentence), with citations."""
-        result = yield from self.call("answer", messages, iteration, max_tokens=self.settings.answer_tokens,
-                                      stream=True, full=True)
+        sentence (a reply stopped by its length or its loop ends at its last full sentence), with citations, its
+        sentences checked against them (:mod:`.grounding`). Under a spoiler ceiling a checked answer is not
+        streamed, and the call's record keeps only what is shown: what the model wrote beyond what the book up to
+        the ceiling supports reaches no page, trace or export."""
+        guarded = self.settings.grounding and book.ceiling is not None
+        calling = self.call("answer", messages, iteration, max_tokens=self.settings.answer_tokens,
+                            stream=not guarded, full=True)
+        held: list[Event] = []
+
+        def hold(event: Event) -> bool:
+            held.append(event)
+            return False
+
+        result = yield from (tapped(calling, hold) if guarded else calling)
         text = clean_answer(result.text)
         if result.finish_reason == "length" or text != " ".join(result.text.split()):
             text = whole_sentences(text)
         text = without_labels(text, set(evidence)) or "I could not find the answer in the book."
-        return Answer(text, cite(book, text, evidence), evidence=evidence)
+        if not (self.settings.grounding and evidence):
+            answer = Answer(text, cite(book, text, evidence), evidence=evidence)
+        else:
+            kept, found = grounded(book, text, question, evidence, self.embed, getattr(self, "names", None))
+            answer = checked_answer(book, text, kept, found, evidence)
+        for event in held:
+            event.data.output = answer.text if answer.left_out else event.data.output
+            yield event
+        return answer
 
     def answer_from(self, book: Book, question: str, options: dict[str, str] | None, context: str,
                     evidence: list[int], iteration: int = 1, prompt=prompts.answer):
@@ -254,7 +287,7 @@ class Engine:
             if choice is None:
                 choice = likeliest(options, (yield from self.likeliest(messages, options, iteration)))
             return chosen_answer(book, options, choice, evidence)
-        return (yield from self.written_answer(book, messages, evidence, iteration))
+        return (yield from self.written_answer(book, question, messages, evidence, iteration))
 
     def relay(self, pieces, iteration: int):
         """Pass a backend's stream on as ``answer_delta`` events, stopping early if the user stops."""
@@ -267,6 +300,34 @@ class Engine:
                 pieces.close()
                 raise Cancelled("stopped.")
             yield Event(Kind.ANSWER_DELTA, iteration, Delta(piece))
+
+
+def tapped(events, tap: Callable[[Event], bool]):
+    """The events of ``events`` (an engine step), each ``llm_call`` record shown to ``tap`` first, which says
+    whether it passes on now (a record held back is the caller's to yield); returns what the step returns."""
+    while True:
+        try:
+            event = next(events)
+        except StopIteration as finished:
+            return finished.value
+        if event.kind != Kind.LLM_CALL or tap(event):
+            yield event
+
+
+def checked_answer(book: Book, text: str, kept: str, found: Grounding, evidence: list[int]) -> Answer:
+    """The answer after the grounding check: under a spoiler ceiling the sentences the evidence does not support
+    are left out (a model that knows the novel may say what only a later chapter tells), and an answer left with
+    none says so; without one they stay, marked."""
+    ceiling = book.ceiling
+    if not found.left_out:
+        return Answer(text, cite(book, text, evidence), evidence=evidence, checked=found.sentences)
+    if ceiling is None:
+        return Answer(text, cite(book, text, evidence), evidence=evidence, checked=found.sentences,
+                      unsupported=found.left_out)
+    shown = kept or (f"Nothing in the passages found up to {ceiling.label or 'your ceiling'} supports an answer: "
+                     "what the book says there is quoted above.")
+    return Answer(shown, cite(book, kept, evidence) if kept else [], evidence=evidence, checked=found.sentences,
+                  left_out=len(found.left_out))
 
 
 def choose(llm: LLM, messages: list[dict[str, str]], reply: str, options: dict[str, str]) -> str | None:

@@ -129,10 +129,10 @@ def clean_answer(text: str) -> str:
     return " ".join(kept)
 
 
-SENTENCE_END = re.compile(r"(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bDr)(?<!\bSt)(?<!\b[A-Z])[.!?…][\"”’)\]]*"
+SENTENCE_END = re.compile(r"(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bDr)(?<!\bSt)(?<!\b[A-Z])(?<!\b\d)[.!?…][\"”’')\]]*"
                           r"(?:\s*\[[^\]]{1,40}\][.!?]?)?")
-"""The end of a sentence: its stop (not a title's or an initial's), closing quotes or brackets, and a citation
-that may follow it ("[S12].")."""
+"""The end of a sentence: its stop (not a title's, an initial's or a list's "4."), closing quotes or brackets, and
+a citation that may follow it ("[S12].")."""
 
 
 def whole_sentences(text: str) -> str:

@@ -174,11 +174,29 @@ class Answer:
     evidence: list[int] = field(default_factory=list)
     quotes: list[Citation] = field(default_factory=list)
     caveat: str = ""
+    checked: int = 0
+    """Sentences of a written answer the grounding check read (0: not checked)."""
+    left_out: int = 0
+    """Of those, how many were left out under a spoiler ceiling: the sentences they cite do not support them (their
+    words are not kept anywhere, since a model's memory of a later chapter is what the ceiling keeps out)."""
+    unsupported: list[str] = field(default_factory=list)
+    """Without a ceiling, the answer's sentences the sentences they cite do not support (shown marked)."""
 
     @property
     def heading(self) -> str:
         """What the answer is called after the quotes: a count is the book's, not the model's."""
         return "The count" if self.count else "The model's answer"
+
+    @property
+    def grounding_note(self) -> str:
+        """What the grounding check did, in a sentence (empty when it found every sentence supported)."""
+        some = len(self.unsupported) or self.left_out
+        sentences = f"{some} sentence{'s' * (some != 1)} of the model's answer"
+        if self.left_out:
+            return (f"{sentences} left out: the sentences {'they cite do' if some > 1 else 'it cites does'} not "
+                    "support them. A model may know a famous book beyond your ceiling; answers are checked "
+                    "against the book up to it.")
+        return f"{sentences} marked: the sentences cited do not support {'them' if some > 1 else 'it'}." if some else ""
 
     doing: ClassVar[str] = "answer written"
 

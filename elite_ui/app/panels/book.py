@@ -10,13 +10,13 @@ import gradio as gr
 
 from ...book import load_book, load_cached
 from ...book.cache import evict
-from ...book.names import names_for
 from ...errors import EliteError
 from ...methods.whole import fits
 from .. import render
 from ..inputs import choice
 from ..render import inert_markdown as md
 from ..state import Session
+from . import names as names_panel
 from . import trace
 
 LANGUAGES = ["en", "fr", "de", "es", "zh", "it", "pt", "nl", "ru"]
@@ -57,8 +57,7 @@ def opened(page, ctx, session: Session) -> dict:
             page.book.upload: gr.File(value=None, label=ANOTHER),
             page.book.switch: gr.Dropdown(choices=session.books(), value=book.digest,
                                           visible=len(session.books()) > 1),
-            page.chat.conversation: render.chat(book, session.turns), page.chat.ceiling: session.ceiling_text,
-            page.names.box: session.names.as_text() if session.names else ""}
+            page.chat.conversation: render.chat(book, session.turns), page.chat.ceiling: session.ceiling_text}
 
 
 def whole_offered(page, ctx, book) -> dict:
@@ -113,11 +112,8 @@ def create_event_handlers(page, ctx) -> None:
         return opened(page, ctx, session) | {page.chat.status: f"Back to *{md(book.title)}*."}
 
     def on_book(session: Session):
-        """After the card shows: the book's character names (0.5 s for the longest novel)."""
-        if session.book is None or session.names is not None:
-            return {state: session}
-        session.names = names_for(session.book, ctx.cache_dir)
-        return {state: session, page.names.box: session.names.as_text()}
+        """After the card shows: the book's character names up to its ceiling (0.5 s for the longest novel)."""
+        return {state: session, page.names.box: names_panel.listed(ctx, session, session.ceiling_text)}
 
     def on_language(code, session: Session):
         book, code = session.book, choice(code, ["detected", *LANGUAGES])
@@ -128,13 +124,11 @@ def create_event_handlers(page, ctx) -> None:
             session.book = book.read_as(wanted)
             session.book.stats["detected"] = book.stats.get("detected", book.language)
             session.names = None
-        session.names = session.names or names_for(session.book, ctx.cache_dir)
         return {state: session, ui.card: render.book_card(session.book, hosted=ctx.config.hosted),
-                page.names.box: session.names.as_text(),
+                page.names.box: names_panel.listed(ctx, session, session.ceiling_text),
                 page.chat.status: f"*{md(session.book.title)}* is read as {session.book.lexicon.name}."}
 
-    shown = [state, ui.card, ui.upload, ui.switch, page.chat.conversation, page.chat.ceiling, page.names.box,
-             page.chat.status]
+    shown = [state, ui.card, ui.upload, ui.switch, page.chat.conversation, page.chat.ceiling, page.chat.status]
     reading = {"concurrency_limit": ctx.config.uploads, "concurrency_id": "book"}
     for event in (ui.upload.upload(on_upload, [ui.upload, state], shown, **reading),
                   ui.sample.click(on_sample, state, shown, **reading),

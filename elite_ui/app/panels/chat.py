@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import gradio as gr
 
-from ...book import reading_ceiling
+from ...book import Book, reading_ceiling
 from ...errors import EliteError
 from ...methods.registry import METHODS
 from .. import render
@@ -40,7 +40,9 @@ def create_ui(ctx) -> ChatUI:
     conversation = gr.HTML(render.chat(None, []), elem_id="chat")
     with gr.Row():
         ceiling = gr.Textbox(label="I have read up to (spoiler ceiling)", elem_id="ceiling", scale=4,
-                             placeholder="chapter 12, book 2 chapter 10, page 80 or 40%; empty: the whole book")
+                             placeholder="chapter 12, book 2 chapter 10, page 80 or 40%; empty: the whole book",
+                             info="a model may know a famous book to its end: each answer is checked against the "
+                                  "book up to here, and what it does not support is left out")
         front = gr.Checkbox(label="Search the front matter too", value=False, scale=1, elem_id="front",
                             info="a preface or introduction before chapter 1 may tell the whole plot")
     with gr.Row():
@@ -52,13 +54,14 @@ def create_ui(ctx) -> ChatUI:
     return ChatUI(note, conversation, ceiling, front, question, ask, stop, status)
 
 
-def engine_for(page, ctx, name: str, session: Session, values: dict):
+def engine_for(page, ctx, name: str, session: Session, values: dict, asked: Book):
     """The engine of method ``name`` with the settings its panel shows (a method without a panel of its own
-    takes the main settings panel's preset and the settings it shares with it)."""
+    takes the main settings panel's preset and the settings it shares with it), for a question of ``asked`` (the
+    book cut at the reader's ceiling)."""
     method = METHODS[name]
     own = getattr(page, method.panel).controls
     return method.engine(ctx.model.llm, own.settings(values, method.settings, method.presets),
-                         session.tools(ctx.model, ctx.cache_dir))
+                         session.tools(ctx.model, ctx.cache_dir, read=asked))
 
 
 def create_event_handlers(page, ctx) -> None:
@@ -94,7 +97,8 @@ def create_event_handlers(page, ctx) -> None:
             nonlocal asked
             read = reading_ceiling(book, session.ceiling_text)
             asked = book.up_to(*read, front=bool(values[ui.front])) if read else book
-            engine = engine_for(page, ctx, "elite" if about else values[page.strategy.strategy], session, values)
+            engine = engine_for(page, ctx, "elite" if about else values[page.strategy.strategy], session, values,
+                                asked)
             return engine.ask(asked, said, options, prepared=ctx.model.prepared_for(engine, book),
                               **({"about": about} if about else {}))
 
@@ -107,7 +111,7 @@ def create_event_handlers(page, ctx) -> None:
             return
         method = METHODS[compare]
         try:
-            engine = engine_for(page, ctx, compare, session, values)
+            engine = engine_for(page, ctx, compare, session, values, asked)
             first = method.builds and engine.prepared_key(book) not in ctx.model.prepared
             yield {ui.status: f"Answering again with {method.label} for the side-by-side view"
                               + (f" (building {method.builds} first, once per book)…" if first else "…")}

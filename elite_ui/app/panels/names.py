@@ -29,6 +29,25 @@ def create_ui(ctx) -> NamesUI:
         )
 
 
+def shown_names(ctx, session: Session, ceiling) -> NameIndex | None:
+    """The open book's character names as far as the reader has read (``ceiling``, as the chat shows it): found
+    in that part of the book alone, or the reader's own list cut to what it names. None without a book, or at a
+    ceiling that does not read as a place in the book."""
+    if session.book is None:
+        return None
+    try:
+        book, _ = session.read_part(inputs.text(ceiling))
+    except EliteError:
+        return None
+    return session.names_in(book, ctx.cache_dir)
+
+
+def listed(ctx, session: Session, ceiling):
+    """What the names box shows at ``ceiling`` (left as it is where no names can be shown)."""
+    names = shown_names(ctx, session, ceiling)
+    return names.as_text() if names is not None else gr.skip()
+
+
 def create_event_handlers(page, ctx) -> None:
     ui, state = page.names, page.session.state
 
@@ -46,3 +65,6 @@ def create_event_handlers(page, ctx) -> None:
                          f"names. Kept {kept}.")
 
     ui.apply.click(on_apply_names, [ui.box, state], [state, page.chat.status], concurrency_limit=None)
+    for moved in (page.chat.ceiling.submit, page.chat.ceiling.blur):
+        moved(lambda ceiling, session: listed(ctx, session, ceiling), [page.chat.ceiling, state], ui.box,
+              concurrency_limit=None)

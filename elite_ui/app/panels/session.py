@@ -9,12 +9,12 @@ from dataclasses import dataclass
 import gradio as gr
 
 from ...book import load_cached
-from ...book.names import names_for
 from .. import notebook, render
 from ..notebook import Turn
 from ..receipts import kept_secret
 from ..render import inert_markdown as md
 from ..state import Session, Shelved
+from . import names as names_panel
 from .book import opened
 
 DIGEST = re.compile(r"[0-9a-f]{64}")
@@ -61,7 +61,6 @@ def create_event_handlers(page, ctx) -> None:
         if book is not None:
             session.open(book)
             session.turns, session.ceiling_text = turns, str(saved.get("ceiling") or "")
-            session.names = names_for(book, ctx.cache_dir)
         else:
             session.turns = turns
         found = (f"*{md(book.title)}* reopened from the cache" if book else
@@ -69,8 +68,8 @@ def create_event_handlers(page, ctx) -> None:
                  "the book could not be reopened; upload it again" if saved.get("book") else "no book")
         status = (f"Session restored: {found}; questions: {len(session.turns)}, notebook entries: "
                   f"{len(session.notebook)}. Runs and their traces are not kept across a reload.")
-        shown = opened(page, ctx, session) if book else {state: session,
-                                                     page.chat.conversation: render.chat(None, session.turns)}
+        shown = (opened(page, ctx, session) | {page.names.box: names_panel.listed(ctx, session, session.ceiling_text)}
+                 if book else {state: session, page.chat.conversation: render.chat(None, session.turns)})
         return shown | {page.notebook.view: render.notebook_html(session.notebook), page.chat.status: status}
 
     def on_unload(request: gr.Request):

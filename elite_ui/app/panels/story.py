@@ -8,8 +8,6 @@ from dataclasses import dataclass
 
 import gradio as gr
 
-from ...book import reading_ceiling
-from ...book.names import names_for
 from ...book.story import recap, together, xray
 from ...errors import Cancelled, EliteError
 from ...methods.recap import Recaps
@@ -20,6 +18,7 @@ from ..render import inert_markdown as md
 from ..render.story import recap_html, together_html, written_html, xray_figure, xray_html
 from ..state import Session
 from . import notebook as notebook_panel
+from .names import shown_names
 
 
 @dataclass
@@ -62,14 +61,6 @@ def create_ui(ctx) -> StoryUI:
                        gr.Button("go", elem_id="xray-go", visible="hidden"))
 
 
-def read_part(session: Session, ceiling) -> tuple:
-    """The book as far as the reader has read (the front matter left out), and how to say where that is."""
-    read = reading_ceiling(session.book, text(ceiling))
-    if read is None:
-        return session.book.up_to(len(session.book) - 1, ""), "in the whole book"
-    return session.book.up_to(*read), f"up to {read[1]}"
-
-
 def written(page, ctx, book, until: str, chapters: int | None, session: Session, progress):
     """The model's recaps, chapter by chapter (those written before come from the cache); Stop keeps them."""
     ui, state, chat = page.story, page.session.state, page.chat
@@ -106,7 +97,7 @@ def drawn(ctx, session: Session, ceiling, work=None) -> tuple:
     cut, the result, None), or a sentence saying why not in the last place. Without ``work``, only the cut
     book and where it is cut (no heavy view's turn is taken)."""
     try:
-        book, until = read_part(session, ceiling)
+        book, until = session.read_part(text(ceiling))
     except EliteError as exc:
         return None, "", None, md(str(exc))
     if work is None:
@@ -115,16 +106,21 @@ def drawn(ctx, session: Session, ceiling, work=None) -> tuple:
         return (book, until, None, refused) if refused else (book, until, work(book), None)
 
 
-def picked(session: Session, pick) -> list | None:
-    """The two characters a click names (a JSON list of two names), or None."""
+def named_in(ctx, session: Session, part, *named: str) -> tuple | None:
+    """The name index of ``part`` (the book cut at the reader's ceiling) and the characters ``named`` as it names
+    them (None when one of them is not named there)."""
+    names = session.names_in(part, ctx.cache_dir)
+    found = [names.find(name) for name in named]
+    return None if None in found else (names, *found)
+
+
+def picked(pick) -> list[str] | None:
+    """The two names a click on a companion writes (a JSON list), or None."""
     try:
         names = json.loads(text(pick))
     except ValueError:
         return None
-    if session.book is None or session.names is None or not isinstance(names, list) or len(names) != 2:
-        return None
-    pair = [session.names.find(str(name)) for name in names]
-    return None if None in pair else pair
+    return [str(name) for name in names] if isinstance(names, list) and len(names) == 2 else None
 
 
 def create_event_handlers(page, ctx) -> None:
@@ -157,13 +153,13 @@ def create_event_handlers(page, ctx) -> None:
     def on_xray(name, ceiling, session: Session):
         if session.book is None:
             return {chat.status: "Load a book first (or try the sample book)."}
-        session.names = session.names or names_for(session.book, ctx.cache_dir)
-        character = session.names.find(text(name)) if text(name).strip() else None
-        if character is None:
+        if not text(name).strip():
             return {chat.status: "Choose a character of the book (the Character names panel lists them)."}
-        book, until, found, refused = drawn(ctx, session, ceiling, lambda part: xray(part, session.names, character))
-        if refused:
-            return {chat.status: f"**No X-Ray:** {refused}"}
+        book, until, found, refused = drawn(ctx, session, ceiling, lambda part: (
+            (cast := named_in(ctx, session, part, text(name))) and xray(part, *cast)))
+        if refused or not found:
+            return {chat.status: f"**No X-Ray:** {refused}" if refused else
+                    f"No character named “{md(text(name))}” {until} (the Character names panel lists them)."}
         companions = ", ".join(f"{name} ({count})" for name, count, _ in found.companions[:5]) or "no one"
         session.story = notebook.story_entry(book, f"X-Ray: {found.name}, {until}", f"Named in {found.mentions} "
                                              f"sentences; appears most with {companions}.", found.story)
@@ -174,19 +170,21 @@ def create_event_handlers(page, ctx) -> None:
     def on_together(pick, ceiling, session: Session):
         """The passages two characters share: the X-Ray's character and a companion (a name or a map point
         clicked writes the pair as JSON)."""
-        pair = picked(session, pick)
-        if pair is None:
+        pair = picked(pick)
+        if pair is None or session.book is None:
             return {chat.status: "Show a character's X-Ray first, then click one of their companions."}
-        character, other = pair
-        book, until, shared, refused = drawn(ctx, session, ceiling,
-                                             lambda part: together(part, session.names, character, other))
-        if refused:
-            return {chat.status: f"**No X-Ray:** {refused}"}
-        return {ui.shared: together_html(book, character.name, other.name, shared, until)}
+        book, until, shared, refused = drawn(ctx, session, ceiling, lambda part: (
+            (cast := named_in(ctx, session, part, *pair)) and (cast, together(part, *cast))))
+        if refused or not shared:
+            return {chat.status: f"**No X-Ray:** {refused}" if refused else
+                    "Show a character's X-Ray first, then click one of their companions."}
+        (_, character, other), passages = shared
+        return {ui.shared: together_html(book, character.name, other.name, passages, until)}
 
-    def on_names(session: Session):
-        names = [c.name for c in session.names.characters] if session.names else []
-        return gr.Dropdown(choices=names, value=names[0] if names else None)
+    def on_names(ceiling, session: Session):
+        names = shown_names(ctx, session, ceiling)
+        listed = [c.name for c in names.characters] if names else []
+        return gr.Dropdown(choices=listed, value=listed[0] if listed else None)
 
     shown = [state, ui.html, ui.figure, ui.shared, chat.status]
     ui.recap.click(on_recap, [ui.how, ui.last, chat.ceiling, state], [*shown, chat.stop],
@@ -194,5 +192,5 @@ def create_event_handlers(page, ctx) -> None:
     ui.xray.click(on_xray, [ui.character, chat.ceiling, state], shown, concurrency_limit=None)
     ui.go.click(on_together, [ui.pick, chat.ceiling, state], [ui.shared, chat.status],
                 concurrency_limit=None)
-    page.names.box.change(on_names, state, ui.character, concurrency_limit=None)
+    page.names.box.change(on_names, [chat.ceiling, state], ui.character, concurrency_limit=None)
     notebook_panel.on_save(page, ctx, ui.save, lambda s: s.story or "Show the story so far or an X-Ray first.")

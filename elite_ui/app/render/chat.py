@@ -6,7 +6,7 @@ from ...book import Book
 from ...methods.parsing import SENTENCE_LABEL
 from ...methods.trace import Answer
 from ..notebook import Turn
-from .common import cite_link, esc, linked
+from .common import cite_link, esc, linked, quoted
 
 
 def chat(book: Book | None, turns: list[Turn]) -> str:
@@ -31,18 +31,35 @@ def chat(book: Book | None, turns: list[Turn]) -> str:
     return "".join(parts)
 
 
+def marked(text: str, unsupported: list[str], book: Book | None) -> str:
+    """An answer's escaped text, citations linked, each sentence the grounding check found unsupported marked."""
+    def shown(part: str) -> str:
+        return linked(part, book) if book else esc(part)
+
+    out, last = [], 0
+    for sentence in unsupported:
+        start = text.find(sentence, last)
+        if start < 0:
+            continue
+        out += [shown(text[last:start]), f"<span class='unsupported' title='The sentences cited do not support "
+                                         f"this'>{shown(sentence)}</span>"]
+        last = start + len(sentence)
+    return "".join(out) + shown(text[last:])
+
+
 def answered(book: Book | None, answer: Answer) -> str:
     """An answer: first what the book says (its best evidence sentences, quoted and cited), then the model's
     answer with its citations, then the caveat when the search was judged insufficient."""
-    text = linked(answer.text, book) if book else esc(answer.text)
+    text = marked(answer.text, answer.unsupported, book)
     if book and answer.citations and not SENTENCE_LABEL.search(answer.text):
         text += "<div class='sources'>Sources: " + " ".join(
             cite_link(book, c.sentence_id) for c in answer.citations[:8]) + "</div>"
-    caveat = f"<div class='caveat'>{esc(answer.caveat)}</div>" if answer.caveat else ""
+    caveat = "".join(f"<div class='caveat'>{esc(note)}</div>" for note in (answer.caveat, answer.grounding_note)
+                     if note)
     if not answer.quotes:
         return text + caveat
-    quoted = "".join(f"<blockquote>“{esc(' '.join(q.text.split()))}” "
-                     f"{cite_link(book, q.sentence_id) if book else esc('[' + q.label + ']')}</blockquote>"
-                     for q in answer.quotes)
-    return (f"<div class='quotes'><span class='label'>What the book says</span>{quoted}</div>"
+    shown = "".join(f"<blockquote>{quoted(q.text)} "
+                    f"{cite_link(book, q.sentence_id) if book else esc('[' + q.label + ']')}</blockquote>"
+                    for q in answer.quotes)
+    return (f"<div class='quotes'><span class='label'>What the book says</span>{shown}</div>"
             f"<div class='model-answer'><span class='label'>{answer.heading}</span> {text}</div>{caveat}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...book import Book
 from ...methods.registry import METHODS
 from ...methods.trace import Event, Kind
-from .common import ceiling_note, cite_link, esc, totals_line
+from .common import ceiling_note, cite_link, clipped, esc, totals_line
 
 
 def trace_html(book: Book, events: list[Event]) -> str:
@@ -16,7 +16,7 @@ def trace_html(book: Book, events: list[Event]) -> str:
         rows = "".join(
             f"<tr><td>{n}</td><td>{cite_link(book, c.first)}–{cite_link(book, c.last)}</td>"
             f"<td>{c.score:.3f}</td>"
-            f"<td>{esc(' '.join(book.span_text(c.first, c.last).split())[:240])}…</td></tr>"
+            f"<td>{clipped(book.span_text(c.first, c.last), 240)}</td></tr>"
             for n, c in enumerate(retrieval.chunks, 1) if c.last < len(book))
         parts.append(f"<div class='retrieval'><b>{esc(label)}</b>: {len(retrieval.chunks)} chunks placed "
                      f"({retrieval.seconds * 1000:.0f} ms)<table><tr><th>#</th><th>sentences</th><th>score</th>"

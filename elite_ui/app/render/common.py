@@ -57,16 +57,44 @@ def link(digest: str, sid: int, label: str) -> str:
 
 def linked(text: str, book: Book) -> str:
     """Escaped ``text`` with each [S123] of a sentence that exists turned into a citation link."""
+    return labels_linked(text, lambda sid: cite_link(book, sid) if sid < len(book) else None)
+
+
+def labels_linked(text: str, link_of) -> str:
+    """Escaped ``text`` with each sentence label ([S123], S123, "S123:") that ``link_of`` links (it returns the
+    link's HTML, or None to leave the label as it is) turned into that link."""
     out, last = [], 0
     for m in SENTENCE_LABEL.finditer(text):
-        if int(m.group(1)) >= len(book):
+        made = link_of(int(m.group(1)))
+        if made is None:
             continue
         start, end = m.span()
         if text[start - 1 : start] == "[" and text[end : end + 1] == "]":
             start, end = start - 1, end + 1
-        out += [esc(text[last:start]), cite_link(book, int(m.group(1)))]
+        out += [esc(text[last:start]), made]
         last = end
     return "".join(out) + esc(text[last:])
+
+
+QUOTE_MARKS = "\"“‘'"
+EMPHASIS = re.compile(r"(?<![\w_])_([^_\n]{1,200})_(?![\w_])")
+"""Italics as plain-text books write them (Project Gutenberg's ``_talk_``)."""
+
+
+def quoted(text: str) -> str:
+    """A book's sentence as a quotation: on one line, escaped, its ``_italics_`` in italics, inside quotation
+    marks unless it opens with its own (dialogue)."""
+    shown = EMPHASIS.sub(r"<em>\1</em>", esc(" ".join(text.split())))
+    return shown if text.lstrip()[:1] in QUOTE_MARKS else f"“{shown}”"
+
+
+def clipped(text: str, limit: int) -> str:
+    """``text`` on one line, escaped, cut at the last word that fits in ``limit`` characters with an ellipsis
+    (never mid-word)."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return esc(flat)
+    return esc(flat[:limit].rsplit(" ", 1)[0].rstrip(",;:")) + "…"
 
 
 SHOWN = 400

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 
 from ...book import Book
 from ...methods.trace import EditMade, Event, Kind, Retrieval
-from .common import ceiling_note, cite_link, colour, esc, grouped, highlight, place, stage_costs, totals_line
+from .common import ceiling_note, cite_link, clipped, colour, esc, grouped, highlight, place, stage_costs, totals_line
 from .figures import figure
 
 ORIGINS = {"question": "from the question", "breadth": "breadth-wise", "depth": "depth-wise",
@@ -127,7 +127,7 @@ def about_note(book: Book, events: list[Event]) -> str:
         return ""
     text = " ".join(book.sentence(sid).text for sid in about if sid < len(book))
     return (f"<div class='about-note'><b>Asked about this passage</b> {cite_link(book, about[0])} (pinned as "
-            f"evidence): <i>{esc(' '.join(text.split())[:600])}</i></div>")
+            f"evidence): <i>{clipped(text, 600)}</i></div>")
 
 
 def edit_note(book: Book, edit: EditMade) -> str:

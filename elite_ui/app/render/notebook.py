@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .common import esc, link
+from .common import esc, labels_linked, link, quoted
 from .common import inert_markdown as md
 
 
@@ -15,16 +15,22 @@ def notebook_html(entries: list[dict]) -> str:
     for entry in entries:
         quotes = entry.get("quotes", []) if entry["kind"] == "answer" else [entry]
         cited = "".join(
-            f"<blockquote>{esc(q['text'])}<br>— {link(entry['book'], q['sentence'], q['label'])}"
+            f"<blockquote>{quoted(q['text'])}<br>— {link(entry['book'], q['sentence'], q['label'])}"
             f" {esc(q['where'])}, <i>{esc(entry.get('title', ''))}</i></blockquote>" for q in quotes)
         if entry["kind"] == "answer":
-            parts.append(f"<div class='entry answer'><b>Q: {esc(entry['question'])}</b><div>{esc(entry['answer'])}"
+            parts.append(f"<div class='entry answer'><b>Q: {esc(entry['question'])}</b><div>{cited_answer(entry)}"
                          f"</div>{cited}<small>{esc(entry['run'])} · {esc(entry['when'])}</small></div>")
         else:
             parts.append(f"<div class='entry quote'><b>Passage</b>{cited}<small>saved {esc(entry['when'])}</small>"
                          "</div>")
     parts.append("</div>")
     return "".join(parts)
+
+
+def cited_answer(entry: dict) -> str:
+    """An answer entry's text, each sentence label it cites ("S102", "[S495]") a link named by its chapter."""
+    labels = {q["sentence"]: q["label"] for q in entry.get("quotes", [])}
+    return labels_linked(entry["answer"], lambda sid: link(entry["book"], sid, labels[sid]) if sid in labels else None)
 
 
 def notebook_markdown(entries: list[dict]) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...book import Book
 from ...methods.registry import METHODS
 from ...methods.trace import Trace
-from .common import cite_link, esc, linked, strategy
+from .common import cite_link, clipped, esc, linked, strategy
 
 
 def side_by_side(book: Book, traces: list[Trace]) -> str:
@@ -16,7 +16,7 @@ def side_by_side(book: Book, traces: list[Trace]) -> str:
         answer = trace.answer
         t = trace.totals()
         evidence = answer.evidence if answer else []
-        shown = "".join(f"<li>{cite_link(book, sid)} {esc(' '.join(book.sentence(sid).text.split())[:200])}</li>"
+        shown = "".join(f"<li>{cite_link(book, sid)} {clipped(book.sentence(sid).text, 200)}</li>"
                         for sid in evidence[:8] if sid < len(book))
         more = f"<li>…and {len(evidence) - 8} more sentences</li>" if len(evidence) > 8 else ""
         body = linked(answer.text, book) if answer else "<i>no answer</i>"

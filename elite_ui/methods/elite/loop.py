@@ -151,7 +151,7 @@ class Elite(Engine):
             reply = yield from self.call("judge", prompts.judge(search.question, search.options, listing, asked),
                                          search.iteration, max_tokens=48 + 10 * asked)
             sufficient, reason = parse_verdict(reply)
-            search.verdict = Verdict(s.judge_default if sufficient is None else sufficient, reason,
+            search.verdict = Verdict(s.judge_default if sufficient is None else sufficient, self.unread(reason),
                                      sufficient is not None)
             proposed = parse_terms(reply.strip().partition("\n")[2], s.max_terms) if asked else []
         yield Event(Kind.JUDGE, search.iteration, search.verdict)
@@ -181,12 +181,13 @@ class Elite(Engine):
     def new_terms(self, book: Book, texts: list[str], origin: str, tried: set[str], by: str = "model",
                   of: str = "") -> list[Term]:
         """Terms of ``texts`` not tried before (``tried`` grows with them), each saying whether the book has its
-        words."""
+        words (under a spoiler ceiling, the model's without the names the book up to it does not write)."""
         out = []
         for text in texts:
             if text.casefold() in tried:
                 continue
             tried.add(text.casefold())
+            text = text if by == "reader" else self.unread(text)
             ws = book.lexicon.content_words(text)
             in_book = any(f in book.index.vocabulary for w in ws for f in book.forms(w))
             out.append(Term(text, origin, ws, True, in_book, by, of))
@@ -359,7 +360,7 @@ class Elite(Engine):
         if options:
             answer = yield from self.vote(book, messages, options, kept, iteration)
         else:
-            answer = yield from self.written_answer(book, messages, kept, iteration)
+            answer = yield from self.written_answer(book, question, messages, kept, iteration)
         answer.quotes = quotes
         return answer
 

@@ -67,16 +67,17 @@ class Settings(AnswerSettings):
 
 
 PRESETS = {
-    "paper": Settings(),
+    "paper": Settings(grounding=False),
     "laptop": Settings(
         recall_index=100, neighbor_num=1, deep_search_index=2, deep_search_num=5, voter_num=3, iter_max=2,
         max_terms=6, option_words=True, ranking="bm25", reach=3, judge=False, importance_samples=0,
         importance_chunks=3, trim=False, fuse_chunks=100, evidence_tokens=800, answer_tokens=96,
     ),
 }
-"""``paper``: the paper's settings, every stage on. ``laptop``, the default: what measured best on the embedded
-model (docs/benchmark.md, "ELITE stage by stage"): the model's terms beside the question's and options' own
-words, sentences ranked by BM25 with their neighbours' scores, widened by one sentence on each side and placed in
-turn with 100-word chunks ranked by BM25 over the same terms (chunk fusion), and one pass. The judge with further
-iterations, breadth- and depth-wise expansion, importance and trimming each found no more evidence there
-(breadth/depth found less), so they are off; each is one setting away (``--judge``, ``--importance-samples 1``...)."""
+"""``paper``: the paper's settings, every stage on, and none it does not have (no grounding check). ``laptop``,
+the default: what measured best on the embedded model (docs/benchmark.md, "ELITE stage by stage"): the model's
+terms beside the question's and options' own words, sentences ranked by BM25 with their neighbours' scores, widened
+by one sentence on each side and placed in turn with 100-word chunks ranked by BM25 over the same terms (chunk
+fusion), and one pass. The judge with further iterations, breadth- and depth-wise expansion, importance and
+trimming each found no more evidence there (breadth/depth found less), so they are off; each is one setting away
+(``--judge``, ``--importance-samples 1``...)."""

@@ -33,7 +33,7 @@ from ...book import Book, default_cache_dir
 from ...errors import Cancelled, EliteError
 from ...models import LLM, Embed
 from .. import prompts
-from ..base import Engine, Prepared
+from ..base import Engine, Prepared, tapped
 from ..parsing import parse_verdict
 from ..trace import PAYLOADS, Answer, Assembly, Audit, Event, Kind, Trace
 from .index import SHOWN_MATCHES, KeyMatch, MarkerIndex, paragraphs, windows
@@ -135,11 +135,16 @@ class Mrag(Engine):
         todo, kept, calls, attempts, dropped = span, [], [], 0, 0
         coverage_first = None
         started = time.perf_counter()
+
+        def record(event: Event) -> bool:
+            calls.append(event.data)
+            return True
+
         while todo and attempts <= s.retries:
             attempts += 1
             listing = self.listing(book, paras, todo)
-            reply = yield from recorded(self.call("extract", prompts.markers(listing, s.few_shot), number,
-                                                  max_tokens=s.marker_tokens, stream=True), calls)
+            reply = yield from tapped(self.call("extract", prompts.markers(listing, s.few_shot), number,
+                                                max_tokens=s.marker_tokens, stream=True), record)
             found, bad = parse_markers(reply, len(todo))
             dropped += bad
             for key, value, local in found:
@@ -280,13 +285,3 @@ class Mrag(Engine):
         yield Event(Kind.AUDIT, 1, Audit(marker.id, verdicts, share))
 
 
-def recorded(calls_gen, calls: list):
-    """``yield from`` a model call, also keeping its ``llm_call`` data in ``calls``."""
-    while True:
-        try:
-            event = next(calls_gen)
-        except StopIteration as finished:
-            return finished.value
-        if event.kind == Kind.LLM_CALL:
-            calls.append(event.data)
-        yield event

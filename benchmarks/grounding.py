@@ -1,0 +1,93 @@
+"""The grounding check against the novels-dev questions: ``python -m benchmarks.grounding``.
+
+1. Each question's correct option, written as an answer ("Sixteen years."), is checked against its gold evidence
+   sentences: the check should keep it (one left out is a correct answer it wrongly removes). Each wrong option,
+   checked against the same evidence, should be left out (one kept is a claim the evidence does not make that the
+   check lets through). For the thresholds in :mod:`elite_ui.methods.grounding`, without and with the MiniLM
+   second opinion. No model call.
+2. ``--model``: the embedded model answers each question as a free-form one (ELITE's default preset, no options)
+   and the check reads its answer: how many answer sentences the evidence supports, how many answers are correct
+   (token F1 against the correct option at least 0.5), and how many of those lose a sentence to the check.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import replace
+
+from benchmarks import SHARED_BENCHMARKS, write_figures
+from elite_ui.bench import datasets
+from elite_ui.bench.scoring import F1_CORRECT, gold_sentences, normalise, token_f1
+from elite_ui.book import load_book
+from elite_ui.book.names import found_names
+from elite_ui.methods.elite import PRESETS, Elite
+from elite_ui.methods.grounding import grounded
+from elite_ui.models import MiniLMEmbedder
+from elite_ui.models.llama_cpp import LlamaCppLLM
+
+QUESTIONS = SHARED_BENCHMARKS / "novels-dev" / "novels-dev.jsonl"
+
+
+def gold_ids(book, question: datasets.Question) -> list[int]:
+    """The book's sentences that hold the question's gold evidence."""
+    texts = [normalise(book.sentence(sid).text) for sid in range(len(book))]
+    heads = [gold[:40] for item in question.evidence for gold in gold_sentences(item)]
+    return sorted({sid for head in heads for sid, text in enumerate(texts) if head in text})
+
+
+def kept(book, question: datasets.Question, option: str, evidence: list[int], embed) -> bool:
+    _, found = grounded(book, f"{option.rstrip('.')}.", question.question, evidence, embed, found_names(book))
+    return not found.left_out
+
+
+def model_answers(questions: list[datasets.Question], books: dict) -> dict:
+    """The embedded model's free-form answers, checked: sentences supported, and correct answers the check cuts."""
+    llm = LlamaCppLLM(n_ctx=4096)
+    sentences = supported = correct = cut = 0
+    for question in questions:
+        book = books[question.book]
+        engine = Elite(llm, replace(PRESETS["laptop"], grounding=False), names=found_names(book))
+        answer = engine.run(book, question.question).answer
+        _, found = grounded(book, answer.text, question.question, answer.evidence, engine.embed, found_names(book))
+        sentences += found.sentences
+        supported += found.sentences - len(found.left_out)
+        right = token_f1(answer.text, question.options[question.answer]) >= F1_CORRECT
+        correct += right
+        cut += right and bool(found.left_out)
+        print(question.id, f"{found.sentences - len(found.left_out)}/{found.sentences} supported", right, flush=True)
+    return {"questions": len(questions), "answer_sentences": sentences, "supported": supported,
+            "supported_share": round(supported / max(sentences, 1), 3), "correct_answers": correct,
+            "correct_answers_cut": cut}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", action="store_true", help="also check the embedded model's own answers")
+    args = parser.parse_args()
+    books: dict = {}
+    rows = {"lexical": {"correct_kept": 0, "wrong_left_out": 0}, "with MiniLM": {"correct_kept": 0,
+                                                                                 "wrong_left_out": 0}}
+    questions = [q for q in datasets.read(QUESTIONS) if q.options and q.evidence]
+    wrong = 0
+    for question in questions:
+        book = books.get(question.book) or books.setdefault(question.book, load_book(question.book))
+        evidence = gold_ids(book, question)
+        for name, embed in (("lexical", None), ("with MiniLM", MiniLMEmbedder())):
+            for letter, option in question.options.items():
+                if letter == question.answer:
+                    rows[name]["correct_kept"] += kept(book, question, option, evidence, embed)
+                else:
+                    rows[name]["wrong_left_out"] += not kept(book, question, option, evidence, embed)
+        wrong += len(question.options) - 1
+    figures = {name: {"questions": len(questions), "correct_kept": round(row["correct_kept"] / len(questions), 3),
+                      "wrong_left_out": round(row["wrong_left_out"] / wrong, 3)} for name, row in rows.items()}
+    for name, row in figures.items():
+        print(name, row, flush=True)
+    if args.model:
+        figures["embedded model"] = model_answers(questions, books)
+        print(figures["embedded model"])
+    write_figures("grounding", figures)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,139 @@
+"""The grounding check: each sentence of a written answer must rest on the book's sentences it cites, or it is left
+out. A model may know a famous novel, and say from memory what the book up to the reader's ceiling does not say
+(who Elizabeth marries, under a ceiling at chapter 10); the check keeps only what the evidence supports.
+
+A sentence is supported when every name and number in it is written in the sentences it cites (its [S123] labels;
+a sentence citing none rests on all the evidence) or in the question, and at least :data:`COVERED` of its content
+words are there too, in any of their forms (walked: walks, walking). A sentence whose names and numbers are there
+but whose words fall short by no more than :data:`SECOND_OPINION` gets a second opinion from the shipped MiniLM
+embedding: supported if it is close (:data:`CLOSE`) to one of the sentences it cites. The thresholds are measured
+by ``benchmarks/grounding.py`` on the novels-dev questions: a correct option stated as an answer against its gold
+evidence is kept, the wrong options are left out.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..book import Book
+from ..book.lexicon import NUMBER
+from ..book.names import TITLES, NameIndex, story_text
+from ..models import Embed
+from .parsing import SENTENCE_END, parse_sentence_ids
+
+COVERED = 0.5
+"""The share of a sentence's content words its evidence (or the question) must hold."""
+SECOND_OPINION = 0.3
+"""How far below :data:`COVERED` a sentence may fall and still be judged by the embedding."""
+CLOSE = 0.55
+"""The cosine similarity to a cited sentence at which the embedding calls a sentence supported."""
+NAMED = re.compile(r"(?<!^)(?<![.!?:;\"“‘]\s)\b[A-Z][a-z]{2,}\b")
+"""A capitalised word that opens no sentence: a name (or a title) the evidence must write too."""
+CAPITALISED = re.compile(r"\b(?:(" + "|".join(TITLES) + r")\.?[ \t]+)?([A-Z][a-z]{2,})(?:[ \t]+([A-Z][a-z]{2,}))?\b")
+"""A capitalised word, perhaps after a title and before a second one ("Mrs. Gardiner", "Fairfax Rochester"), where
+it may be a name (a model's list of terms puts one first on each line)."""
+
+
+@dataclass
+class Grounding:
+    """What the check found in one answer: its sentences, and the ones left out with the words their evidence
+    lacked (the words are kept for the benchmark; the page says only how many were left out, since a model's
+    memory of a later chapter is what a spoiler ceiling keeps out)."""
+
+    sentences: int = 0
+    left_out: list[str] = field(default_factory=list)
+    missing: list[list[str]] = field(default_factory=list)
+
+
+UNREAD = "…"
+"""What stands for a name the book up to the reader's ceiling does not write, in what the model wrote."""
+
+
+def unread(book: Book, text: str) -> str:
+    """``text`` (what a model wrote: its search terms, its judgement, its reply as the trace keeps it) with each
+    name the book as read so far never writes (or never writes so: "Mrs. Gardiner" where only "my brother
+    Gardiner" came yet, "Fairfax Rochester" where only Mrs. Fairfax and Mr. Rochester did) replaced by
+    :data:`UNREAD`, when the book is cut at a spoiler ceiling: a model
+    that knows a famous novel may name who comes later."""
+    if book.ceiling is None:
+        return text
+    known, read = book.index.vocabulary, story_text(book)
+
+    def shown(m: re.Match) -> str:
+        title, *names = m.groups()
+        names = [n for n in names if n]
+        phrase = r"\s+".join([*([rf"{title}\.?"] if title else []), *names])
+        written = all(n.lower() in known for n in names) and (
+            (len(names) == 1 and not title) or re.search(rf"\b{phrase}\b", read))
+        return m.group(0) if written else m.group(0)[: m.start(2) - m.start(0)] + UNREAD
+
+    return CAPITALISED.sub(shown, text)
+
+
+def answer_sentences(text: str) -> list[str]:
+    """``text`` cut into sentences, each keeping the citation labels written after its full stop."""
+    cuts = [m.end() for m in SENTENCE_END.finditer(text)]
+    pieces = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+    out: list[str] = []
+    for piece in pieces:
+        if out and re.fullmatch(r"\s*(?:\[\s*S\s?\d{1,7}\s*\][\s,;.]*)+", piece):
+            out[-1] += piece
+        elif piece.strip():
+            out.append(piece)
+    return [s.strip() for s in out]
+
+
+def support(book: Book, sentence: str, pool: str, pool_sentences: list[str], embed: Embed | None,
+            names: NameIndex | None = None) -> list[str]:
+    """The words of ``sentence`` its evidence ``pool`` (the cited sentences and the question) does not hold, or
+    [] when it is supported. A name (a capitalised word inside the sentence, or opening it when ``names`` knows
+    it) is held when the pool writes it, or another name of the same character (``names``: "Miss Fairfax" holds
+    "Jane"); a number must be written (a count worked out from several sentences
+    is the counting path's, which cites every occurrence)."""
+    plain = re.sub(r"\[\s*S\s?\d{1,7}\s*\]", " ", sentence)
+    held = set(book.lexicon.words(pool))
+
+    def named(word: str) -> bool:
+        character = names.find(word) if names else None
+        return word.lower() in held or bool(character and held & set(character.tokens))
+
+    opening = re.match(r"\W*([A-Z][a-z]{2,})\b", plain)
+    first = [opening.group(1)] if opening and names and names.find(opening.group(1)) else []
+    absent = [w for w in first + NAMED.findall(plain) if not named(w)]
+    absent += [n for n in NUMBER.findall(plain) if n.lower() not in held]
+    if absent:
+        return absent
+    said = {w.lower() for w in NAMED.findall(plain)} | {t.lower() for t in TITLES}
+    words = [w for w in book.lexicon.content_words(plain) if not w.isdigit() and w not in said]
+    lacking = [w for w in words if not held & set(book.forms(w))]
+    if not words or len(lacking) <= (1 - COVERED) * len(words):
+        return []
+    close_enough = len(lacking) <= (1 - COVERED + SECOND_OPINION) * len(words)
+    if close_enough and embed is not None and pool_sentences:
+        vectors = np.asarray(embed([plain, *pool_sentences]), dtype=float)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True) + 1e-9
+        if float((vectors[1:] @ vectors[0]).max()) >= CLOSE:
+            return []
+    return lacking
+
+
+def grounded(book: Book, text: str, question: str, evidence: list[int], embed: Embed | None = None,
+             names: NameIndex | None = None) -> tuple[str, Grounding]:
+    """``text`` with the sentences its evidence does not support left out, and what was found."""
+    allowed = set(evidence)
+    found = Grounding()
+    kept = []
+    for sentence in answer_sentences(text):
+        cited = [sid for sid in parse_sentence_ids(sentence) if sid in allowed] or list(evidence)
+        texts = [book.sentence(sid).text for sid in cited]
+        lacking = support(book, sentence, " ".join([question, *texts]), texts, embed, names)
+        found.sentences += 1
+        if lacking:
+            found.left_out.append(sentence)
+            found.missing.append(lacking)
+        else:
+            kept.append(sentence)
+    return " ".join(kept), found

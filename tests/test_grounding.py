@@ -1,0 +1,91 @@
+"""The grounding check: an answer's sentences rest on the sentences they cite, and under a spoiler ceiling what
+the model knows of later chapters reaches no surface."""
+
+import re
+from dataclasses import replace
+
+import pytest
+
+from elite_ui.app import render
+from elite_ui.app.notebook import Turn
+from elite_ui.book import reading_ceiling
+from elite_ui.book.names import found_names
+from elite_ui.methods.elite import PRESETS, Elite, Settings
+from elite_ui.methods.grounding import UNREAD, grounded, unread
+from elite_ui.methods.trace import Kind
+from elite_ui.models import ScriptedLLM
+
+from .conftest import trigram_embed
+
+SPOILER = "In the end Elizabeth marries Mr. Darcy and Lydia elopes with Wickham."
+INVENTED = "Then Elizabeth sails to Australia with 14 kangaroos."
+
+
+@pytest.fixture(scope="module")
+def up_to_ten(pride):
+    return pride.up_to(*reading_ceiling(pride, "chapter 10"))
+
+
+def first_with(book, word: str) -> int:
+    return next(sid for sid in range(book.first_read, len(book)) if re.search(rf"\b{word}\b", book.sentence(sid).text))
+
+
+def test_a_sentence_copied_from_its_evidence_is_kept_and_one_it_does_not_hold_is_left_out(pride):
+    sid = first_with(pride, "Netherfield")
+    copied = pride.sentence(sid).text
+    kept, found = grounded(pride, f"{copied} [S{sid}] {SPOILER}", "Who lets Netherfield?", [sid])
+    assert kept.startswith(copied) and "marries" not in kept
+    assert found.sentences == 2 and found.left_out == [SPOILER]
+    assert {"Wickham", "Lydia"} & set(found.missing[0]), "the names the evidence does not write"
+
+
+def test_numbers_must_be_written_and_a_name_may_be_another_of_the_characters(pride):
+    sid = first_with(pride, "Elizabeth")
+    assert "Lizzy" not in pride.sentence(sid).text
+    words = [w for w in pride.lexicon.content_words(pride.sentence(sid).text) if w != "elizabeth"][:4]
+    said = f"Then Lizzy {' '.join(words)}."
+    assert not grounded(pride, said, "What happens?", [sid], names=found_names(pride))[1].left_out
+    assert grounded(pride, said, "What happens?", [sid])[1].left_out, "without the name index Lizzy is unknown"
+    assert grounded(pride, f"{said[:-1]} 14 times.", "What happens?", [sid], names=found_names(pride))[1].left_out
+
+
+def answering(reply: str) -> ScriptedLLM:
+    return ScriptedLLM({"terms": ["Netherfield\nWickham\nMrs. Gardiner"], "judge": ["yes"], "answer": [reply]})
+
+
+def test_under_a_ceiling_an_unsupported_answer_is_left_out_unstreamed_and_unrecorded(up_to_ten):
+    engine = Elite(answering(SPOILER), PRESETS["laptop"], embed=trigram_embed, names=found_names(up_to_ten))
+    events = list(engine.ask(up_to_ten, "Who does Elizabeth marry?"))
+    answer = next(e.data for e in events if e.kind == Kind.ANSWER)
+    assert answer.left_out == 1 and answer.checked == 1 and not answer.unsupported
+    assert answer.text.startswith("Nothing in the passages found up to chapter 10") and not answer.citations
+    assert "left out" in answer.grounding_note and "famous book" in answer.grounding_note
+    assert not [e for e in events if e.kind == Kind.ANSWER_DELTA], "not streamed: it would show before the check"
+    page = render.chat(up_to_ten, [Turn("Who does Elizabeth marry?", answer=answer)])
+    recorded = "".join(e.data.output for e in events if e.kind == Kind.LLM_CALL)
+    terms = [t.text for e in events if e.kind == Kind.TERMS for t in e.data.new]
+    for shown in (page, recorded, " ".join(terms)):
+        assert "Wickham" not in shown and "marries" not in shown and "Mrs. Gardiner" not in shown
+    assert f"Mrs. {UNREAD}" in terms and "Netherfield" in terms
+
+
+def test_without_a_ceiling_an_unsupported_sentence_is_marked(pride):
+    engine = Elite(answering(INVENTED), PRESETS["laptop"], embed=trigram_embed)
+    trace = engine.run(pride, "Who does Elizabeth marry?")
+    answer = trace.answer
+    assert answer.text == INVENTED and answer.unsupported == [INVENTED] and answer.left_out == 0
+    assert "marked" in answer.grounding_note
+    assert "<span class='unsupported'" in render.chat(pride, [Turn("Who does Elizabeth marry?", answer=answer)])
+    assert [e for e in trace.events if e.kind == Kind.ANSWER_DELTA] == [], "the trace keeps no deltas"
+
+
+def test_the_paper_preset_has_no_grounding_check(pride):
+    assert not PRESETS["paper"].grounding and Settings().grounding
+    quick = replace(PRESETS["paper"], iter_max=1, importance_samples=0)
+    trace = Elite(answering(INVENTED), quick, embed=trigram_embed).run(pride, "Who does Elizabeth marry?")
+    assert trace.answer.text == INVENTED and trace.answer.checked == 0
+
+
+def test_unread_keeps_names_the_book_has_written_so_far(up_to_ten):
+    assert unread(up_to_ten, "Mr. Darcy and Miss Bingley") == "Mr. Darcy and Miss Bingley"
+    assert unread(up_to_ten, "Wickham, Mrs. Gardiner") == f"{UNREAD}, Mrs. {UNREAD}"
