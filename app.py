@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     demo.queue(max_size=64 if config.hosted else None)
     # a thread per model call in flight (each waits on the model's answer), and some for everything else
     demo.launch(server_name=config.host, server_port=config.port, css=CSS, head=HEAD,
-                max_file_size=f"{config.max_upload_mb}mb", footer_links=[],
+                max_file_size=f"{config.max_upload_mb}mb", footer_links=["api"], mcp_server=config.mcp,
                 max_threads=max(40, model.capacity.slots + 16))
     return 0
 

@@ -273,7 +273,8 @@ def leaks_line() -> str:
     surfaces = ", ".join(f"{name} {n}" for name, n in found["scanned"].items())
     beyond = sum(found["beyond"].values())
     return (f"{found['questions']} questions at {found['places']} ceilings (six novels, each at 20%, 40% and 60%), "
-            f"surfaces scanned: {surfaces}; surfaces showing a sentence or a name from beyond the ceiling: {beyond}")
+            f"surfaces scanned: {surfaces}; surfaces showing a sentence, a name or a chapter title from beyond the "
+            f"ceiling: {beyond}")
 
 
 def grounding_line() -> str:

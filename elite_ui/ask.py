@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from pathlib import Path
@@ -17,6 +18,7 @@ from .methods.parsing import SENTENCE_LABEL
 from .methods.recap import Recaps
 from .methods.trace import Event, Kind, Trace
 from .models import DEFAULT_CONTEXT, open_llm
+from .records import answer_record
 from .settings import add_flags, from_flags, given_elsewhere
 
 
@@ -58,7 +60,9 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--written", action="store_true",
                         help="with --recap, chapters recapped by the model (kept in the cache) instead of extracts")
     parser.add_argument("--xray", metavar="NAME", help="print a character's X-Ray instead (with --up-to: up to there)")
-    parser.add_argument("--json", metavar="TRACE.json", help="write the full trace as JSON")
+    parser.add_argument("--json", metavar="ANSWER.json", help="write the answer as JSON: its text, quotes, "
+                        "citations and costs, as the app's API gives it (elite_ui/records.py)")
+    parser.add_argument("--trace", metavar="TRACE.json", help="write the full trace as JSON")
     parser.add_argument("--quiet", action="store_true", help="print only the answer")
     add_flags(parser, setting_groups())
     return parser
@@ -216,8 +220,12 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     print(report(trace, book))
     if args.json:
-        Path(args.json).write_text(trace.to_json(indent=1), encoding="utf-8")
-        print(f"trace written to {args.json}", file=sys.stderr)
+        Path(args.json).write_text(json.dumps(answer_record(asked, trace), ensure_ascii=False, indent=1),
+                                   encoding="utf-8")
+        print(f"answer written to {args.json}", file=sys.stderr)
+    if args.trace:
+        Path(args.trace).write_text(trace.to_json(indent=1), encoding="utf-8")
+        print(f"trace written to {args.trace}", file=sys.stderr)
     return 0
 
 

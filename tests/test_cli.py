@@ -71,4 +71,5 @@ def test_pip_install_gives_the_commands(tmp_path):
     for command in ("elite-reader = app:main", "elite-ask = ", "elite-bench = ", "elite-models = "):
         assert command in scripts
     assert {"app.py", "elite_ui/models/catalogue.toml", "elite_ui/app/static/style.css"} <= set(names)
-    assert "Requires-Dist: gradio==6.31.0" in wheel.read(f"{info}/METADATA").decode()
+    metadata = wheel.read(f"{info}/METADATA").decode()
+    assert "Requires-Dist: gradio[mcp]==6.31.0" in metadata and "Requires-Dist: mcp==1.30.0" in metadata

@@ -8,7 +8,8 @@ from elite_ui.testing.leaks import scan
 
 QUESTIONS = ["Who does Elizabeth marry?", "What happens to Mr. Darcy in the end?", "Where does Mr. Bingley live?",
              "Who is Wickham?"]
-SURFACES = {"answer", "conversation", "trace", "markdown export", "json export", "names", "x-ray", "story"}
+SURFACES = {"answer", "conversation", "trace", "markdown export", "json export", "charts", "api", "names", "x-ray",
+            "story"}
 
 
 def test_no_surface_shows_a_sentence_or_a_name_from_beyond_the_ceiling(pride, willows):

@@ -51,7 +51,7 @@ def test_one_question_at_a_time_per_reader_and_the_waiting_reader_is_told_where_
     first, second = visitors(url, 2)
     asking = first.submit()
     time.sleep(0.5)
-    again = first.client.predict(**ask_values(first.client, "And who is Badger?"), api_name="/on_ask")
+    again = first.client.predict(*ask_values(first.client, "And who is Badger?"), api_name="/on_ask")
     assert BUSY in again, "a second question of the same reader is refused in a sentence"
     waiting = second.submit()
     asking.result()

@@ -11,6 +11,7 @@ import pytest
 from elite_ui.errors import Cancelled
 from elite_ui.models import Request
 from elite_ui.models.llama_cpp import PREFILL_SLICE, LlamaCppLLM
+from elite_ui.records import ANSWER_SCHEMA
 
 from .conftest import BOOKS
 
@@ -40,9 +41,10 @@ def test_option_letter_logprobs_form_a_distribution(smol):
 
 def test_a_question_end_to_end_from_the_command_line(tmp_path):
     book = BOOKS["the-wind-in-the-willows.txt"]
-    trace_path = tmp_path / "trace.json"
+    trace_path, answer_path = tmp_path / "trace.json", tmp_path / "answer.json"
     done = subprocess.run([sys.executable, "-m", "elite_ui.ask", str(book), "Where does Toad live?",
-                           "--json", str(trace_path)], capture_output=True, text=True, timeout=600, check=False)
+                           "--trace", str(trace_path), "--json", str(answer_path)], capture_output=True, text=True,
+                          timeout=600, check=False)
     assert done.returncode == 0, done.stderr
     assert "[S" in done.stdout and "LLM calls" in done.stdout
     trace = json.loads(trace_path.read_text())
@@ -51,6 +53,10 @@ def test_a_question_end_to_end_from_the_command_line(tmp_path):
     answer = next(e["data"] for e in trace["events"] if e["kind"] == "answer")
     assert answer["text"] and answer["citations"] and answer["quotes"]
     assert trace["totals"]["llm_calls"] == 2, "the model's terms, then the answer"
+    record = json.loads(answer_path.read_text())
+    assert set(record) == set(ANSWER_SCHEMA["properties"]) and record["answer"] == answer["text"]
+    assert record["costs"]["llm_calls"] == 2 and record["citations"][0]["sentence"] == answer["citations"][0][
+        "sentence_id"], "the same answer record as the app's API gives"
 
 
 def test_a_stop_lands_while_the_prompt_is_read_and_while_the_reply_is_written(smol):

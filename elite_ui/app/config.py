@@ -58,6 +58,8 @@ class Config:
     cache_dir: str | None = setting(None, "where parsed books and M-RAG marker stores live (default: "
                                           "~/.cache/elite-reader)", kind=str, env="ELITE_CACHE")
     host: str = setting("127.0.0.1", "the address to listen on", env="GRADIO_SERVER_NAME")
+    mcp: bool = setting(False, "serve the API (open_book, ask, search, passage, recap, xray) as MCP tools too, at "
+                               "/gradio_api/mcp/", env="ELITE_MCP")
     port: int = setting(7860, "the port to listen on", low=1, high=65535, env="GRADIO_SERVER_PORT")
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import gradio as gr
 
 from ..book import default_cache_dir
+from .api import API_NAMES, Api
 from .config import Config
 from .panels import (
     book,
@@ -116,5 +117,9 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
         for panel in page.panels():
             if hasattr(panel, "create_event_handlers"):
                 panel.create_event_handlers(page, ctx)
+        Api(ctx).register()
+    for fn in demo.fns.values():  # the page's own handlers: callable, but no part of the API's description
+        if fn.api_name not in API_NAMES:
+            fn.api_visibility = "undocumented"
     return demo
 

@@ -4,12 +4,14 @@ writes first after it. The model is a scripted one that knows the whole novel, a
 one: its search terms and its answer name characters the reader has not met yet, beside a sentence copied from
 its evidence. ``tests/test_leaks.py`` runs it on a few questions; ``benchmarks/leaks.py`` on hundreds.
 
-Surfaces: the answer (its text, quotes and citations), the conversation and trace as the page shows them, the
-Markdown and JSON exports, the character names list, the X-Ray of its characters and the story so far.
+Surfaces: the answer (its text, quotes and citations), the conversation, trace and charts as the page shows them,
+the Markdown and JSON exports, the API's answer record, the character names list, the X-Ray of its characters and
+the story so far.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -21,9 +23,14 @@ from ..book.names import found_names, names_for, story_text, written_as
 from ..book.story import recap, xray
 from ..methods.elite import PRESETS, Elite, Settings
 from ..models import Request, ScriptedLLM
+from ..records import answer_record
 
 SENTENCE_REF = re.compile(r"data-sid=['\"](\d+)|\"sentence_id\": (\d+)|\bS(\d{1,7})\b")
 """A sentence a surface cites, links or records: a link's ``data-sid``, a JSON record's id, an [S123] label."""
+
+
+SAYS = re.compile(r"\b(?!(?:chapter|book|part|volume|letter|section|stave)\b)[A-Za-z]{4,}", re.I)
+"""A chapter title that says more than its number: a word of four letters or more other than a part's name."""
 
 
 @dataclass
@@ -51,9 +58,12 @@ class Leaks:
 
 
 def late_names(book: Book, cut: Book) -> re.Pattern | None:
-    """The variants of the whole book's character names that the book up to ``cut``'s ceiling never writes."""
+    """The variants of the whole book's character names that the book up to ``cut``'s ceiling never writes, and
+    the titles of the chapters after it (those that say more than a number)."""
     seen = story_text(cut)
     late = {v for c in found_names(book).characters for v in c.variants if not re.search(rf"\b{written_as(v)}\b", seen)}
+    late |= {c.title for c in book.chapters[len(cut.chapters):] if SAYS.search(c.title)} - {
+        c.title for c in cut.chapters}
     if not late:
         return None
     return re.compile(r"\b(?:" + "|".join(map(written_as, sorted(late, key=len, reverse=True))) + r")\b")
@@ -96,7 +106,10 @@ def scan(book: Book, ceiling: str, questions: list[str], leaks: Leaks | None = N
         cited = [*(c.text for c in answer.citations), *(q.text for q in answer.quotes)]
         shown = {"answer": " ".join([answer.text, *cited]),
                  "conversation": render.chat(book, [turn]), "trace": render.trace_html(book, trace.events),
-                 "markdown export": render.markdown_export(book, trace), "json export": trace.to_json()}
+                 "markdown export": render.markdown_export(book, trace), "json export": trace.to_json(),
+                 "api": json.dumps(answer_record(cut, trace)),
+                 "charts": render.book_map(book, trace.events).to_json()
+                 + render.importance_figure(book, trace.events).to_json()}
         for surface, text in shown.items():
             leaks.add(surface, text, last, late, question)
     leaks.add("names", " | ".join(v for c in names.characters for v in [c.name, *c.variants]), last, late, "")

@@ -9,15 +9,24 @@ import threading
 import time
 from dataclasses import dataclass
 
-
-def page_values(client, api_name: str, typed: dict[str, object]) -> dict:
-    """A page endpoint's parameters as the page starts (each at its default), with ``typed`` (by the label of
-    its component) changed, as a reader would."""
-    endpoint = client.view_api(print_info=False, return_format="dict")["named_endpoints"][api_name]
-    return {p["parameter_name"]: typed.get(p["label"], p["parameter_default"]) for p in endpoint["parameters"]}
+import httpx
 
 
-def ask_values(client, question: str) -> dict:
+def every_endpoint(url: str) -> dict:
+    """Every named endpoint of the app at ``url``: the API's and the page's own (which the API's description leaves
+    out, and which stay callable)."""
+    return httpx.get(f"{url.rstrip('/')}/gradio_api/info", params={"all_endpoints": "true"}).json()["named_endpoints"]
+
+
+def page_values(client, api_name: str, typed: dict[str, object]) -> list:
+    """A page endpoint's arguments as the page starts (each at its default), with ``typed`` (by the label of
+    its component) changed, as a reader would; in order (a page endpoint, left out of the API's description,
+    takes no named arguments)."""
+    endpoint = every_endpoint(client.src)[api_name]
+    return [typed.get(p["label"], p["parameter_default"]) for p in endpoint["parameters"]]
+
+
+def ask_values(client, question: str) -> list:
     """``/on_ask``'s parameters with ``question`` typed."""
     return page_values(client, "/on_ask", {"Question": question})
 
@@ -38,15 +47,15 @@ class Visitor:
 
     def submit(self, question: str | None = None):
         """The reader's question (``question``, else their own) sent, not waited for: gradio_client's job."""
-        return self.client.submit(**ask_values(self.client, question or self.question), api_name="/on_ask")
+        return self.client.submit(*ask_values(self.client, question or self.question), api_name="/on_ask")
 
     def build(self):
         """The M-RAG index of the reader's book built with the page's settings, not waited for."""
-        return self.client.submit(**page_values(self.client, "/on_build", {}), api_name="/on_build")
+        return self.client.submit(*page_values(self.client, "/on_build", {}), api_name="/on_build")
 
-    def ask(self, values: dict) -> None:
+    def ask(self, values: list) -> None:
         started = time.perf_counter()
-        job = self.client.submit(**values, api_name="/on_ask")
+        job = self.client.submit(*values, api_name="/on_ask")
         job.result()
         self.seconds = time.perf_counter() - started
         self.said = shown(job.outputs(), "class='chat'")
@@ -71,7 +80,7 @@ def ask_at_once(readers: list[Visitor]) -> float:
     values = [ask_values(r.client, r.question) for r in readers]
     start = threading.Barrier(len(readers))
 
-    def asking(reader: Visitor, given: dict) -> None:
+    def asking(reader: Visitor, given: list) -> None:
         start.wait()
         reader.ask(given)
 

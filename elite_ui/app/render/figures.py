@@ -5,7 +5,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from ...book import Book
-from ...methods.trace import Event
+from ...methods.trace import Event, Kind
 from .common import colour, esc, grouped
 
 
@@ -18,17 +18,21 @@ def figure(traces: list[dict], layout: dict) -> go.Figure:
 
 
 def book_map(book: Book, events: list[Event]) -> go.Figure:
-    """The whole book as one axis (sentence positions, chapters marked) and where each iteration's hits fall."""
+    """The book as one axis (sentence positions, chapters marked) and where each iteration's hits fall; under
+    the run's spoiler ceiling, the book up to it (no later chapter's title shows)."""
     by = grouped(events)
     top = max([i for i in by if i > 0], default=1) + 0.5
+    ceiling = next((e.data.ceiling for e in events if e.kind == Kind.START), None)
+    end = ceiling.sentence + 1 if ceiling else len(book)
+    chapters = [c for c in book.chapters if c.first_sentence < end]
     xs, ys, titles = [], [], []
-    for chapter in book.chapters:
+    for chapter in chapters:
         xs += [chapter.first_sentence, chapter.first_sentence, None]
         ys += [0.5, top, None]
         titles += [chapter.title] * 2 + [None]
     traces = [dict(type="scatter", x=xs, y=ys, mode="lines", line=dict(width=1, color="rgba(120,120,120,0.3)"),
                    hovertext=titles, hoverinfo="text", name="chapters")]
-    marked = [c for c in book.chapters if c.kind != "front"]
+    marked = [c for c in chapters if c.kind != "front"]
     marked = marked[:: max(1, len(marked) // 12)]
     for iteration in sorted(i for i in by if i > 0):
         hits = [h for c in by[iteration]["collection"] for h in c.hits]
@@ -44,7 +48,7 @@ def book_map(book: Book, events: list[Event]) -> go.Figure:
                            hovertext=text, hoverinfo="text",
                            marker=dict(size=9, symbol="line-ns-open", color=colour(iteration))))
     return figure(traces, dict(title=dict(text="Where the hits fall in the book"), height=240,
-                               xaxis=dict(range=[0, max(len(book), 1)], tickvals=[c.first_sentence for c in marked],
+                               xaxis=dict(range=[0, max(end, 1)], tickvals=[c.first_sentence for c in marked],
                                           ticktext=[c.ref for c in marked], tickangle=-45),
                                yaxis=dict(title=dict(text="iteration"), dtick=1, range=[0.5, top]),
                                margin=dict(l=40, r=10, t=40, b=60), showlegend=False))
