@@ -4,13 +4,12 @@ one-line descriptions and the same JSON results (:mod:`elite_ui.records`). The p
 the API's description (``undocumented``: the page still calls them, and so may a program that insists).
 
 The page's guarantees hold. A book is reached only by the id :func:`open_book` gave: its content hash and the
-receipt this server signed for it, so a hash computed from a file opens nothing. Each caller (a ``gradio_client``
-client, or an MCP server's session) reading a book is a session of its own, as a browser tab is: one question at a
-time, a fair place in the model's line, the visitor limits of hosted mode (books opened a minute, X-Rays and recaps
-at once). Nothing beyond ``up_to`` is read, cited or named (the grounding check included). No call changes the
-model.
+receipt this server signed for it, so a hash computed from a file opens nothing. Each ``gradio_client`` client
+reading a book is a session of its own, as a browser tab is (Gradio's MCP server calls through one client of its
+own, so its MCP clients share one): one question at a time, a fair place in the model's line, the visitor limits
+of hosted mode (books opened a minute, X-Rays and recaps at once). Nothing beyond ``up_to`` is read, cited or named
+(the grounding check included). No call changes the model.
 """
-
 
 import threading
 from collections import OrderedDict

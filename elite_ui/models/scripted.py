@@ -9,7 +9,7 @@ from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import ModelError
+from ..errors import Cancelled, ModelError
 from .base import DEFAULT_CONTEXT, LLM, Completion, Request
 
 Script = Callable[[Request], str]
@@ -50,8 +50,11 @@ class ScriptedLLM(LLM):
 
     def _complete(self, request: Request) -> Completion:
         self.log.append(request)
-        if self.delay:
-            time.sleep(self.delay)
+        until = time.monotonic() + self.delay
+        while time.monotonic() < until:  # stopped (or, long work's call, preempted) while "thinking", as a real
+            if request.cancel is not None and request.cancel.is_set():  # model stops at its next token
+                raise Cancelled("stopped.")
+            time.sleep(min(0.02, max(0.0, until - time.monotonic())))
         if callable(self.replies):
             text = self.replies(request)
         else:
