@@ -663,6 +663,10 @@ def the_epub_and_the_pdf_with_conversations_of_their_own(page, txt, epub, pdf):
     page.wait_for_selector("#book-info:has-text('epub')", timeout=30000)
     assert page.locator("#chat .msg").count() == 0 and page.locator("#book-switch").is_visible()
     assert "Open another book" in page.inner_text("#upload")
+    assert "Ask a question about" in page.inner_text("#chat"), "no 'Load a book' once one is loaded"
+    assert page.input_value("#question textarea") == "", "nothing of the book before: its question,"
+    assert page.locator("#trace .iteration").count() == 0 and "Ask a question" in page.inner_text("#trace")
+    assert "Click a citation" in page.locator("#reader").text_content(), "its passage"
     ask(page, "Where does Toad live?")
     wait_done(page, 1)
     page.click("button[role=tab]:has-text('Notebook')")
@@ -691,6 +695,7 @@ def back_to_the_txt_with_a_ceiling_kept_across_a_reload(page, said):
     page.locator("li[role=option]").filter(has_text="The Wind in the Willows (txt)").click()
     page.wait_for_function(f"document.querySelectorAll('#chat .msg.user').length === {said}", timeout=30000)
     assert "txt" in page.inner_text("#book-info")
+    assert page.locator("#trace .iteration").count() >= 1, "the book's own last run is back in the Trace tab"
     page.fill("#ceiling textarea, #ceiling input", "chapter 3")
     runs = page.input_value("#run-select input")
     ask(page, "Where does Toad live?")

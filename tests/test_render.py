@@ -12,6 +12,7 @@ from elite_ui.app.panels.exports import export
 from elite_ui.app.panels.model_panel import note
 from elite_ui.app.render.common import colour
 from elite_ui.app.state import Model, Session
+from elite_ui.book import reading_ceiling
 from elite_ui.errors import ModelError
 from elite_ui.methods.elite import Elite, Settings
 from elite_ui.models import ModelChoice, ScriptedLLM
@@ -77,6 +78,9 @@ def test_chat_and_markdown_export(pride):
     markdown = render.markdown_export(pride, trace)
     assert markdown.startswith("# Who rents \\<Netherfield\\>") and "## Citations" in markdown
     assert "Iteration 2: judge sufficient" in markdown
+    assert "Asked of the whole book · method: ELITE · model: scripted" in markdown
+    cut = pride.up_to(*reading_ceiling(pride, "chapter 10"))
+    assert "Asked of the book up to chapter 10 " in render.markdown_export(pride, run(cut))
 
 
 HOSTILE = "<script>alert(1)</script> ![x](http://127.0.0.1:9/x.png) [click](javascript:alert(1)) <img src=x> $$x$$"
@@ -262,3 +266,19 @@ def test_quotes_clipped_text_notebook_labels_and_lists_read_as_they_should():
     shown = cited_answer(entry)
     assert shown.count("class='cite'") == 2 and "[ch. 3, S102]" in shown and "S495]." not in shown
     assert whole_sentences("The Rat rows. Who rows: 1. the Rat; 2. the Mole; 4.") == "The Rat rows."
+
+
+def test_a_readers_server_must_answer_and_offer_the_model_before_it_is_loaded(tmp_path):
+    from elite_ui.errors import ModelError
+    from elite_ui.models import ModelChoice
+    from elite_ui.testing.browser import free_port
+    from elite_ui.testing.server import BatchingServer
+
+    model = Model(Config(cache_dir=str(tmp_path)))
+    with pytest.raises(ModelError, match="did not list its models"):
+        model.load(ModelChoice("server", server=f"http://127.0.0.1:{free_port()}", name="default"))
+    assert model.llm is None and "ready" not in model.status
+    with BatchingServer(latency=0.0) as server:
+        with pytest.raises(ModelError, match="does not offer 'llama3'; it offers stub"):
+            model.load(ModelChoice("server", server=server.url, name="llama3"))
+        assert model.load(ModelChoice("server", server=server.url, name="stub")).startswith("ready: stub")

@@ -73,3 +73,14 @@ def test_under_a_ceiling_the_front_matter_is_not_searched_or_counted_unless_aske
     with_front = pride.up_to(last, label, front=True)
     assert {int(s) for s in with_front.index.postings("lydia")} & set(preface)
     assert read.ceiling.first == pride.first_read and with_front.ceiling.first == 0
+
+
+def test_a_long_heading_in_capitals_is_still_a_chapter(write_book):
+    long_title = ("CHAPTER III—THE ANKLE-CHAIN MUST HAVE UNDERGONE A CERTAIN PREPARATORY MANIPULATION TO BE THUS "
+                  "BROKEN WITH A BLOW FROM A HAMMER")
+    body = "The convict walked along the quay and looked at the ships in the harbour for a long while. " * 3
+    book = write_book("\n\n".join(["CHAPTER I—THE QUAY", body, "CHAPTER II—THE SHIP", body, long_title, body,
+                                   "CHAPTER IV—THE ROAD", body]))
+    assert len(long_title) > 120
+    assert [c.ref for c in book.chapters if c.kind == "chapter"] == ["ch. 1", "ch. 2", "ch. 3", "ch. 4"]
+    assert book.chapters[-2].title.startswith("CHAPTER III—THE ANKLE-CHAIN")

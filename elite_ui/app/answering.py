@@ -107,8 +107,8 @@ def answer_turn(page, ctx, session: Session, book: Book, said: str, question: st
                page.chat.status: "Stopped. Ask another question when you like."}
         return None
     except EliteError as exc:
-        turn.error = str(exc)
-        yield {page.chat.conversation: render.chat(book, session.turns), page.chat.status: f"**{md(str(exc))}**"}
+        turn.error = said = str(exc)[:1].upper() + str(exc)[1:]
+        yield {page.chat.conversation: render.chat(book, session.turns), page.chat.status: f"**{md(said)}**"}
         return None
     session.keep(trace, book)
     session.shown = len(session.traces) - 1

@@ -18,6 +18,7 @@ from ..methods import Prepared, Trace
 from ..methods.registry import METHODS, Tools
 from ..models import BACKENDS, LLM, Embed, MiniLMEmbedder, ModelChoice, open_model
 from ..models.capacity import Capacity, Share
+from ..models.openai import server_models
 from ..models.registry import chosen
 from . import notebook
 from .config import Config
@@ -53,6 +54,8 @@ class Model:
         cfg = self.config
         if visitor and cfg.hosted:
             raise ModelError("this hosted app's model is chosen by its host; visitors cannot change it.")
+        if visitor and choice.kind == "server":
+            answering(choice)
         with self.capacity.exclusive():
             old, self.llm = self.llm, open_model(replace(choice, n_ctx=cfg.n_ctx, script=cfg.scripted or "",
                                                          slots=cfg.parallel))
@@ -131,6 +134,16 @@ class Model:
         except (OSError, ValueError, KeyError, TypeError):
             return None
         return choice if choice.kind in BACKENDS and choice.kind != "scripted" else None
+
+
+def answering(choice: ModelChoice) -> None:
+    """A reader's server must answer before it replaces the model, and offer the model named (when it lists
+    any): a server that is down is said so at Load, not at the first question. (A host's server may start after
+    the app, so its choice is not checked.)"""
+    offered = server_models(choice.server, timeout=5.0)
+    if offered and choice.name.strip() and choice.name.strip() not in offered:
+        raise ModelError(f"the server does not offer {choice.name.strip()!r}; it offers "
+                         f"{', '.join(offered[:8])}{'…' if len(offered) > 8 else ''}.")
 
 
 @dataclass

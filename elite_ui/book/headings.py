@@ -14,6 +14,10 @@ CHAPTER_HEADING = re.compile(
 )
 
 
+PART_WORD = re.compile(r"\b(?:CHAPTER|BOOK|PART|VOLUME|LETTER|STAVE)\b")
+"""A part's name in capitals: a long line with several is a table of contents, not a heading."""
+
+
 CAPS_HEADING = re.compile(r"^(?=.*[A-Z]{2})[^a-z!?]{2,60}$")
 
 
@@ -24,13 +28,18 @@ CJK_HEADING = re.compile(r"^第[0-9一二三四五六七八九十百千零〇两
 
 
 def headings(text: str, paragraphs: list[tuple[int, int]]) -> list[tuple[str, int]]:
-    """Chapter starts: short paragraphs that read like a heading ("CHAPTER IV", "I. THE PRISON DOOR").
+    """Chapter starts: short paragraphs that read like a heading ("CHAPTER IV", "I. THE PRISON DOOR"), and long
+    ones in capitals that open with a part's name, once ("CHAPTER III—THE ANKLE-CHAIN MUST HAVE UNDERGONE A CERTAIN
+    PREPARATORY MANIPULATION...", not a table of contents).
 
     Books with fewer than three such headings (story collections) fall back to short all-capitals lines.
     """
     short = [(" ".join(text[a:b].split()), a) for a, b in paragraphs if b - a <= 120]
     found = [(line, a) for line, a in short
              if CHAPTER_HEADING.match(line) or ROMAN_HEADING.match(line) or CJK_HEADING.match(line)]
+    found += [(line, a) for line, a in ((" ".join(text[a:b].split()), a) for a, b in paragraphs if 120 < b - a <= 400)
+              if CHAPTER_HEADING.match(line) and not re.search(r"[a-z]", line) and len(PART_WORD.findall(line)) == 1]
+    found.sort(key=lambda heading: heading[1])
     if len(found) < 3:
         capitals = [(line, a) for line, a in short[3:] if CAPS_HEADING.match(line)]
         found = capitals if len(capitals) > len(found) else found

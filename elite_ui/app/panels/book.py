@@ -17,7 +17,7 @@ from ..inputs import choice
 from ..render import inert_markdown as md
 from ..state import Session
 from . import names as names_panel
-from . import trace
+from . import reader, story, trace
 
 LANGUAGES = ["en", "fr", "de", "es", "zh", "it", "pt", "nl", "ru"]
 """Languages the reader may read a book as (any Snowball language works; these are offered)."""
@@ -51,13 +51,23 @@ def create_ui(ctx) -> BookUI:
 
 
 def opened(page, ctx, session: Session) -> dict:
-    """What shows the open book: its card, its conversation, the books of the visit, its ceiling, its names."""
+    """What shows the open book: its card, its conversation, the books of the visit, its ceiling, its shown run;
+    nothing of the book before it (the question asked of it, its passage in the Reader)."""
     book = session.book
     return {page.session.state: session, page.book.card: render.book_card(book, hosted=ctx.config.hosted),
             page.book.upload: gr.File(value=None, label=ANOTHER),
             page.book.switch: gr.Dropdown(choices=session.books(), value=book.digest,
                                           visible=len(session.books()) > 1),
-            page.chat.conversation: render.chat(book, session.turns), page.chat.ceiling: session.ceiling_text}
+            page.chat.conversation: render.chat(book, session.turns), page.chat.ceiling: session.ceiling_text,
+            page.chat.question: "", page.reader.view: reader.EMPTY} | trace.shown_run(page, session) | story.fresh(
+        page, book)
+
+
+def opened_outputs(page) -> list:
+    """Everything :func:`opened` updates."""
+    return [page.session.state, page.book.card, page.book.upload, page.book.switch, page.chat.conversation,
+            page.chat.ceiling, page.chat.question, page.reader.view, page.trace.html, page.trace.importance,
+            page.trace.book_map, page.story.html, page.story.figure, page.story.shared]
 
 
 def whole_offered(page, ctx, book) -> dict:
@@ -128,7 +138,7 @@ def create_event_handlers(page, ctx) -> None:
                 page.names.box: names_panel.listed(ctx, session, session.ceiling_text),
                 page.chat.status: f"*{md(session.book.title)}* is read as {session.book.lexicon.name}."}
 
-    shown = [state, ui.card, ui.upload, ui.switch, page.chat.conversation, page.chat.ceiling, page.chat.status]
+    shown = [*opened_outputs(page), page.chat.status]
     reading = {"concurrency_limit": ctx.config.uploads, "concurrency_id": "book"}
     for event in (ui.upload.upload(on_upload, [ui.upload, state], shown, **reading),
                   ui.sample.click(on_sample, state, shown, **reading),

@@ -44,9 +44,12 @@ class LinksUI:
     go: gr.Button
 
 
+EMPTY = "<div class='reader'>Click a citation to read it in place.</div>"
+
+
 def create_ui(ctx) -> ReaderUI:
     with gr.Tab("Reader", id="reader-tab", elem_id="reader-tab"):
-        return ReaderUI(gr.HTML("<div class='reader'>Click a citation to read it in place.</div>", elem_id="reader"),
+        return ReaderUI(gr.HTML(EMPTY, elem_id="reader"),
                         gr.Button("Save this passage to the notebook", size="sm", elem_id="save-quote"),
                         gr.Button("Ask about this passage (the selected text, or the paragraph shown)", size="sm",
                                   elem_id="ask-about"),

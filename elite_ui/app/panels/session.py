@@ -15,7 +15,7 @@ from ..receipts import kept_secret
 from ..render import inert_markdown as md
 from ..state import Session, Shelved
 from . import names as names_panel
-from .book import opened
+from .book import opened, opened_outputs
 
 DIGEST = re.compile(r"[0-9a-f]{64}")
 
@@ -35,8 +35,7 @@ def create_ui(ctx) -> SessionUI:
 
 def create_event_handlers(page, ctx) -> None:
     state = page.session.state
-    outputs = [state, page.book.card, page.book.upload, page.book.switch, page.chat.conversation, page.chat.ceiling,
-               page.notebook.view, page.names.box, page.chat.status]
+    outputs = [*opened_outputs(page), page.notebook.view, page.names.box, page.chat.status]
 
     def on_page_load(saved, session: Session, request: gr.Request):
         """Bring back the session the browser kept: the open book (from the parsed-book cache) with its

@@ -14,6 +14,7 @@ from ...methods.recap import Recaps
 from .. import notebook
 from ..answering import one_build, releases_stop
 from ..inputs import text
+from ..render import esc
 from ..render import inert_markdown as md
 from ..render.story import recap_html, together_html, written_html, xray_figure, xray_html
 from ..state import Session
@@ -38,6 +39,17 @@ class StoryUI:
     go: gr.Button
 
 
+def invitation(book) -> str:
+    """What the Story tab says before it shows anything of ``book`` (or of none yet)."""
+    ask = f"Ask for <i>{esc(book.title)}</i>'s story so far" if book else "Load a book, then ask for the story so far"
+    return f"<div class='story'>{ask} or a character's X-Ray; both stop at your spoiler ceiling.</div>"
+
+
+def fresh(page, book) -> dict:
+    """The Story tab for a book just opened: nothing of the book before it."""
+    return {page.story.html: invitation(book), page.story.figure: gr.update(visible=False), page.story.shared: ""}
+
+
 def create_ui(ctx) -> StoryUI:
     demo = ctx.model.choice is None or ctx.model.choice.kind in ("embedded", "scripted")
     with gr.Tab("Story", id="story-tab", elem_id="story-tab"):
@@ -54,8 +66,7 @@ def create_ui(ctx) -> StoryUI:
             xray_button = gr.Button("X-Ray", elem_id="xray", scale=1)
         save = gr.Button("Save to the notebook", size="sm", elem_id="save-story")
         return StoryUI(how, last, recap_button, character, xray_button, save,
-                       gr.HTML("<div class='story'>Load a book, then ask for the story so far or a character's "
-                               "X-Ray; both stop at your spoiler ceiling.</div>", elem_id="story"),
+                       gr.HTML(invitation(None), elem_id="story"),
                        gr.Plot(visible=False, elem_id="xray-plot"), gr.HTML(elem_id="xray-shared"),
                        gr.Textbox(elem_id="xray-pick", visible="hidden"),
                        gr.Button("go", elem_id="xray-go", visible="hidden"))

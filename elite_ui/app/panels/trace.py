@@ -33,6 +33,18 @@ class TraceUI:
     """The event of an edited search (which Stop cancels), once wired."""
 
 
+EMPTY = "<div class='trace empty'>Ask a question: how its answer is found shows here, stage by stage.</div>"
+
+
+def shown_run(page, session: Session) -> dict:
+    """The trace panel as the open book's shown run draws it (the empty panel when it has none yet)."""
+    if session.book is not None and session.traces:
+        events = session.traces[session.shown].events
+        return {page.trace.html: render.trace_html(session.book, events)} | charts(page, session.book, events)
+    hidden = gr.update(visible=False)
+    return {page.trace.html: EMPTY, page.trace.importance: hidden, page.trace.book_map: hidden}
+
+
 def create_ui(ctx) -> TraceUI:
     with gr.Tab("Trace", id="trace-tab"):
         runs = gr.Dropdown([], label="Show the trace of run", elem_id="run-select")
@@ -44,8 +56,7 @@ def create_ui(ctx) -> TraceUI:
                               elem_id="pins")
             rerun = gr.Button("Search again", elem_id="rerun")
         return TraceUI(runs, iteration, terms, pins, rerun,
-                       gr.HTML("<div class='trace empty'>Ask a question: how its answer is found shows here, stage "
-                               "by stage.</div>", elem_id="trace"),
+                       gr.HTML(EMPTY, elem_id="trace"),
                        gr.Plot(label="Importance", elem_id="importance-plot", visible=False),
                        gr.Plot(label="Book map", elem_id="book-map", visible=False))
 

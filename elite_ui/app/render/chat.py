@@ -12,7 +12,9 @@ from .common import cite_link, esc, linked, quoted
 def chat(book: Book | None, turns: list[Turn]) -> str:
     """The conversation: each turn's question, its answer (streaming or final) with citation links."""
     if not turns:
-        return "<div class='chat empty'>Load a book, then ask a question about it.</div>"
+        said = (f"Ask a question about <i>{esc(book.title)}</i>: first comes what the book says, then the answer."
+                if book else "Load a book, then ask a question about it.")
+        return f"<div class='chat empty'>{said}</div>"
     parts = ["<div class='chat'>"]
     for turn in turns:
         options = "".join(f"<li><span class='label'>{esc(k)}</span> {esc(v)}</li>" for k, v in turn.options.items())

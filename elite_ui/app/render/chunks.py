@@ -18,7 +18,8 @@ def trace_html(book: Book, events: list[Event]) -> str:
             f"<td>{c.score:.3f}</td>"
             f"<td>{clipped(book.span_text(c.first, c.last), 240)}</td></tr>"
             for n, c in enumerate(retrieval.chunks, 1) if c.last < len(book))
-        parts.append(f"<div class='retrieval'><b>{esc(label)}</b>: {len(retrieval.chunks)} chunks placed "
+        placed = len(retrieval.chunks)
+        parts.append(f"<div class='retrieval'><b>{esc(label)}</b>: {placed} chunk{'s' * (placed != 1)} placed "
                      f"({retrieval.seconds * 1000:.0f} ms)<table><tr><th>#</th><th>sentences</th><th>score</th>"
                      f"<th>text</th></tr>{rows}</table></div>")
     parts.append(totals_line(events))

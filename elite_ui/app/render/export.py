@@ -5,15 +5,20 @@ from __future__ import annotations
 import json
 
 from ...book import Book
+from ...methods.registry import METHODS
 from ...methods.trace import Kind, Trace
 from .common import inert_markdown as md
 
 
 def markdown_export(book: Book, trace: Trace) -> str:
     """A question with its answer, citations and a per-iteration summary, as Markdown."""
-    answer = trace.answer
+    answer, starts = trace.answer, trace.of(Kind.START)
     lines = [f"# {md(trace.question)}", "", f"*{md(book.title)}*" + (f" by {md(book.author)}" if book.author else ""),
              ""]
+    if starts:
+        start = starts[0].data
+        read = f"the book up to {start.ceiling.label}" if start.ceiling and start.ceiling.label else "the whole book"
+        lines += [f"Asked of {md(read)} · method: {md(METHODS[start.strategy].label)} · model: {md(start.model)}", ""]
     if answer:
         if answer.quotes:
             lines += ["## What the book says", ""] + [f"> {md(' '.join(q.text.split()))} — **{q.label}**\n"

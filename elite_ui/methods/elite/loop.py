@@ -21,7 +21,7 @@ from .. import prompts
 from ..base import Engine, Prepared, chosen_answer
 from ..lexical import RANKINGS, Target, smoothed, span_bm25, targets
 from ..lexical import chunks as chunk_spans
-from ..parsing import parse_choice, parse_sentence_ids, parse_terms, parse_verdict
+from ..parsing import parse_choice, parse_sentence_ids, parse_terms, parse_verdict, whole_sentences
 from ..trace import (
     Answer,
     Chunk,
@@ -151,6 +151,7 @@ class Elite(Engine):
             reply = yield from self.call("judge", prompts.judge(search.question, search.options, listing, asked),
                                          search.iteration, max_tokens=48 + 10 * asked)
             sufficient, reason = parse_verdict(reply)
+            reason = whole_sentences(reason) if reason else reason  # a reply cut by its length ends where it was cut
             search.verdict = Verdict(s.judge_default if sufficient is None else sufficient, self.unread(reason),
                                      sufficient is not None)
             proposed = parse_terms(reply.strip().partition("\n")[2], s.max_terms) if asked else []
