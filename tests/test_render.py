@@ -14,7 +14,7 @@ from elite_ui.app.render.common import colour
 from elite_ui.app.state import Model, Session
 from elite_ui.book import reading_ceiling
 from elite_ui.errors import ModelError
-from elite_ui.methods.elite import Elite, Settings
+from elite_ui.methods.elite import PRESETS, Elite, Settings
 from elite_ui.models import ModelChoice, ScriptedLLM
 
 from .conftest import trigram_embed
@@ -282,3 +282,28 @@ def test_a_readers_server_must_answer_and_offer_the_model_before_it_is_loaded(tm
         with pytest.raises(ModelError, match="does not offer 'llama3'; it offers stub"):
             model.load(ModelChoice("server", server=server.url, name="llama3"))
         assert model.load(ModelChoice("server", server=server.url, name="stub")).startswith("ready: stub")
+
+
+def test_what_the_book_says_shows_before_the_answer_is_written(pride):
+    from elite_ui.methods.trace import Kind
+
+    engine = Elite(ScriptedLLM({"terms": ["Netherfield"], "answer": ["Mr. Bingley takes it [S600]."]}),
+                   PRESETS["laptop"], embed=trigram_embed)
+    kinds = [e.kind for e in engine.ask(pride, "Who takes Netherfield?")]
+    assert kinds.index(Kind.QUOTES) < kinds.index(Kind.ANSWER_DELTA) < kinds.index(Kind.ANSWER)
+    quotes = next(e.data.quotes for e in engine.ask(pride, "Who takes Netherfield?") if e.kind == Kind.QUOTES)
+    turn = Turn("Who takes Netherfield?", quotes=quotes)
+    page = render.chat(pride, [turn])
+    assert "What the book says" in page and "being written" in page and page.count("<blockquote>") == len(quotes)
+    assert Elite(ScriptedLLM({"terms": ["Netherfield"]}), PRESETS["laptop"], embed=trigram_embed).run(
+        pride, "Who takes Netherfield?").answer.quotes == quotes, "the answer keeps the quotes shown before it"
+
+
+def test_a_turn_kept_by_the_browser_keeps_what_the_grounding_check_did():
+    from elite_ui.methods.trace import Answer
+
+    turn = Turn("Who?", answer=Answer("Darcy. Wickham.", checked=2, unsupported=["Wickham."]))
+    again = Turn.from_record(turn.record())
+    assert (again.answer.checked, again.answer.unsupported) == (2, ["Wickham."])
+    hostile = turn.record() | {"answer": turn.record()["answer"] | {"unsupported": "x", "checked": True}}
+    assert Turn.from_record(hostile).answer.unsupported == [] and Turn.from_record(hostile).answer.checked == 0

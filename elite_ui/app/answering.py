@@ -153,6 +153,10 @@ def events(page, session: Session, turn: Turn, trace: Trace, book: Book, steps):
         if event.kind == Kind.QUEUE:
             yield {page.chat.status: status_line(event)}
             continue
+        if event.kind == Kind.QUOTES:
+            turn.quotes = event.data.quotes
+            yield {page.chat.conversation: render.chat(book, session.turns), page.chat.status: status_line(event)}
+            continue
         if event.kind == Kind.LLM_CALL:
             continue
         if event.kind == Kind.ANSWER:

@@ -64,6 +64,8 @@ class Turn:
     question: str
     options: dict[str, str] = field(default_factory=dict)
     partial: str = ""
+    quotes: list[Citation] = field(default_factory=list)
+    """What the book says, shown while the answer is being written."""
     answer: Answer | None = None
     error: str = ""
     stopped: bool = False
@@ -80,7 +82,8 @@ class Turn:
             a = self.answer
             record["answer"] = {"text": a.text, "evidence": a.evidence, "caveat": a.caveat,
                                 "citations": [[c.sentence_id, c.label, c.text, c.automatic] for c in a.citations],
-                                "quotes": [[c.sentence_id, c.label, c.text, c.automatic] for c in a.quotes]}
+                                "quotes": [[c.sentence_id, c.label, c.text, c.automatic] for c in a.quotes],
+                                "checked": a.checked, "left_out": a.left_out, "unsupported": a.unsupported}
         return record
 
     @classmethod
@@ -94,10 +97,22 @@ class Turn:
             saved = record["answer"]
             turn.answer = Answer(str(saved.get("text", "")), citations(saved.get("citations", [])),
                                  evidence=[int(s) for s in saved.get("evidence", [])],
-                                 quotes=citations(saved.get("quotes", [])), caveat=str(saved.get("caveat", "")))
+                                 quotes=citations(saved.get("quotes", [])), caveat=str(saved.get("caveat", "")),
+                                 checked=count(saved.get("checked")), left_out=count(saved.get("left_out")),
+                                 unsupported=[s for s in listed(saved.get("unsupported")) if isinstance(s, str)])
         else:
             turn.stopped = True
         return turn
+
+
+def listed(value) -> list:
+    """A list a browser sent back (anything else is empty)."""
+    return value if isinstance(value, list) else []
+
+
+def count(value) -> int:
+    """A count a browser sent back (anything else is 0)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 10_000 else 0
 
 
 def citations(saved: list) -> list[Citation]:

@@ -25,7 +25,7 @@ from . import prompts
 from .grounding import Grounding, grounded, unread
 from .lexical import best_sentences, bm25_scores, targets
 from .parsing import clean_answer, parse_choice, parse_sentence_ids, whole_sentences, without_labels
-from .trace import Answer, Citation, Delta, Done, Event, Kind, LLMCall, Queue, Start, Trace
+from .trace import Answer, Citation, Delta, Done, Event, Kind, LLMCall, Queue, Quoted, Start, Trace
 
 
 @dataclass(frozen=True)
@@ -279,8 +279,17 @@ class Engine:
     def answer_from(self, book: Book, question: str, options: dict[str, str] | None, context: str,
                     evidence: list[int], iteration: int = 1, prompt=prompts.answer):
         """One answering call on ``context`` (put into ``prompt``): the chosen option for a multiple-choice
-        question, else a written answer with its citations."""
+        question, else a written answer with its citations; what the book says (its quotes) is yielded first."""
         messages = prompt(question, options, context or "(nothing found)")
+        quotes = self.quotes(book, question, options, evidence)
+        yield Event(Kind.QUOTES, iteration, Quoted(quotes))
+        answer = yield from self.chosen_or_written(book, question, options, messages, evidence, iteration)
+        answer.quotes = quotes
+        return answer
+
+    def chosen_or_written(self, book: Book, question: str, options: dict[str, str] | None, messages: list[dict],
+                          evidence: list[int], iteration: int):
+        """The chosen option for a multiple-choice question, else a written answer with its citations."""
         if options:
             reply = yield from self.call("answer", messages, iteration, max_tokens=12)
             choice = parse_choice(reply, options)

@@ -351,6 +351,16 @@ class Progress:
 
 
 @dataclass
+class Quoted:
+    """What the book says, its best evidence sentences, known before the answer is written (for live display, so
+    the reader reads them meanwhile; the answer holds them in the trace)."""
+
+    quotes: list[Citation]
+
+    doing: ClassVar[str] = "what the book says found; the answer is being written"
+
+
+@dataclass
 class Delta:
     """A piece of a reply as it is written (for live display; not kept in the trace)."""
 
@@ -405,6 +415,7 @@ class Kind(StrEnum):
     ASSEMBLY = "assembly"
     AUDIT = "audit"
     LLM_CALL = "llm_call"
+    QUOTES = "quotes"
     ANSWER_DELTA = "answer_delta"
     WARNING = "warning"
     ANSWER = "answer"
@@ -418,7 +429,7 @@ PAYLOADS: dict[Kind, type] = {
     Kind.START: Start, Kind.TERMS: Terms, Kind.COLLECTION: Collection, Kind.CHUNKS: Chunks,
     Kind.IMPORTANCE: Chunk, Kind.JUDGE: Verdict, Kind.EXPLORATION: Exploration, Kind.TRIM: Trim,
     Kind.COUNT: Count, Kind.EDIT: EditMade, Kind.RETRIEVAL: Retrieval, Kind.ASSEMBLY: Assembly,
-    Kind.AUDIT: Audit, Kind.LLM_CALL: LLMCall, Kind.ANSWER_DELTA: Delta, Kind.WARNING: Notice,
+    Kind.AUDIT: Audit, Kind.LLM_CALL: LLMCall, Kind.QUOTES: Quoted, Kind.ANSWER_DELTA: Delta, Kind.WARNING: Notice,
     Kind.ANSWER: Answer, Kind.DONE: Done, Kind.INDEX_PROGRESS: Progress, Kind.QUEUE: Queue,
 }
 """The payload type of each kind (``window`` carries M-RAG's ``Window``, registered by that module). A payload
@@ -426,7 +437,7 @@ describes itself once: ``doing``, what the status line says after its kind ("sea
 ``said()``, the line the command line prints of it."""
 
 
-LIVE = {Kind.ANSWER_DELTA, Kind.QUEUE}
+LIVE = {Kind.QUOTES, Kind.ANSWER_DELTA, Kind.QUEUE}
 """Kinds shown while a question runs and not kept in its trace."""
 
 

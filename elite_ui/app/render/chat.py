@@ -27,7 +27,10 @@ def chat(book: Book | None, turns: list[Turn]) -> str:
         elif turn.stopped:
             body = f"{esc(turn.partial)} <span class='stopped'>Stopped before the answer was done.</span>"
         else:
-            body = esc(turn.partial) or "<i>Searching the book…</i>"
+            writing = f"<div class='model-answer'><span class='label'>The model's answer</span> {esc(turn.partial)}" \
+                      f"<i>{'' if turn.partial else 'being written…'}</i></div>"
+            body = (quoted_block(book, turn.quotes) + writing if turn.quotes else
+                    esc(turn.partial) or "<i>Searching the book…</i>")
         parts.append(f"<div class='msg bot'>{body}</div>")
     parts.append("</div>")
     return "".join(parts)
@@ -49,6 +52,14 @@ def marked(text: str, unsupported: list[str], book: Book | None) -> str:
     return "".join(out) + shown(text[last:])
 
 
+def quoted_block(book: Book | None, quotes: list) -> str:
+    """What the book says: the best evidence sentences, quoted and cited."""
+    shown = "".join(f"<blockquote>{quoted(q.text)} "
+                    f"{cite_link(book, q.sentence_id) if book else esc('[' + q.label + ']')}</blockquote>"
+                    for q in quotes)
+    return f"<div class='quotes'><span class='label'>What the book says</span>{shown}</div>"
+
+
 def answered(book: Book | None, answer: Answer) -> str:
     """An answer: first what the book says (its best evidence sentences, quoted and cited), then the model's
     answer with its citations, then the caveat when the search was judged insufficient."""
@@ -60,8 +71,5 @@ def answered(book: Book | None, answer: Answer) -> str:
                      if note)
     if not answer.quotes:
         return text + caveat
-    shown = "".join(f"<blockquote>{quoted(q.text)} "
-                    f"{cite_link(book, q.sentence_id) if book else esc('[' + q.label + ']')}</blockquote>"
-                    for q in answer.quotes)
-    return (f"<div class='quotes'><span class='label'>What the book says</span>{shown}</div>"
+    return (quoted_block(book, answer.quotes) +
             f"<div class='model-answer'><span class='label'>{answer.heading}</span> {text}</div>{caveat}")

@@ -33,6 +33,7 @@ from ..trace import (
     Kind,
     Notice,
     Placed,
+    Quoted,
     Retrieval,
     Sample,
     Term,
@@ -356,6 +357,7 @@ class Elite(Engine):
         quotes = self.quotes(book, question, options, kept)
         if not generate:
             return Answer("", evidence=kept, quotes=quotes)
+        yield Event(Kind.QUOTES, iteration, Quoted(quotes))
         evidence = listing if kept == candidates else self.listing(book, kept, chunks)
         messages = prompts.answer(question, options, evidence)
         if options:
