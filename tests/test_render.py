@@ -307,3 +307,11 @@ def test_a_turn_kept_by_the_browser_keeps_what_the_grounding_check_did():
     assert (again.answer.checked, again.answer.unsupported) == (2, ["Wickham."])
     hostile = turn.record() | {"answer": turn.record()["answer"] | {"unsupported": "x", "checked": True}}
     assert Turn.from_record(hostile).answer.unsupported == [] and Turn.from_record(hostile).answer.checked == 0
+
+
+def test_each_iteration_opens_with_one_plain_sentence(pride):
+    trace = run(pride)
+    said = re.findall(r"<p class='plain'>(.*?)</p>", render.trace_html(pride, trace.events))
+    assert len(said) == trace.totals()["iterations"] == 2
+    assert said[0].startswith("Searched for Netherfield, Bingley: ") and "sentences matched" in said[0]
+    assert said[0].endswith("the judge found them not enough.") and said[1].endswith("found them enough.")

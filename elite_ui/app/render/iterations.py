@@ -43,7 +43,8 @@ def iteration_block(book: Book, iteration: int, stage: dict, edit: EditMade | No
     if verdict is not None:
         title += " · " + ("sufficient" if verdict.sufficient else "not sufficient")
     parts = [f"<details open class='iteration' data-iteration='{iteration}'><summary><span class='swatch' "
-             f"style='background:{colour(iteration)}'></span>{title}</summary>"]
+             f"style='background:{colour(iteration)}'></span>{title}</summary>"
+             f"<p class='plain'>{esc(in_words(stage, verdict))}</p>"]
     parts += [count_block(book, count) for count in stage["count"]]
     for terms in stage["terms"]:
         parts.append(f"<div class='terms'><b>Terms</b> {chips(terms.new, tried)}</div>")
@@ -70,6 +71,27 @@ def iteration_block(book: Book, iteration: int, stage: dict, edit: EditMade | No
         parts.append(f"<div class='trim'><b>Evidence kept</b> ({how}): {kept}</div>")
     parts += [stage_costs(stage["llm_call"]), "</details>"]
     return "".join(parts)
+
+
+def in_words(stage: dict, verdict) -> str:
+    """What an iteration did, in one plain sentence ("Searched for toad, hall, live: 48 sentences matched, 12
+    passages kept; the judge found them enough."), for someone watching rather than debugging."""
+    said = []
+    terms = [t.text for terms in stage["terms"] for t in terms.new if t.in_book]
+    if stage["count"]:
+        count = stage["count"][0]
+        said.append(f"Counted “{count.phrase}” in every form: {count.total} time{'s' * (count.total != 1)}")
+    elif terms:
+        said.append(f"Searched for {', '.join(terms[:8])}{'…' if len(terms) > 8 else ''}")
+    matched = sum(len(c.hits) for c in stage["collection"])
+    kept = sum(len(c.chunks) for c in stage["chunks"])
+    if stage["collection"]:
+        said.append(f"{matched} sentence{'s' * (matched != 1)} matched"
+                    + (f", {kept} passage{'s' * (kept != 1)} kept" if stage["chunks"] else ""))
+    sentence = ": ".join(said) or "Nothing new was searched"
+    if verdict is not None:
+        sentence += f"; the judge found them {'enough' if verdict.sufficient else 'not enough'}"
+    return sentence + "."
 
 
 def fused_line(book: Book, retrieval: Retrieval) -> str:
