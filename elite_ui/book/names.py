@@ -184,7 +184,7 @@ def found_names(book: Book) -> NameIndex:
 
 
 def written_as(name: str) -> str:
-    """A pattern for ``name`` as a book may write it, its words apart by any spacing ("Miss\nBessie")."""
+    """A pattern for ``name`` as a book may write it, its words apart by any spacing (a line break too)."""
     return r"\s+".join(map(re.escape, name.split()))
 
 

@@ -56,18 +56,21 @@ def unread(book: Book, text: str) -> str:
     """``text`` (what a model wrote: its search terms, its judgement, its reply as the trace keeps it) with each
     name the book as read so far never writes (or never writes so: "Mrs. Gardiner" where only "my brother
     Gardiner" came yet, "Fairfax Rochester" where only Mrs. Fairfax and Mr. Rochester did) replaced by
-    :data:`UNREAD`, when the book is cut at a spoiler ceiling: a model
-    that knows a famous novel may name who comes later."""
+    :data:`UNREAD`, when the book is cut at a spoiler ceiling: a model that knows a famous novel may name who
+    comes later."""
     if book.ceiling is None:
         return text
-    known, read = book.index.vocabulary, story_text(book)
+    known, read = book.index.vocabulary, []
 
     def shown(m: re.Match) -> str:
         title, *names = m.groups()
         names = [n for n in names if n]
-        phrase = r"\s+".join([*([rf"{title}\.?"] if title else []), *names])
-        written = all(n.lower() in known for n in names) and (
-            (len(names) == 1 and not title) or re.search(rf"\b{phrase}\b", read))
+        written = all(n.lower() in known for n in names)
+        if written and (title or len(names) > 1):  # the phrase as a whole, in the text read (taken once)
+            if not read:
+                read.append(story_text(book))
+            phrase = r"\s+".join([*([rf"{title}\.?"] if title else []), *names])
+            written = bool(re.search(rf"\b{phrase}\b", read[0]))
         return m.group(0) if written else m.group(0)[: m.start(2) - m.start(0)] + UNREAD
 
     return CAPITALISED.sub(shown, text)
@@ -91,8 +94,8 @@ def support(book: Book, sentence: str, pool: str, pool_sentences: list[str], emb
     """The words of ``sentence`` its evidence ``pool`` (the cited sentences and the question) does not hold, or
     [] when it is supported. A name (a capitalised word inside the sentence, or opening it when ``names`` knows
     it) is held when the pool writes it, or another name of the same character (``names``: "Miss Fairfax" holds
-    "Jane"); a number must be written (a count worked out from several sentences
-    is the counting path's, which cites every occurrence)."""
+    "Jane"); a number must be written (a count worked out from several sentences is the counting path's, which
+    cites every occurrence)."""
     plain = re.sub(r"\[\s*S\s?\d{1,7}\s*\]", " ", sentence)
     held = set(book.lexicon.words(pool))
 
