@@ -123,7 +123,7 @@ def create_event_handlers(page, ctx) -> None:
 
     def on_book(session: Session):
         """After the card shows: the book's character names up to its ceiling (0.5 s for the longest novel)."""
-        return {state: session, page.names.box: names_panel.listed(ctx, session, session.ceiling_text)}
+        return {state: session} | names_panel.listed(page, ctx, session, session.ceiling_text)
 
     def on_language(code, session: Session):
         book, code = session.book, choice(code, ["detected", *LANGUAGES])
@@ -135,15 +135,15 @@ def create_event_handlers(page, ctx) -> None:
             session.book.stats["detected"] = book.stats.get("detected", book.language)
             session.names = None
         return {state: session, ui.card: render.book_card(session.book, hosted=ctx.config.hosted),
-                page.names.box: names_panel.listed(ctx, session, session.ceiling_text),
-                page.chat.status: f"*{md(session.book.title)}* is read as {session.book.lexicon.name}."}
+                page.chat.status: f"*{md(session.book.title)}* is read as {session.book.lexicon.name}."
+                } | names_panel.listed(page, ctx, session, session.ceiling_text)
 
     shown = [*opened_outputs(page), page.chat.status]
     reading = {"concurrency_limit": ctx.config.uploads, "concurrency_id": "book"}
     for event in (ui.upload.upload(on_upload, [ui.upload, state], shown, **reading),
                   ui.sample.click(on_sample, state, shown, **reading),
                   ui.switch.input(on_switch, [ui.switch, state], shown, **reading)):
-        named = event.then(on_book, state, [state, page.names.box], concurrency_limit=None)
+        named = event.then(on_book, state, [state, *names_panel.outputs(page)], concurrency_limit=None)
         trace.refresh_after(named, page, ctx).then(lambda: "detected", None, ui.language, concurrency_limit=None)
-    ui.language.input(on_language, [ui.language, state], [state, ui.card, page.names.box, page.chat.status],
+    ui.language.input(on_language, [ui.language, state], [state, ui.card, *names_panel.outputs(page), page.chat.status],
                       concurrency_limit=None)

@@ -42,10 +42,20 @@ def shown_names(ctx, session: Session, ceiling) -> NameIndex | None:
     return session.names_in(book, ctx.cache_dir)
 
 
-def listed(ctx, session: Session, ceiling):
-    """What the names box shows at ``ceiling`` (left as it is where no names can be shown)."""
+def listed(page, ctx, session: Session, ceiling) -> dict:
+    """The names box and the X-Ray's choice of character at ``ceiling`` (both left as they are where no names
+    can be shown): found once, for both."""
     names = shown_names(ctx, session, ceiling)
-    return names.as_text() if names is not None else gr.skip()
+    if names is None:
+        return {page.names.box: gr.skip()}
+    picks = [c.name for c in names.characters]
+    return {page.names.box: names.as_text(),
+            page.story.character: gr.update(choices=picks, value=picks[0] if picks else None)}
+
+
+def outputs(page) -> list:
+    """What :func:`listed` updates."""
+    return [page.names.box, page.story.character]
 
 
 def create_event_handlers(page, ctx) -> None:
@@ -64,7 +74,8 @@ def create_event_handlers(page, ctx) -> None:
         return session, (f"{len(session.names.characters)} characters; a term naming one also searches its other "
                          f"names. Kept {kept}.")
 
-    ui.apply.click(on_apply_names, [ui.box, state], [state, page.chat.status], concurrency_limit=None)
-    for moved in (page.chat.ceiling.submit, page.chat.ceiling.blur):
-        moved(lambda ceiling, session: listed(ctx, session, ceiling), [page.chat.ceiling, state], ui.box,
-              concurrency_limit=None)
+    applied = ui.apply.click(on_apply_names, [ui.box, state], [state, page.chat.status], concurrency_limit=None)
+    # the names are found once when the ceiling moves or a list is applied, not at every key typed into the box
+    for changed in (page.chat.ceiling.submit, page.chat.ceiling.blur, applied.then):
+        changed(lambda ceiling, session: listed(page, ctx, session, ceiling), [page.chat.ceiling, state],
+                outputs(page), concurrency_limit=None)

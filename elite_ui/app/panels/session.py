@@ -35,7 +35,7 @@ def create_ui(ctx) -> SessionUI:
 
 def create_event_handlers(page, ctx) -> None:
     state = page.session.state
-    outputs = [*opened_outputs(page), page.notebook.view, page.names.box, page.chat.status]
+    outputs = [*opened_outputs(page), page.notebook.view, *names_panel.outputs(page), page.chat.status]
 
     def on_page_load(saved, session: Session, request: gr.Request):
         """Bring back the session the browser kept: the open book (from the parsed-book cache) with its
@@ -67,7 +67,7 @@ def create_event_handlers(page, ctx) -> None:
                  "the book could not be reopened; upload it again" if saved.get("book") else "no book")
         status = (f"Session restored: {found}; questions: {len(session.turns)}, notebook entries: "
                   f"{len(session.notebook)}. Runs and their traces are not kept across a reload.")
-        shown = (opened(page, ctx, session) | {page.names.box: names_panel.listed(ctx, session, session.ceiling_text)}
+        shown = (opened(page, ctx, session) | names_panel.listed(page, ctx, session, session.ceiling_text)
                  if book else {state: session, page.chat.conversation: render.chat(None, session.turns)})
         return shown | {page.notebook.view: render.notebook_html(session.notebook), page.chat.status: status}
 

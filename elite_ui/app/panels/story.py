@@ -19,7 +19,6 @@ from ..render import inert_markdown as md
 from ..render.story import recap_html, together_html, written_html, xray_figure, xray_html
 from ..state import Session
 from . import notebook as notebook_panel
-from .names import shown_names
 
 
 @dataclass
@@ -192,16 +191,10 @@ def create_event_handlers(page, ctx) -> None:
         (_, character, other), passages = shared
         return {ui.shared: together_html(book, character.name, other.name, passages, until)}
 
-    def on_names(ceiling, session: Session):
-        names = shown_names(ctx, session, ceiling)
-        listed = [c.name for c in names.characters] if names else []
-        return gr.Dropdown(choices=listed, value=listed[0] if listed else None)
-
     shown = [state, ui.html, ui.figure, ui.shared, chat.status]
     ui.recap.click(on_recap, [ui.how, ui.last, chat.ceiling, state], [*shown, chat.stop],
                    concurrency_limit=None)
     ui.xray.click(on_xray, [ui.character, chat.ceiling, state], shown, concurrency_limit=None)
     ui.go.click(on_together, [ui.pick, chat.ceiling, state], [ui.shared, chat.status],
                 concurrency_limit=None)
-    page.names.box.change(on_names, [chat.ceiling, state], ui.character, concurrency_limit=None)
     notebook_panel.on_save(page, ctx, ui.save, lambda s: s.story or "Show the story so far or an X-Ray first.")
