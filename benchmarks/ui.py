@@ -1,8 +1,11 @@
 """How fast the app responds, in a real headless Chromium, on the scripted model: ``python -m benchmarks.ui``.
 
-Prints: page load; loading les-miserables.txt (3.2 MB) through the upload box until its card shows; the time from
-clicking Ask to the first trace element; and for a 5-iteration question (paper preset), the time to render its
-trace (Python: HTML and both charts; browser: putting that HTML on the page and laying it out).
+Prints: page load; loading les-miserables.txt (3.2 MB) through the upload box until its card shows (as soon as
+the file is read) and until the book is ready (sentences found, words indexed); the time from clicking Ask to the
+first trace element; for a 5-iteration question (paper preset), the time to render its trace (Python: HTML and
+both charts; browser: putting that HTML on the page and laying it out); and, on the sample book with a model
+taking 1 s a call, the time to the first quote of what the book says on screen beside the time the engine places
+the evidence (measured in Python).
 
 ``python -m benchmarks.ui --first-screen docs/first-screen.png`` instead photographs the page a first visitor
 sees, on the embedded model, for the README.
@@ -22,12 +25,16 @@ from playwright.sync_api import sync_playwright
 
 from benchmarks import CORPUS, write_figures
 from elite_ui.app import render
+from elite_ui.app.sample import EXAMPLES, SAMPLE
 from elite_ui.book import load_book
 from elite_ui.methods.elite import PRESETS, Elite
+from elite_ui.methods.trace import Kind
 from elite_ui.models import ScriptedLLM
 from elite_ui.testing.browser import ARGS, CHROMIUM, start_app, stop_app
 
 BOOK = CORPUS / "les-miserables.txt"
+QUESTION = "What does the bishop give Jean Valjean?"
+SLOW = {"delay": 1.0, "replies": {"terms": ["Toad\nHall\nlive"], "answer": ["Toad lives at Toad Hall."]}}
 SCRIPT = {"replies": {"terms": ["Valjean\nbishop\ncandlesticks"], "judge": ["no, not yet"],
                       "breadth": ["Javert\nCosette", "Marius\nbarricade", "Thénardier\ninn", "Fantine\nMontreuil"],
                       "depth": ["Myriel"], "importance": ["He gave him the candlesticks.", "Nobody knows."],
@@ -37,7 +44,7 @@ SCRIPT = {"replies": {"terms": ["Valjean\nbishop\ncandlesticks"], "judge": ["no,
 def python_render_seconds() -> tuple[int, float]:
     book = load_book(BOOK)
     trace = Elite(ScriptedLLM(json.loads(json.dumps(SCRIPT["replies"]))), PRESETS["paper"],
-                  embed=lambda texts: __import__("numpy").ones((len(texts), 4))).run(book, "What does the bishop give?")
+                  embed=lambda texts: __import__("numpy").ones((len(texts), 4))).run(book, QUESTION)
     iterations = trace.totals()["iterations"]
     times = []
     for _ in range(5):
@@ -92,11 +99,13 @@ def main() -> None:
             print(f"page load: {figures['page_load_s']:.2f} s")
             started = time.perf_counter()
             page.set_input_files("#upload input[type=file]", str(BOOK))
+            page.wait_for_selector("#book-info .book-card:has-text('Hugo')", timeout=60000)
+            figures["upload_card_s"] = round(time.perf_counter() - started, 2)
             page.wait_for_selector("#book-info:has-text('sentences')", timeout=60000)
             figures["upload_s"] = round(time.perf_counter() - started, 2)
-            print(f"upload and load {BOOK.name} ({BOOK.stat().st_size / 1e6:.1f} MB) until its card shows: "
-                  f"{figures['upload_s']:.2f} s")
-            page.fill("#question textarea", "What does the bishop give Jean Valjean?")
+            print(f"upload {BOOK.name} ({BOOK.stat().st_size / 1e6:.1f} MB): its card shows after "
+                  f"{figures['upload_card_s']:.2f} s, the book is ready after {figures['upload_s']:.2f} s")
+            page.fill("#question textarea", QUESTION)
             started = time.perf_counter()
             page.click("#ask")
             page.wait_for_selector("#trace .iteration .chip")
@@ -119,7 +128,46 @@ def main() -> None:
             browser.close()
     finally:
         stop_app(process)
+    figures |= quotes_before_the_answer()
     write_figures("ui", figures)
+
+
+def quotes_before_the_answer() -> dict:
+    """The sample book's question on the default preset, each model call taking ``SLOW["delay"]`` seconds: when
+    the engine places its evidence (in Python), and when the first quote and the answer show in the browser."""
+    book = load_book(SAMPLE)
+    started = time.perf_counter()
+    for event in Elite(ScriptedLLM(**SLOW), PRESETS["laptop"]).ask(book, EXAMPLES[0]):
+        if event.kind == Kind.QUOTES:
+            evidence = time.perf_counter() - started
+    script = Path(tempfile.mkdtemp()) / "slow.json"
+    script.write_text(json.dumps(SLOW))
+    os.environ["ELITE_PRESET"] = "laptop"
+    process, url = start_app("--scripted", str(script))
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(url)
+            page.click("#sample")
+            page.wait_for_selector("#book-info:has-text('sentences')", timeout=60000)
+            for asked in range(1, 3):  # the first question of a fresh app also loads what it loads once
+                page.fill("#question textarea", EXAMPLES[0])
+                started = time.perf_counter()
+                page.click("#ask")
+                page.wait_for_function(f"document.querySelectorAll('#chat .quotes').length >= {asked}",
+                                       timeout=60000)
+                quote = time.perf_counter() - started
+                page.wait_for_selector("#stop:disabled", timeout=60000)
+                done = time.perf_counter() - started
+            browser.close()
+    finally:
+        stop_app(process)
+    print(f"{EXAMPLES[0]} asked again (sample book, default preset, {SLOW['delay']:.0f} s a model call): evidence "
+          f"placed {evidence:.2f} s after the start (Python); in the browser the first quote shows {quote:.2f} s after "
+          f"Ask ({quote - evidence:+.2f} s), the answer is done after {done:.2f} s")
+    return {"evidence_placed_s": round(evidence, 2), "first_quote_s": round(quote, 2),
+            "quote_after_evidence_s": round(quote - evidence, 2), "answer_done_s": round(done, 2)}
 
 
 if __name__ == "__main__":

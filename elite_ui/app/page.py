@@ -91,8 +91,8 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
     with gr.Blocks(title="ELITE Reader", delete_cache=(900, 900)) as demo:
         kept = session.create_ui(ctx)
         gr.Markdown("# ELITE Reader\nAsk questions of a whole novel and watch how the answer is found.")
-        with gr.Row():
-            with gr.Column(scale=2):
+        with gr.Row(elem_classes="page-row"):
+            with gr.Column(scale=2, elem_classes="side-column"):
                 book_ui = book.create_ui(ctx)
                 model_ui = model_panel.create_ui(ctx)
                 strategy_ui = strategy.create_ui(ctx)
@@ -100,7 +100,7 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
                 mrag_ui = mrag_panel.create_ui(ctx)
                 settings_ui = settings.create_ui(ctx)
                 options_ui = options.create_ui(ctx)
-            with gr.Column(scale=5):
+            with gr.Column(scale=5, elem_classes="main-column"):
                 chat_ui = chat.create_ui(ctx)
                 exports_ui = exports.create_ui(ctx)
                 links_ui = reader.create_links()

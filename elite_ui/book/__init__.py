@@ -8,7 +8,8 @@ books by content hash), ``ceiling`` (the spoiler ceiling), ``names`` (the charac
 
 from .cache import default_cache_dir, load_cached
 from .ceiling import reading_ceiling
-from .load import load_book
+from .load import Opening, load_book, open_file
 from .model import Book, Ceiling, Chapter, Sentence
 
-__all__ = ["Book", "Ceiling", "Chapter", "Sentence", "default_cache_dir", "load_book", "load_cached", "reading_ceiling"]
+__all__ = ["Book", "Ceiling", "Chapter", "Opening", "Sentence", "default_cache_dir", "load_book", "load_cached",
+           "open_file", "reading_ceiling"]

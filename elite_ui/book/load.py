@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -24,10 +25,41 @@ MAX_BYTES = 20 * 1024 * 1024
 FORMATS = (".txt", ".epub", ".pdf")
 
 
-def load_book(path: str | Path, *, max_bytes: int = MAX_BYTES, cache_dir: Path | str | None = None) -> Book:
-    """Read a txt, epub or pdf file into a :class:`Book`, or raise :class:`BookError` saying why not. With
-    ``cache_dir``, a book seen before (same content) opens from its parsed structure, and a new one is saved
-    there; ``book.stats`` says which ("cached") and the cache file's size ("cache_bytes")."""
+@dataclass
+class Opening:
+    """A book file read as far as its card needs (its :class:`Draft`: text, paragraphs, chapter titles), or whole
+    when it was in the cache; :meth:`finish` does the rest (sentences, language, word index) and caches it."""
+
+    path: Path
+    digest: str
+    started: float
+    draft: Draft | None = None
+    book: Book | None = None
+    stored: Path | None = None
+
+    def chapters(self) -> int:
+        """How many chapters the book has (its parts and front matter apart)."""
+        if self.book is not None:
+            return self.book.summary()["chapters"]
+        titles = [title for title, _ in self.draft.chapters]
+        first = next((start for start, end in self.draft.paragraphs if start < end), 0)
+        opening = not self.draft.chapters or self.draft.chapters[0][1] > first
+        return sum(h.kind == "chapter" for h in structure(titles, opening))
+
+    def finish(self) -> Book:
+        book = self.book
+        if book is None:
+            book = assemble(self.draft, path=str(self.path), fmt=self.path.suffix.lower()[1:], digest=self.digest)
+            if self.stored:
+                book.stats |= {"cached": False, "cache_bytes": pack(book, self.stored)}
+        book.load_seconds = time.perf_counter() - self.started
+        self.book = book
+        return book
+
+
+def open_file(path: str | Path, *, max_bytes: int = MAX_BYTES, cache_dir: Path | str | None = None) -> Opening:
+    """Check a txt, epub or pdf file and read it by its format (or find it in ``cache_dir``, parsed before: same
+    content), or raise :class:`BookError` saying why not."""
     started = time.perf_counter()
     path = Path(path)
     suffix = path.suffix.lower()
@@ -44,16 +76,19 @@ def load_book(path: str | Path, *, max_bytes: int = MAX_BYTES, cache_dir: Path |
     digest = hashlib.sha256(data).hexdigest()
     stored = cached_path(cache_dir, digest) if cache_dir else None
     book = unpack(stored, path) if stored and stored.exists() else None
-    if book is None:
-        reader = {".txt": read_txt, ".epub": read_epub, ".pdf": read_pdf}[suffix]
-        draft = reader(data, path.name)
-        if not WORD.search(draft.text):
-            raise BookError(f"{path.name} contains no readable text.")
-        book = assemble(draft, path=str(path), fmt=suffix[1:], digest=digest)
-        if stored:
-            book.stats |= {"cached": False, "cache_bytes": pack(book, stored)}
-    book.load_seconds = time.perf_counter() - started
-    return book
+    if book is not None:
+        return Opening(path, digest, started, book=book)
+    draft = {".txt": read_txt, ".epub": read_epub, ".pdf": read_pdf}[suffix](data, path.name)
+    if not WORD.search(draft.text):
+        raise BookError(f"{path.name} contains no readable text.")
+    return Opening(path, digest, started, draft=draft, stored=stored)
+
+
+def load_book(path: str | Path, *, max_bytes: int = MAX_BYTES, cache_dir: Path | str | None = None) -> Book:
+    """Read a txt, epub or pdf file into a :class:`Book`, or raise :class:`BookError` saying why not. With
+    ``cache_dir``, a book seen before (same content) opens from its parsed structure, and a new one is saved
+    there; ``book.stats`` says which ("cached") and the cache file's size ("cache_bytes")."""
+    return open_file(path, max_bytes=max_bytes, cache_dir=cache_dir).finish()
 
 
 def assemble(draft: Draft, *, path: str, fmt: str, digest: str) -> Book:

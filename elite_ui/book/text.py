@@ -106,7 +106,11 @@ COMPATIBLE = {c: unicodedata.normalize("NFKC", chr(c)) for c in [
 and full-width letters and digits, each as the letters it stands for (Unicode NFKC)."""
 
 
+ANY_COMPATIBLE = re.compile(f"[{''.join(map(chr, COMPATIBLE))}]")
+
+
 def compatible(text: str) -> str:
     """``text`` with every :data:`COMPATIBLE` character spelled out ("ﬁrst" is "first"), so that it can be found and
-    counted; every format reader applies it before offsets are taken."""
-    return text.translate(COMPATIBLE)
+    counted; every format reader applies it before offsets are taken. (A search first: ``str.translate`` with a
+    table takes 0.1 s for a 3 MB book, a search 0.01 s, and most books have none.)"""
+    return text.translate(COMPATIBLE) if ANY_COMPATIBLE.search(text) else text

@@ -4,17 +4,18 @@ conversation), and the language the book is read as."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import gradio as gr
 
-from ...book import load_book, load_cached
+from ...book import load_cached
+from ...book import open_file as open_file_of
 from ...book.cache import evict
 from ...errors import EliteError
 from ...methods.whole import fits
 from .. import render
 from ..inputs import choice
 from ..render import inert_markdown as md
+from ..sample import SAMPLE
 from ..state import Session
 from . import names as names_panel
 from . import reader, story, trace
@@ -24,8 +25,6 @@ LANGUAGES = ["en", "fr", "de", "es", "zh", "it", "pt", "nl", "ru"]
 
 
 UPLOAD, ANOTHER = "Book (.txt, .epub, .pdf)", "Open another book (.txt, .epub, .pdf)"
-SAMPLE = Path(__file__).resolve().parents[3] / "assets" / "the-wind-in-the-willows.txt"
-"""The sample book a first visit can try in one click (Kenneth Grahame, public domain)."""
 
 
 @dataclass
@@ -42,7 +41,7 @@ def create_ui(ctx) -> BookUI:
         gr.File(label=UPLOAD, file_types=[".txt", ".epub", ".pdf"], elem_id="upload"),
         gr.Button("Try the sample book: The Wind in the Willows", size="sm", elem_id="sample",
                   visible=SAMPLE.exists()),
-        gr.HTML("<div class='book-card'>No book loaded.</div>", elem_id="book-info"),
+        gr.HTML(render.NO_BOOK, elem_id="book-info"),
         gr.Dropdown([], label="Books this visit", elem_id="book-switch", visible=False,
                     info="each book keeps its own conversation; choose one to go back to it"),
         gr.Dropdown(["detected", *LANGUAGES], value="detected", label="Book language", elem_id="language",
@@ -79,35 +78,42 @@ def whole_offered(page, ctx, book) -> dict:
                               "the strategy *Whole book* to have the model read all of it. Ask a question."}
 
 
-def open_file(page, ctx, path: str, session: Session, request: gr.Request, progress) -> dict:
-    """Open the book at ``path`` in ``session``, if the visitor may open one now; the cache kept to its cap."""
+def open_file(page, ctx, path: str, session: Session, request: gr.Request):
+    """Open the book at ``path`` in ``session``, if the visitor may open one now: its card as soon as the file is
+    read, the book when its sentences are found and indexed; the cache kept to its cap."""
     ui = page.book
     refused = ctx.visitors.may_open(request, session)
     if refused:
-        return {page.chat.status: f"**Not opened:** {refused}", ui.upload: None}
-    progress(0.1, desc="Reading the book")
+        yield {page.chat.status: f"**Not opened:** {refused}", ui.upload: None}
+        return
     try:
-        book = load_book(path, max_bytes=ctx.config.max_upload_mb * 1024 * 1024, cache_dir=ctx.cache_dir)
+        opening = open_file_of(path, max_bytes=ctx.config.max_upload_mb * 1024 * 1024, cache_dir=ctx.cache_dir)
+        if opening.book is None:
+            yield {ui.card: render.reading_card(opening),
+                   page.chat.status: f"Reading *{md(opening.draft.title or opening.path.stem)}*…"}
+        book = opening.finish()
     except EliteError as exc:
         kept = f" The book already loaded, *{md(session.book.title)}*, stays." if session.book else ""
-        return {page.chat.status: f"**Could not load the book:** {md(str(exc))}{kept}", ui.upload: None}
-    progress(1.0, desc="Ready")
+        card = render.book_card(session.book, hosted=ctx.config.hosted) if session.book else render.NO_BOOK
+        yield {page.chat.status: f"**Could not load the book:** {md(str(exc))}{kept}", ui.upload: None, ui.card: card}
+        return
     evict(ctx.cache_dir, ctx.config.cache_mb * 2**20)
     session.open(book)
-    return opened(page, ctx, session) | {page.chat.status: f"Loaded *{md(book.title)}*. Ask a question."} | (
+    yield opened(page, ctx, session) | {page.chat.status: f"Loaded *{md(book.title)}*. Ask a question."} | (
         whole_offered(page, ctx, book))
 
 
 def create_event_handlers(page, ctx) -> None:
     ui, state = page.book, page.session.state
 
-    def on_upload(file, session: Session, request: gr.Request, progress=gr.Progress()):
+    def on_upload(file, session: Session, request: gr.Request):
         if file is None:
-            return {state: session}
-        return open_file(page, ctx, file if isinstance(file, str) else file.name, session, request, progress)
+            yield {state: session}
+            return
+        yield from open_file(page, ctx, file if isinstance(file, str) else file.name, session, request)
 
-    def on_sample(session: Session, request: gr.Request, progress=gr.Progress()):
-        return open_file(page, ctx, str(SAMPLE), session, request, progress)
+    def on_sample(session: Session, request: gr.Request):
+        yield from open_file(page, ctx, str(SAMPLE), session, request)
 
     def on_switch(digest, session: Session):
         digest = choice(digest, session.shelf)
@@ -130,20 +136,23 @@ def create_event_handlers(page, ctx) -> None:
         if book is None or code is None:
             return {state: session}
         wanted = book.stats.get("detected", book.language) if code == "detected" else code
-        if wanted != book.language:
-            session.book = book.read_as(wanted)
-            session.book.stats["detected"] = book.stats.get("detected", book.language)
-            session.names = None
+        if wanted == book.language:
+            return {state: session}
+        session.book = book.read_as(wanted)
+        session.book.stats["detected"] = book.stats.get("detected", book.language)
+        session.names = None
         return {state: session, ui.card: render.book_card(session.book, hosted=ctx.config.hosted),
                 page.chat.status: f"*{md(session.book.title)}* is read as {session.book.lexicon.name}."
                 } | names_panel.listed(page, ctx, session, session.ceiling_text)
 
     shown = [*opened_outputs(page), page.chat.status]
-    reading = {"concurrency_limit": ctx.config.uploads, "concurrency_id": "book"}
+    reading = {"concurrency_limit": ctx.config.uploads, "concurrency_id": "book", "show_progress": "minimal"}
     for event in (ui.upload.upload(on_upload, [ui.upload, state], shown, **reading),
                   ui.sample.click(on_sample, state, shown, **reading),
                   ui.switch.input(on_switch, [ui.switch, state], shown, **reading)):
+        event.then(None, js="() => focusQuestion()")
         named = event.then(on_book, state, [state, *names_panel.outputs(page)], concurrency_limit=None)
         trace.refresh_after(named, page, ctx).then(lambda: "detected", None, ui.language, concurrency_limit=None)
-    ui.language.input(on_language, [ui.language, state], [state, ui.card, *names_panel.outputs(page), page.chat.status],
-                      concurrency_limit=None)
+    # chosen (select), not merely passed by Tab: Gradio sends an input event each time the box loses focus
+    ui.language.select(on_language, [ui.language, state],
+                       [state, ui.card, *names_panel.outputs(page), page.chat.status], concurrency_limit=None)

@@ -15,12 +15,16 @@ from .. import render
 from ..answering import answer_turn, one_at_a_time, outputs, releases_stop
 from ..inputs import text
 from ..render import inert_markdown as md
+from ..sample import EXAMPLES, example_questions, is_sample
 from ..state import Session
 from . import model_panel, trace
 
-EXAMPLES = ["Where does Toad live?", "Who is Mole's friend who lives by the river?",
-            "What happens to Toad after he steals the motor-car?", "How many times is Toad Hall mentioned?"]
-"""Questions about the sample book (The Wind in the Willows), one click from the question box."""
+
+def examples(book: Book | None, names: list[str]) -> gr.Dataset:
+    """The example questions about the open book (:func:`~elite_ui.app.sample.example_questions`), shown if any."""
+    asked = example_questions(book, names)
+    about = "the sample book" if book is None or is_sample(book) else book.title
+    return gr.Dataset(samples=[[q] for q in asked], label=f"Example questions about {about}", visible=bool(asked))
 
 
 @dataclass
@@ -33,25 +37,28 @@ class ChatUI:
     ask: gr.Button
     stop: gr.Button
     status: gr.Markdown
+    examples: gr.Dataset
 
 
 def create_ui(ctx) -> ChatUI:
     note = gr.HTML(model_panel.note(ctx.model), elem_id="model-note")
     conversation = gr.HTML(render.chat(None, []), elem_id="chat")
-    with gr.Row():
+    with gr.Row(elem_classes="ceiling-row"):
         ceiling = gr.Textbox(label="I have read up to (spoiler ceiling)", elem_id="ceiling", scale=4,
-                             placeholder="chapter 12, book 2 chapter 10, page 80 or 40%; empty: the whole book",
-                             info="a model may know a famous book to its end: each answer is checked against the "
-                                  "book up to here, and what it does not support is left out")
+                             placeholder="chapter 12, page 80 or 40%",
+                             info="empty: the whole book; also 'book 2 chapter 10'. A model may know a famous book "
+                                  "to its end: each answer is checked against the book up to here, and what it does "
+                                  "not support is left out")
         front = gr.Checkbox(label="Search the front matter too", value=False, scale=1, elem_id="front",
                             info="a preface or introduction before chapter 1 may tell the whole plot")
-    with gr.Row():
+    with gr.Row(elem_classes="question-row"):
         question = gr.Textbox(label="Question", placeholder="Who does Elizabeth marry?", scale=5, elem_id="question")
         ask = gr.Button("Ask", variant="primary", scale=1, elem_id="ask")
         stop = gr.Button("Stop", variant="stop", scale=1, elem_id="stop", interactive=False)
     status = gr.Markdown("", elem_id="status")
-    gr.Examples(EXAMPLES, question, label="Example questions about the sample book", elem_id="examples")
-    return ChatUI(note, conversation, ceiling, front, question, ask, stop, status)
+    shown = gr.Dataset(components=[question], samples=[[q] for q in EXAMPLES], elem_id="examples",
+                       label="Example questions about the sample book")
+    return ChatUI(note, conversation, ceiling, front, question, ask, stop, status, shown)
 
 
 def engine_for(page, ctx, name: str, session: Session, values: dict, asked: Book):
@@ -129,6 +136,9 @@ def create_event_handlers(page, ctx) -> None:
         return (render.chat(session.book, session.turns), "Stopped. Ask another question when you like.",
                 gr.Button(interactive=False))
 
+    # an example fills the question box (links.js puts the cursor there: Enter asks it)
+    ui.examples.click(lambda sample: sample[0], ui.examples, ui.question, concurrency_limit=None,
+                      show_progress="hidden")
     # no limit here: every visitor's calls line up fairly for the model's capacity (models.capacity), one run per
     # visitor at a time (Session.begin)
     boxes = list(page.options.boxes.values())

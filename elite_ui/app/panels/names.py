@@ -11,6 +11,7 @@ from ...errors import EliteError
 from .. import inputs
 from ..render import inert_markdown as md
 from ..state import Session
+from . import chat
 
 
 @dataclass
@@ -43,19 +44,20 @@ def shown_names(ctx, session: Session, ceiling) -> NameIndex | None:
 
 
 def listed(page, ctx, session: Session, ceiling) -> dict:
-    """The names box and the X-Ray's choice of character at ``ceiling`` (both left as they are where no names
-    can be shown): found once, for both."""
+    """The names box, the X-Ray's choice of character and the example questions at ``ceiling`` (left as they are
+    where no names can be shown): found once, for all three."""
     names = shown_names(ctx, session, ceiling)
     if names is None:
         return {page.names.box: gr.skip()}
     picks = [c.name for c in names.characters]
     return {page.names.box: names.as_text(),
-            page.story.character: gr.update(choices=picks, value=picks[0] if picks else None)}
+            page.story.character: gr.update(choices=picks, value=picks[0] if picks else None),
+            page.chat.examples: chat.examples(session.book, picks)}
 
 
 def outputs(page) -> list:
     """What :func:`listed` updates."""
-    return [page.names.box, page.story.character]
+    return [page.names.box, page.story.character, page.chat.examples]
 
 
 def create_event_handlers(page, ctx) -> None:

@@ -78,7 +78,7 @@ def create_event_handlers(page, ctx) -> None:
         if closed is not None:
             closed.release()
 
-    page.demo.load(on_page_load, [page.session.stored, state], outputs)
+    page.demo.load(on_page_load, [page.session.stored, state], outputs).then(None, js="() => focusStart()")
     page.demo.unload(on_unload)
 
 

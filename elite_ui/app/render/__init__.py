@@ -13,7 +13,7 @@ from ...book import Book
 from ...methods.registry import METHODS
 from ...methods.trace import Event
 from . import chunks, iterations, markers
-from .book import book_card
+from .book import NO_BOOK, book_card, reading_card
 from .chat import chat
 from .common import esc, highlight, inert_markdown, linked, strategy
 from .export import markdown_export
@@ -39,6 +39,6 @@ def importance_figure(book: Book, events: list[Event]) -> go.Figure:
     return VIEWS[METHODS[strategy(events)].view][1](book, events)
 
 
-__all__ = ["book_card", "book_map", "build_progress", "chat", "esc", "highlight", "importance_figure", "index_card",
-           "inert_markdown", "linked", "markdown_export", "notebook_html", "notebook_markdown", "reader",
-           "side_by_side", "trace_html"]
+__all__ = ["NO_BOOK", "book_card", "book_map", "build_progress", "chat", "esc", "highlight", "importance_figure",
+           "index_card", "inert_markdown", "linked", "markdown_export", "notebook_html", "notebook_markdown", "reader",
+           "reading_card", "side_by_side", "trace_html"]

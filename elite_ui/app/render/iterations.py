@@ -51,9 +51,11 @@ def iteration_block(book: Book, iteration: int, stage: dict, edit: EditMade | No
         tried |= {t.text.casefold() for t in terms.new}
     parts += [hits_table(book, collection.hits, stage["chunks"]) for collection in stage["collection"]]
     if stage["importance"]:
-        parts.append("<div class='importance'><b>Importance</b> " + " ".join(
-            f"<span class='imp' title='{esc(samples_note(c))}'>S{c.first}–S{c.last}: "
-            f"{c.importance:.2f}</span>" for c in stage["importance"]) + "</div>")
+        parts.append(f"<div class='importance'><b title='{esc(IMPORTANCE)}'>Importance</b> <span class='plain'>"
+                     "(how much the answer changed when the passage was blurred: 0 not at all, 1 wholly)</span> "
+                     + " ".join(f"<span class='imp' title='{esc(samples_note(c))}'>{cite_link(book, c.first)}–"
+                                f"{cite_link(book, c.last)}: {c.importance:.2f}</span>" for c in stage["importance"])
+                     + "</div>")
     if verdict is not None:
         note = "" if verdict.parsed else " (the reply said neither yes nor no; default taken)"
         parts.append(f"<div class='verdict {'yes' if verdict.sufficient else 'no'}'><b>Judge</b> "
@@ -166,6 +168,23 @@ def samples_note(chunk) -> str:
                                                                           else "") for s in chunk.samples)
 
 
+IMPORTANCE = ("The answer was written again from the evidence with this passage's letters scrambled (character "
+              "noise); importance is 1 minus how similar the two answers are. Hover a passage for each try.")
+
+
+HIT_COLUMNS = [
+    ("rank", "the sentence's place in the ranking, most matching first"),
+    ("where", "the sentence in the book: click to read it in the Reader; pin it as evidence for an edited search"),
+    ("terms in it", "how many different search terms (in any of their forms) the sentence holds: the paper's "
+                    "word overlap"),
+    ("weight", "what the sentences are ranked by (the ranking setting): the terms in it, or with bm25 rare words "
+               "counting more; with reach, its neighbours' weights added"),
+    ("sentence", "the sentence, the terms it holds highlighted"),
+    ("passage", "the passage the sentence was widened into (with its neighbours) and given to the model"),
+]
+"""The columns of a table of retrieved sentences: their names, and what each means (shown on hover)."""
+
+
 def hits_table(book: Book, hits, chunk_groups) -> str:
     chunk_of = {}
     for group in chunk_groups:
@@ -180,8 +199,8 @@ def hits_table(book: Book, hits, chunk_groups) -> str:
         for h in hits)
     if not rows:
         return "<div class='hits none'>No sentence holds these terms.</div>"
-    return ("<table class='hits'><tr><th>#</th><th>where</th><th>overlap</th><th>score</th><th>sentence</th>"
-            f"<th>chunk</th></tr>{rows}</table>")
+    head = "".join(f"<th title='{esc(hover)}'>{esc(name)}</th>" for name, hover in HIT_COLUMNS)
+    return f"<table class='hits'><tr>{head}</tr>{rows}</table>"
 
 
 def supports(letters: list[str]) -> str:

@@ -77,7 +77,27 @@ function showCited(tries) {
   }
   cited.scrollIntoView({block: 'center'});
 }
+// Gradio names each radio button of a group apart, so each is a tab stop of its own: one name a group makes the
+// group one stop, its choice moved with the arrow keys, as a browser's own radio group.
+function groupRadios() {
+  for (const group of document.querySelectorAll('.wrap:has(> label > input[type=radio])')) {
+    const radios = group.querySelectorAll('input[type=radio]');
+    for (const radio of radios) if (radio.name !== radios[0].name) radio.name = radios[0].name;
+  }
+}
+// The keyboard's place: at the sample book before any book is open, else in the question box; after a book
+// opens, in the question box; after an example question is chosen, in the question box (Enter asks it).
+function focusQuestion() { document.querySelector('#question textarea')?.focus(); }
+function focusStart() {
+  const empty = document.querySelector('#book-info')?.innerText.includes('No book loaded');
+  const sample = document.querySelector('#sample');
+  if (empty && sample) sample.focus(); else focusQuestion();
+}
+document.addEventListener('click', (event) => {
+  if (event.target.closest('#examples button, #examples tr')) focusQuestion();
+});
 new MutationObserver((changes) => {
+  groupRadios();
   const chat = document.querySelector('#chat .chat');
   if (chat) chat.scrollTop = following ? chat.scrollHeight : kept;
   if (changes.some((change) => change.target.closest?.('#reader'))) showCited(20);

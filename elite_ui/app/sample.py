@@ -1,0 +1,36 @@
+"""The sample book a first visit can try in one click (Kenneth Grahame's The Wind in the Willows, public domain)
+and the example questions offered with it."""
+
+from __future__ import annotations
+
+import hashlib
+from functools import cache
+from pathlib import Path
+
+from ..book import Book
+
+SAMPLE = Path(__file__).resolve().parents[2] / "assets" / "the-wind-in-the-willows.txt"
+
+EXAMPLES = ["Where does Toad live?", "Who is Mole's friend who lives by the river?",
+            "What happens to Toad after he steals the motor-car?", "How many times is Toad Hall mentioned?"]
+"""Questions about the sample book, one click from the question box."""
+
+
+@cache
+def sample_digest() -> str:
+    return hashlib.sha256(SAMPLE.read_bytes()).hexdigest() if SAMPLE.exists() else ""
+
+
+def is_sample(book: Book | None) -> bool:
+    return book is not None and book.digest == sample_digest()
+
+
+def example_questions(book: Book | None, names: list[str]) -> list[str]:
+    """Example questions about ``book``: the sample book's own, else made from the names of its two most mentioned
+    characters (as far as the reader has read); none before a book, or names, are known."""
+    if book is None or is_sample(book):
+        return EXAMPLES
+    if not names:
+        return []
+    other = [f"How are {names[0]} and {names[1]} related?"] if len(names) > 1 else []
+    return [f"Who is {names[0]}?", *other, f"How many times is {names[0]} mentioned?"]
