@@ -588,8 +588,8 @@ def first_screen_then_the_sample_book(page):
     assert "Ask a question" in page.inner_text("#trace")
     shot(page, "30-first-screen")
     page.click("#sample")
-    page.wait_for_selector("#book-info:has-text('Kenneth Grahame')", timeout=30000)
-    assert "12 chapters" in page.inner_text("#book-info")
+    page.wait_for_selector("#book-info:has-text('sentences')", timeout=30000)
+    assert "Kenneth Grahame" in page.inner_text("#book-info") and "12 chapters" in page.inner_text("#book-info")
     ask(page, "")
     page.wait_for_selector("#status:has-text('Type a question first')")
     assert page.locator("#chat .msg").count() == 0, "no empty bubble"
@@ -1001,3 +1001,12 @@ def test_a_big_book_shows_its_card_before_its_sentences_are_indexed_and_its_own_
     page.wait_for_selector("#examples:has-text('PREJUDICE')")
     examples = page.inner_text("#examples")
     assert "Toad" not in examples and "Elizabeth" in examples, examples
+
+
+def test_whole_book_chosen_for_a_book_that_does_not_fit_is_refused_at_once(page):
+    """Issue 29 item 6: said when chosen, not after Ask; ELITE stays chosen."""
+    upload(page, BOOKS["pride-and-prejudice.txt"])
+    page.locator("#strategy label", has_text="Whole book").click()
+    page.wait_for_selector("#status:has-text(\"more than the model's context\")")
+    assert page.inner_text("#status").startswith("PRIDE")
+    page.wait_for_function("document.querySelector('#strategy input[value=elite]').checked")

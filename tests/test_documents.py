@@ -237,3 +237,20 @@ def test_ligatures_and_full_width_letters_are_spelled_out_in_every_format(tmp_pa
     txt_book = load_book(make_txt(tmp_path / "l.txt", text))
     for book in (epub_book, txt_book):
         assert "The first officer's flag flew. Toad came soon after, off to the river." in book.text
+
+
+def test_a_books_card_can_show_before_its_sentences_are_found(tmp_path):
+    """The page shows the card as soon as the file is read (issue 29, item 10): the first reading's chapter count
+    is the finished book's, in every format; a book in the cache opens whole at once."""
+    from elite_ui.app.render import reading_card
+    from elite_ui.book import open_file
+    from elite_ui.testing.files import same_novel
+
+    txt = BOOKS["pride-and-prejudice.txt"]
+    for path in (txt, *same_novel(load_book(txt), tmp_path)):
+        opening = open_file(path)
+        assert opening.book is None and "indexing its words" in reading_card(opening)
+        assert opening.chapters() == opening.finish().summary()["chapters"] == 61, path
+    open_file(txt, cache_dir=tmp_path / "cache").finish()
+    again = open_file(txt, cache_dir=tmp_path / "cache")
+    assert again.book is not None and again.finish().stats["cached"]

@@ -128,3 +128,15 @@ def test_written_recaps_cite_their_chapter_are_kept_and_resume_after_a_stop(tmp_
     from elite_ui.errors import ModelError
     with pytest.raises(ModelError, match="failed while writing a recap: llama_decode"):
         next(Recaps(ScriptedLLM(broken), book, tmp_path / "other").build())
+
+
+def test_a_written_recap_leaves_out_the_chapters_with_nothing_citable_and_says_so(pride):
+    from elite_ui.app.render.story import written_html
+    from elite_ui.methods.recap import Written
+
+    first, second = pride.chapters[1], pride.chapters[2]
+    recaps = [Written(first.ref, first.title, [("Mr. Bingley takes Netherfield.", [first.first_sentence])]),
+              Written(second.ref, second.title, [])]
+    shown = written_html(pride, recaps, "in the whole book", "SmolLM2", Written("", "", []))
+    assert shown.count("<h4>") == 1 and "So far" not in shown
+    assert "Nothing the model wrote of 1 chapter could be cited; it is left out." in shown

@@ -41,9 +41,9 @@ class Opening:
         """How many chapters the book has (its parts and front matter apart)."""
         if self.book is not None:
             return self.book.summary()["chapters"]
-        titles = [title for title, _ in self.draft.chapters]
         first = next((start for start, end in self.draft.paragraphs if start < end), 0)
         opening = not self.draft.chapters or self.draft.chapters[0][1] > first
+        titles = [self.draft.title or "Opening"] * opening + [title for title, _ in self.draft.chapters]
         return sum(h.kind == "chapter" for h in structure(titles, opening))
 
     def finish(self) -> Book:

@@ -136,9 +136,11 @@ def create_event_handlers(page, ctx) -> None:
         return (render.chat(session.book, session.turns), "Stopped. Ask another question when you like.",
                 gr.Button(interactive=False))
 
-    # an example fills the question box (links.js puts the cursor there: Enter asks it)
-    ui.examples.click(lambda sample: sample[0], ui.examples, ui.question, concurrency_limit=None,
-                      show_progress="hidden")
+    def on_example(sample):
+        """An example chosen fills the question box (links.js puts the cursor there: Enter asks it)."""
+        return text(sample[0]) if isinstance(sample, list | tuple) and sample else gr.skip()
+
+    ui.examples.click(on_example, ui.examples, ui.question, concurrency_limit=None, show_progress="hidden")
     # no limit here: every visitor's calls line up fairly for the model's capacity (models.capacity), one run per
     # visitor at a time (Session.begin)
     boxes = list(page.options.boxes.values())

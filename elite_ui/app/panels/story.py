@@ -95,6 +95,12 @@ def written(page, ctx, book, until: str, chapters: int | None, session: Session,
     except EliteError as exc:
         yield {chat.status: f"**No recap:** {md(str(exc))}"}
         return
+    if not so_far.lines and not any(r.lines for r in recaps):
+        extracts = recap(book, last_chapters=chapters)
+        yield {ui.html: recap_html(book, extracts, until),
+               chat.status: f"Nothing {md(llm.name)} wrote could be cited to the book (a sentence that cites none is "
+                            "left out), so these are the extracts; a larger model writes recaps that can."}
+        return
     session.story = notebook.story_entry(book, f"The story so far, {until}", f"Written by {llm.name}: "
                                          + " ".join(t for t, _ in so_far.lines),
                                          [sid for r in recaps for _, ids in r.lines for sid in ids])

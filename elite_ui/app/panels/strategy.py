@@ -7,7 +7,12 @@ from dataclasses import dataclass
 
 import gradio as gr
 
+from ...errors import EliteError
 from ...methods.registry import METHODS
+from ...methods.whole import fits
+from ..inputs import text
+from ..render import inert_markdown as md
+from ..state import Session
 
 
 @dataclass
@@ -26,3 +31,30 @@ def create_ui(ctx) -> StrategyUI:
                     info="answer each question a second way too, and show both answers with their evidence, cost "
                          "and time"),
     )
+
+
+def refused_whole(ctx, session, ceiling) -> str | None:
+    """Why Whole book cannot answer for the open book up to ``ceiling`` (it does not fit the loaded model's
+    context), in one sentence; None when it can, or before a book and a model are loaded."""
+    if session.book is None or ctx.model.llm is None:
+        return None
+    try:
+        book, where = session.read_part(text(ceiling))
+    except EliteError:
+        return None
+    if fits(book, ctx.model.llm) is not None:
+        return None
+    return (f"*{md(session.book.title)}* {where} is about {len(book.text) // 4:,} tokens, more than the model's "
+            f"context of {ctx.model.llm.n_ctx:,} holds: Whole book reads a book that fits, so ELITE answers.")
+
+
+def create_event_handlers(page, ctx) -> None:
+    ui, state = page.strategy, page.session.state
+
+    def on_strategy(chosen, ceiling, session: Session):
+        """Whole book chosen for a book that does not fit is said at once (not after Ask), and ELITE kept."""
+        refused = refused_whole(ctx, session, ceiling) if chosen == "whole" else None
+        return ("elite", refused) if refused else (gr.skip(), gr.skip())
+
+    ui.strategy.select(on_strategy, [ui.strategy, page.chat.ceiling, state], [ui.strategy, page.chat.status],
+                       concurrency_limit=None)

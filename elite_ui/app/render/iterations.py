@@ -49,6 +49,9 @@ def iteration_block(book: Book, iteration: int, stage: dict, edit: EditMade | No
     for terms in stage["terms"]:
         parts.append(f"<div class='terms'><b>Terms</b> {chips(terms.new, tried)}</div>")
         tried |= {t.text.casefold() for t in terms.new}
+    # beside the terms they are about (not in red after the judge, above the next, usable terms)
+    parts += [f"<div class='warning'>{esc(warning.message[:1].upper() + warning.message[1:])}</div>"
+              for warning in stage["warning"]]
     parts += [hits_table(book, collection.hits, stage["chunks"]) for collection in stage["collection"]]
     if stage["importance"]:
         parts.append(f"<div class='importance'><b title='{esc(IMPORTANCE)}'>Importance</b> <span class='plain'>"
@@ -61,7 +64,6 @@ def iteration_block(book: Book, iteration: int, stage: dict, edit: EditMade | No
         parts.append(f"<div class='verdict {'yes' if verdict.sufficient else 'no'}'><b>Judge</b> "
                      f"{'sufficient' if verdict.sufficient else 'not sufficient'}: {esc(verdict.reason)}"
                      f"{esc(note)}</div>")
-    parts += [f"<div class='warning'>{esc(warning.message)}</div>" for warning in stage["warning"]]
     parts += ["<div class='exploration'><b>Next</b> breadth-wise: "
               f"{chips(exploration.breadth, tried) or '—'}; depth-wise: {chips(exploration.depth, tried) or '—'}</div>"
               for exploration in stage["exploration"]]

@@ -35,14 +35,17 @@ def written_html(book: Book, recaps: list[Written], until: str, model: str, so_f
         return "<div class='story'>The book has no chapters before this point.</div>"
 
     def paragraph(lines: list[tuple[str, list[int]]]) -> str:
-        return ("<p>" + " ".join(f"{esc(text)} " + " ".join(cite_link(book, sid) for sid in ids) for text, ids in lines)
-                + ("</p>" if lines else "(nothing the model wrote could be cited)</p>"))
+        return "<p>" + " ".join(f"{esc(text)} " + " ".join(cite_link(book, sid) for sid in ids)
+                                for text, ids in lines) + "</p>"
 
-    head = f"<h4>So far</h4>{paragraph(so_far.lines)}" if so_far is not None else ""
-    body = "".join(f"<h4>{esc(r.ref)} {esc(r.title)}</h4>{paragraph(r.lines)}" for r in recaps)
+    head = f"<h4>So far</h4>{paragraph(so_far.lines)}" if so_far is not None and so_far.lines else ""
+    body = "".join(f"<h4>{esc(r.ref)} {esc(r.title)}</h4>{paragraph(r.lines)}" for r in recaps if r.lines)
+    bare = sum(not r.lines for r in recaps)
+    left = (f" Nothing the model wrote of {bare} chapter{'s' * (bare != 1)} could be cited; "
+            f"{'they are' if bare != 1 else 'it is'} left out." if bare else "")
     return (f"<div class='story'><p class='note'>The story so far, {esc(until)}, written by {esc(model)}: every "
             f"sentence cites the sentences it rests on (a sentence citing none was left out); the chapters follow "
-            f"the paragraph that condenses them.</p>{head}{body}</div>")
+            f"the paragraph that condenses them.{left}</p>{head}{body}</div>")
 
 
 def xray_html(book: Book, x: XRay, until: str) -> str:

@@ -171,8 +171,8 @@ class Elite(Engine):
         if not any(t.in_book for t in terms):
             terms += self.new_terms(book, book.lexicon.content_words(question), "fallback", tried, by="lexical")
             if s.model_terms:
-                yield Event(Kind.WARNING, 1, Notice("the model gave no usable search terms; searching for the "
-                                                    "question's own words instead."))
+                yield Event(Kind.WARNING, 1, Notice("none of the model's search terms is written in the book, "
+                                                    "so the question's own words were searched instead."))
         elif s.question_words:
             terms += self.new_terms(book, book.lexicon.content_words(question), "question", tried, by="lexical")
         if s.option_words and options:
