@@ -307,3 +307,13 @@ def names_table() -> str:
                   f"{r['people']} ({before[novel]['people']})",
                   f"{r['precision']:.3f} ({before[novel]['precision']:.3f})", ", ".join(r["not_people"]) or "none"]
                  for novel, r in now.items()])
+
+
+def paper_cost_table() -> str:
+    f = figures("paper_cost")
+    stages = list(dict.fromkeys([*f["every_iteration"]["by_stage"], *f["one_iteration"]["by_stage"]]))
+    body = [[f"**{when}**", *(f[key]["by_stage"].get(stage, 0) for stage in stages), f[key]["calls"],
+             f"{f[key]['seconds'] / 60:.1f} min"]
+            for when, key in (("judge satisfied at once", "one_iteration"), ("every iteration", "every_iteration"))]
+    body.append(["seconds a call", *(f["seconds_a_call"].get(stage, "—") for stage in stages), "", ""])
+    return rows(["paper preset", *stages, "calls", f"on {f['model']}"], body)

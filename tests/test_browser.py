@@ -660,7 +660,7 @@ def stop_then_side_by_side(page, txt):
 
 def the_epub_and_the_pdf_with_conversations_of_their_own(page, txt, epub, pdf):
     page.set_input_files("#upload input[type=file]", str(epub))
-    page.wait_for_selector("#book-info:has-text('epub')", timeout=30000)
+    page.wait_for_selector("#book-info:has-text('epub'):has-text('sentences')", timeout=30000)
     assert page.locator("#chat .msg").count() == 0 and page.locator("#book-switch").is_visible()
     assert "Open another book" in page.inner_text("#upload")
     assert "Ask a question about" in page.inner_text("#chat"), "no 'Load a book' once one is loaded"
@@ -678,7 +678,7 @@ def the_epub_and_the_pdf_with_conversations_of_their_own(page, txt, epub, pdf):
     assert f"{txt.sentence(sid).chapter_name} · S{sid}" in page.inner_text("#reader .where"), "the txt's own place"
     shot(page, "35-epub-cites-the-txt")
     page.set_input_files("#upload input[type=file]", str(pdf))
-    page.wait_for_selector("#book-info:has-text('pdf')", timeout=60000)
+    page.wait_for_selector("#book-info:has-text('pdf'):has-text('sentences')", timeout=60000)
     assert "12 chapters" in page.inner_text("#book-info"), "chapters found without an outline"
     ask(page, "Where does Toad live?")
     wait_done(page, 1)

@@ -50,3 +50,25 @@ def test_kl_divergence_of_option_distributions():
     q = {"A": math.log(0.25), "B": math.log(0.25), "C": math.log(0.25), "D": math.log(0.25)}
     expected = 0.7 * math.log(0.7 / 0.25) + 3 * 0.1 * math.log(0.1 / 0.25)
     assert kl_divergence(p, q) == pytest.approx(expected, rel=1e-6)
+
+
+def test_the_status_says_how_far_importance_is_through_its_calls():
+    """Importance is the paper preset's long stage: before each of its calls a live event says how far it is
+    ("importance, 12 of 76 calls"); the trace keeps none of them."""
+    from elite_ui.book import load_book
+    from elite_ui.methods.elite import PRESETS, Elite
+    from elite_ui.methods.trace import Kind, Trace
+    from elite_ui.models import ScriptedLLM
+    from elite_ui.testing.browser import ROOT
+
+    llm = ScriptedLLM({"terms": ["Toad\nHall"], "judge": ["Yes."], "importance": ["Toad Hall."]})
+    trace, progress = Trace("Where does Toad live?"), []
+    for event in Elite(llm, PRESETS["paper"], embed=lambda texts: np.ones((len(texts), 4))).ask(
+            load_book(ROOT / "assets" / "the-wind-in-the-willows.txt"), "Where does Toad live?"):
+        trace.add(event)
+        if event.kind == Kind.CALLS:
+            progress.append(event.data)
+    made = sum(r.purpose == "importance" for r in llm.log)
+    assert [p.done for p in progress] == list(range(made)) and {p.total for p in progress} == {made}
+    assert progress[-1].said() == f"importance, {made - 1} of {made} calls"
+    assert not any(e.kind == Kind.CALLS for e in trace.events)

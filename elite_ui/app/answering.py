@@ -150,7 +150,7 @@ def events(page, session: Session, turn: Turn, trace: Trace, book: Book, steps):
                 shown["delta"] = time.monotonic()
                 yield {page.chat.conversation: render.chat(book, session.turns)}
             continue
-        if event.kind == Kind.QUEUE:
+        if event.kind in (Kind.QUEUE, Kind.CALLS):
             yield {page.chat.status: status_line(event)}
             continue
         if event.kind == Kind.QUOTES:
@@ -177,10 +177,12 @@ def events(page, session: Session, turn: Turn, trace: Trace, book: Book, steps):
 
 
 def status_line(event) -> str:
-    """The status line after ``event``, in words: the iteration, and what was done (or the warning, or where the
-    next call stands in the shared model's line)."""
+    """The status line after ``event``, in words: the iteration, and what was done (or the warning, how far a long
+    stage is through its calls, or where the next call stands in the shared model's line)."""
     if event.kind == Kind.QUEUE:
         return event.data.said()
+    if event.kind == Kind.CALLS:
+        return f"Iteration {event.iteration}: {event.data.said()}…"
     what = event.data.message if event.kind == Kind.WARNING else doing(event.kind) + "…"
     return f"Iteration {event.iteration}: {what}" if event.iteration else f"{what[:1].upper()}{what[1:]}"
 

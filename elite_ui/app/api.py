@@ -173,7 +173,7 @@ class Api:
                 for event in engine.ask(asked, text(question), option_texts(options),
                                         prepared=self.ctx.model.prepared_for(engine, session.book)):
                     trace.add(event)
-                    if event.kind == Kind.QUEUE or doing(event.kind):
+                    if event.kind in (Kind.QUEUE, Kind.CALLS) or doing(event.kind):
                         yield progress_record(trace, status_line(event))
             except EliteError as exc:
                 raise ApiError(str(exc)) from None

@@ -394,6 +394,18 @@ class Queue:
 
 
 @dataclass
+class Calls:
+    """How far a long stage is through its model calls (importance: a call per passage and noise level)."""
+
+    stage: str
+    done: int
+    total: int
+
+    def said(self) -> str:
+        return f"{self.stage}, {self.done} of {self.total} calls"
+
+
+@dataclass
 class Done:
     seconds: float
 
@@ -423,6 +435,7 @@ class Kind(StrEnum):
     WINDOW = "window"
     INDEX_PROGRESS = "index_progress"
     QUEUE = "queue"
+    CALLS = "calls"
 
 
 PAYLOADS: dict[Kind, type] = {
@@ -431,13 +444,14 @@ PAYLOADS: dict[Kind, type] = {
     Kind.COUNT: Count, Kind.EDIT: EditMade, Kind.RETRIEVAL: Retrieval, Kind.ASSEMBLY: Assembly,
     Kind.AUDIT: Audit, Kind.LLM_CALL: LLMCall, Kind.QUOTES: Quoted, Kind.ANSWER_DELTA: Delta, Kind.WARNING: Notice,
     Kind.ANSWER: Answer, Kind.DONE: Done, Kind.INDEX_PROGRESS: Progress, Kind.QUEUE: Queue,
+    Kind.CALLS: Calls,
 }
 """The payload type of each kind (``window`` carries M-RAG's ``Window``, registered by that module). A payload
 describes itself once: ``doing``, what the status line says after its kind ("search terms chosen"), and
 ``said()``, the line the command line prints of it."""
 
 
-LIVE = {Kind.QUOTES, Kind.ANSWER_DELTA, Kind.QUEUE}
+LIVE = {Kind.QUOTES, Kind.ANSWER_DELTA, Kind.QUEUE, Kind.CALLS}
 """Kinds shown while a question runs and not kept in its trace."""
 
 

@@ -24,6 +24,7 @@ from ..lexical import chunks as chunk_spans
 from ..parsing import parse_choice, parse_sentence_ids, parse_terms, parse_verdict, whole_sentences
 from ..trace import (
     Answer,
+    Calls,
     Chunk,
     Chunks,
     Collection,
@@ -216,9 +217,12 @@ class Elite(Engine):
         chosen = sorted(found, key=lambda c: -self.merit(c))
         if s.importance_chunks:
             chosen = chosen[: s.importance_chunks]
+        total, done = len(chosen) * (1 + s.importance_samples), 0
         for chunk in chosen:
             started = time.perf_counter()
             passage = self.fit(chunk.text, s.evidence_tokens)
+            yield Event(Kind.CALLS, iteration, Calls("importance", done, total))
+            done += 1
             chunk.base_answer = yield from self.call(
                 "importance", prompts.passage_answer(question, options, passage), iteration, max_tokens=40)
             base_letters = (yield from self.likeliest(prompts.passage_answer(question, options, passage), options,
@@ -227,6 +231,8 @@ class Elite(Engine):
             for n, level in enumerate(noise_levels(s.importance_samples, rng)):
                 noisy = perturb(passage, level, seed=s.seed * 1000 + n)
                 noisy_messages = prompts.passage_answer(question, options, noisy)
+                yield Event(Kind.CALLS, iteration, Calls("importance", done, total))
+                done += 1
                 answers.append((yield from self.call("importance", noisy_messages, iteration, max_tokens=40)))
                 if base_letters:
                     letters = yield from self.likeliest(noisy_messages, options, iteration)
