@@ -19,6 +19,7 @@ import os
 import statistics
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
@@ -84,52 +85,59 @@ def main() -> None:
     iterations, render_seconds = python_render_seconds()
     figures = {"iterations": iterations, "render_python_ms": round(render_seconds * 1000), "book": BOOK.name,
                "book_mb": round(BOOK.stat().st_size / 1e6, 1)}
-    script = Path(tempfile.mkdtemp()) / "script.json"
-    script.write_text(json.dumps(SCRIPT))
-    os.environ["ELITE_PRESET"] = "paper"
-    process, url = start_app("--scripted", str(script))
+    with scripted_page(SCRIPT, "paper") as (page, url):
+        started = time.perf_counter()
+        page.goto(url)
+        page.wait_for_selector("#question textarea")
+        figures["page_load_s"] = round(time.perf_counter() - started, 2)
+        print(f"page load: {figures['page_load_s']:.2f} s")
+        started = time.perf_counter()
+        page.set_input_files("#upload input[type=file]", str(BOOK))
+        page.wait_for_selector("#book-info .book-card:has-text('Hugo')", timeout=60000)
+        figures["upload_card_s"] = round(time.perf_counter() - started, 2)
+        page.wait_for_selector("#book-info:has-text('sentences')", timeout=60000)
+        figures["upload_s"] = round(time.perf_counter() - started, 2)
+        print(f"upload {BOOK.name} ({BOOK.stat().st_size / 1e6:.1f} MB): its card shows after "
+              f"{figures['upload_card_s']:.2f} s, the book is ready after {figures['upload_s']:.2f} s")
+        page.fill("#question textarea", QUESTION)
+        started = time.perf_counter()
+        page.click("#ask")
+        page.wait_for_selector("#trace .iteration .chip")
+        figures["first_trace_s"] = round(time.perf_counter() - started, 2)
+        print(f"first trace element visible after Ask: {figures['first_trace_s']:.2f} s")
+        page.wait_for_selector("#status:has-text('Done')", timeout=300000)
+        print(f"whole 5-iteration question on the scripted model: {time.perf_counter() - started:.2f} s, "
+              f"{page.locator('#trace .iteration').count()} iteration blocks")
+        browser_ms = page.evaluate("""() => {
+            const el = document.querySelector('#trace .trace').parentElement;
+            const html = el.innerHTML;
+            const t = performance.now();
+            el.innerHTML = html;
+            el.getBoundingClientRect();
+            document.body.offsetHeight;
+            return performance.now() - t;
+        }""")
+        print(f"browser: put the 5-iteration trace HTML on the page and lay it out: {browser_ms:.0f} ms")
+        figures["render_browser_ms"] = round(browser_ms)
+    figures |= quotes_before_the_answer()
+    write_figures("ui", figures)
+
+
+@contextmanager
+def scripted_page(script: dict, preset: str):
+    """A browser page and the address of the app on a scripted model playing ``script``, its ELITE preset
+    ``preset``; the app stops afterwards."""
+    path = Path(tempfile.mkdtemp()) / "script.json"
+    path.write_text(json.dumps(script))
+    os.environ["ELITE_PRESET"] = preset
+    process, url = start_app("--scripted", str(path))
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            started = time.perf_counter()
-            page.goto(url)
-            page.wait_for_selector("#question textarea")
-            figures["page_load_s"] = round(time.perf_counter() - started, 2)
-            print(f"page load: {figures['page_load_s']:.2f} s")
-            started = time.perf_counter()
-            page.set_input_files("#upload input[type=file]", str(BOOK))
-            page.wait_for_selector("#book-info .book-card:has-text('Hugo')", timeout=60000)
-            figures["upload_card_s"] = round(time.perf_counter() - started, 2)
-            page.wait_for_selector("#book-info:has-text('sentences')", timeout=60000)
-            figures["upload_s"] = round(time.perf_counter() - started, 2)
-            print(f"upload {BOOK.name} ({BOOK.stat().st_size / 1e6:.1f} MB): its card shows after "
-                  f"{figures['upload_card_s']:.2f} s, the book is ready after {figures['upload_s']:.2f} s")
-            page.fill("#question textarea", QUESTION)
-            started = time.perf_counter()
-            page.click("#ask")
-            page.wait_for_selector("#trace .iteration .chip")
-            figures["first_trace_s"] = round(time.perf_counter() - started, 2)
-            print(f"first trace element visible after Ask: {figures['first_trace_s']:.2f} s")
-            page.wait_for_selector("#status:has-text('Done')", timeout=300000)
-            print(f"whole 5-iteration question on the scripted model: {time.perf_counter() - started:.2f} s, "
-                  f"{page.locator('#trace .iteration').count()} iteration blocks")
-            browser_ms = page.evaluate("""() => {
-                const el = document.querySelector('#trace .trace').parentElement;
-                const html = el.innerHTML;
-                const t = performance.now();
-                el.innerHTML = html;
-                el.getBoundingClientRect();
-                document.body.offsetHeight;
-                return performance.now() - t;
-            }""")
-            print(f"browser: put the 5-iteration trace HTML on the page and lay it out: {browser_ms:.0f} ms")
-            figures["render_browser_ms"] = round(browser_ms)
+            yield browser.new_page(viewport={"width": 1400, "height": 1000}), url
             browser.close()
     finally:
         stop_app(process)
-    figures |= quotes_before_the_answer()
-    write_figures("ui", figures)
 
 
 def quotes_before_the_answer() -> dict:
@@ -140,29 +148,19 @@ def quotes_before_the_answer() -> dict:
     for event in Elite(ScriptedLLM(**SLOW), PRESETS["laptop"]).ask(book, EXAMPLES[0]):
         if event.kind == Kind.QUOTES:
             evidence = time.perf_counter() - started
-    script = Path(tempfile.mkdtemp()) / "slow.json"
-    script.write_text(json.dumps(SLOW))
-    os.environ["ELITE_PRESET"] = "laptop"
-    process, url = start_app("--scripted", str(script))
-    try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.goto(url)
-            page.click("#sample")
-            page.wait_for_selector("#book-info:has-text('sentences')", timeout=60000)
-            for asked in range(1, 3):  # the first question of a fresh app also loads what it loads once
-                page.fill("#question textarea", EXAMPLES[0])
-                started = time.perf_counter()
-                page.click("#ask")
-                page.wait_for_function(f"document.querySelectorAll('#chat .quotes').length >= {asked}",
-                                       timeout=60000)
-                quote = time.perf_counter() - started
-                page.wait_for_selector("#stop:disabled", timeout=60000)
-                done = time.perf_counter() - started
-            browser.close()
-    finally:
-        stop_app(process)
+    with scripted_page(SLOW, "laptop") as (page, url):
+        page.goto(url)
+        page.click("#sample")
+        page.wait_for_selector("#book-info:has-text('sentences')", timeout=60000)
+        for asked in range(1, 3):  # the first question of a fresh app also loads what it loads once
+            page.fill("#question textarea", EXAMPLES[0])
+            started = time.perf_counter()
+            page.click("#ask")
+            page.wait_for_function(f"document.querySelectorAll('#chat .quotes').length >= {asked}",
+                                   timeout=60000)
+            quote = time.perf_counter() - started
+            page.wait_for_selector("#stop:disabled", timeout=60000)
+            done = time.perf_counter() - started
     print(f"{EXAMPLES[0]} asked again (sample book, default preset, {SLOW['delay']:.0f} s a model call): evidence "
           f"placed {evidence:.2f} s after the start (Python); in the browser the first quote shows {quote:.2f} s after "
           f"Ask ({quote - evidence:+.2f} s), the answer is done after {done:.2f} s")
