@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import zipfile
 from collections import Counter
+from dataclasses import dataclass
 
 from ..errors import BookError
 from .headings import headings, title_and_author
@@ -43,7 +44,19 @@ def html_blocks(html: bytes) -> list[str]:
     return [t for t in texts if t]
 
 
-def read_epub(data: bytes, name: str) -> Draft:
+@dataclass
+class SpineItem:
+    """One item of an EPUB's spine, in order: its file name, its XHTML, its text blocks as the book reads them
+    and where the first of them starts in the book's text (an item without text has no blocks)."""
+
+    name: str
+    content: bytes
+    blocks: list[str]
+    start: int
+
+
+def epub_spine(data: bytes, name: str):
+    """The EPUB (ebooklib's book) and every item of its spine, or :class:`BookError` saying why not."""
     import io
 
     import ebooklib
@@ -60,28 +73,35 @@ def read_epub(data: bytes, name: str) -> Draft:
         book = epub.read_epub(io.BytesIO(data), options={"ignore_ncx": True})
     except Exception as exc:  # ebooklib lets zipfile, lxml and its own errors through, of many types
         raise BookError(f"{name} is not a readable EPUB file ({type(exc).__name__}).") from None
+    items, offset = [], 0
+    for item_id, _linear in book.spine:
+        item = book.get_item_with_id(item_id)
+        document = item is not None and item.get_type() == ebooklib.ITEM_DOCUMENT
+        content = item.get_content() if document else b""
+        blocks = html_blocks(content) if document else []
+        items.append(SpineItem(item.get_name() if item is not None else "", content, blocks, offset))
+        offset += sum(len(block) + 2 for block in blocks)
+    return book, items
+
+
+def read_epub(data: bytes, name: str) -> Draft:
+    book, items = epub_spine(data, name)
     titles = {}
     for link in flatten_toc(book.toc):
         titles.setdefault(link.href.split("#")[0], link.title)
-    parts: list[str] = []
     paragraphs: list[tuple[int, int]] = []
     chapters: list[tuple[str, int]] = []
-    offset = 0
-    for item_id, _linear in book.spine:
-        item = book.get_item_with_id(item_id)
-        if item is None or item.get_type() != ebooklib.ITEM_DOCUMENT:
+    for item in items:
+        if not item.blocks:
             continue
-        blocks = html_blocks(item.get_content())
-        if not blocks:
-            continue
-        title = titles.get(item.get_name()) or (blocks[0] if len(blocks[0]) <= 120 else "")
+        title = titles.get(item.name) or (item.blocks[0] if len(item.blocks[0]) <= 120 else "")
         if title:
-            chapters.append((title, offset))
-        for block in blocks:
+            chapters.append((title, item.start))
+        offset = item.start
+        for block in item.blocks:
             paragraphs.append((offset, offset + len(block)))
-            parts.append(block)
             offset += len(block) + 2
-    text = "\n\n".join(parts)
+    text = "\n\n".join(block for item in items for block in item.blocks)
     meta_title = book.get_metadata("DC", "title")
     meta_author = book.get_metadata("DC", "creator")
     return Draft(

@@ -1,0 +1,109 @@
+"""KOReader's sidecar of a book, ``<book>.sdr/metadata.<ext>.lua`` beside it (or under a docsettings folder that
+mirrors the book's path): where the reader is (``last_xpointer``, ``percent_finished``) and the ``annotations``
+they made (``text``, ``note``, ``chapter``, ``pos0``, ``datetime``). The file is a Lua table literal; it is parsed
+as data (luaparser's syntax tree, walked here), never run: anything but a literal (a call, a name, an operation)
+refuses the whole file in one sentence."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+from .model import LibraryError, Marked, Position, Reading, cut, fraction
+
+MAX_BYTES = 5 * 2**20
+MAX_DEPTH = 8
+
+
+def sidecar_for(book_file: str | Path, docsettings: str | Path | None = None) -> Path | None:
+    """KOReader's sidecar of ``book_file``: beside it, else under ``docsettings`` (a folder that mirrors the
+    book's absolute path), if it exists."""
+    book_file = Path(book_file)
+    name = f"{book_file.stem}.sdr/metadata{book_file.suffix.lower()}.lua"
+    places = [book_file.parent / name]
+    if docsettings:
+        places.append(Path(docsettings) / str(book_file.resolve().parent).lstrip("/") / name)
+    return next((p for p in places if p.is_file()), None)
+
+
+def read_sidecar(path: str | Path) -> Reading:
+    """What a KOReader sidecar says, or :class:`LibraryError` in one sentence."""
+    from luaparser import ast
+
+    path = Path(path)
+    if path.stat().st_size > MAX_BYTES:
+        raise LibraryError(f"{path.name} is larger than any KOReader settings file; it was not read.")
+    try:
+        source = path.read_text(encoding="utf-8")
+        tree = ast.parse(source)
+    except (UnicodeDecodeError, RecursionError):
+        raise LibraryError(f"{path.name} is not a KOReader settings file (not Lua text).") from None
+    except Exception:  # luaparser raises its own SyntaxException and ANTLR errors
+        raise LibraryError(f"{path.name} is not a KOReader settings file (not a Lua table).") from None
+    body = tree.body.body
+    if len(body) != 1 or type(body[0]).__name__ != "Return" or len(body[0].values) != 1:
+        raise LibraryError(f"{path.name} is not a KOReader settings file: it must only return a table.")
+    settings = literal(body[0].values[0], path.name, 0)
+    if not isinstance(settings, dict):
+        raise LibraryError(f"{path.name} is not a KOReader settings file: it must only return a table.")
+    return reading(settings)
+
+
+def literal(node, name: str, depth: int):
+    """The Python value of a Lua literal: a table (dict), string, number, boolean or nil; anything else (code)
+    refuses the file."""
+    kind = type(node).__name__
+    if depth > MAX_DEPTH:
+        raise LibraryError(f"{name} nests its tables deeper than KOReader does; it was not read.")
+    if kind == "Table":
+        table, n = {}, 0
+        for field in node.fields:
+            if getattr(field, "between_brackets", False) or type(field.key).__name__ != "Name":
+                key = literal(field.key, name, depth + 1) if field.key is not None else None
+            else:
+                key = field.key.id
+            if key is None:
+                n += 1
+                key = n
+            table[key] = literal(field.value, name, depth + 1)
+        return table
+    if kind == "String":
+        return node.s.decode("utf-8", "replace") if isinstance(node.s, bytes) else str(node.s)
+    if kind == "Number":
+        return node.n
+    if kind == "UMinusOp" and type(node.operand).__name__ == "Number":
+        return -node.operand.n
+    if kind in ("TrueExpr", "FalseExpr"):
+        return kind == "TrueExpr"
+    if kind == "Nil":
+        return None
+    raise LibraryError(f"{name} holds code ({kind}), not only settings; it was not read, and nothing of it runs.")
+
+
+def reading(settings: dict) -> Reading:
+    """The position and annotations of a sidecar's settings (values of the wrong type are left out)."""
+    out = Reading("KOReader")
+    place = settings.get("last_xpointer")
+    when = stamp(settings.get("summary", {}).get("modified") if isinstance(settings.get("summary"), dict) else None)
+    share = fraction(settings.get("percent_finished"))
+    if isinstance(place, str) or share is not None:
+        out.position = Position("KOReader", cut(place, 2000) or None, share, when)
+    notes = settings.get("annotations")
+    for entry in (notes.values() if isinstance(notes, dict) else []):
+        if not isinstance(entry, dict) or not cut(entry.get("text")).strip():
+            continue
+        pos0 = entry.get("pos0")
+        out.marked.append(Marked("KOReader", cut(entry["text"]), cut(entry.get("note")),
+                                 cut(pos0, 2000) if isinstance(pos0, str) else None, cut(entry.get("chapter"), 300),
+                                 stamp(entry.get("datetime"))))
+    return out
+
+
+def stamp(value) -> float | None:
+    """KOReader's "2024-05-01 21:14:03" (or a date alone) as seconds since 1970, or None."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return dt.datetime.fromisoformat(value[:19].strip()).timestamp()
+    except ValueError:
+        return None

@@ -1,0 +1,171 @@
+"""A reading app's position and highlights found in the open book: the position as the last sentence read (the
+spoiler ceiling), each highlight as the sentences it covers. An EPUB's place is followed through its structure
+(:mod:`.places`); a fraction (all a text file or a PDF has, and what is left when a place cannot be followed) is a
+share of the book's characters. A highlight is matched to the book's text exactly, else fuzzily (RapidFuzz), the
+typography of quotes, dashes and ligatures set aside."""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..book import Book
+from ..book.formats import SpineItem, epub_spine
+from ..book.lexicon import WORD
+from ..book.text import compatible
+from .model import Marked, Position, Reading
+from .places import cfi_place, xpointer_place
+
+PLAIN = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u201c": '"', "\u201d": '"',
+                       "\u201e": '"', "\u2013": "-", "\u2014": "-", "\u2015": "-", "\u00a0": " ", "\u2026": "."})
+"""Typography a reading app and the book's file may write differently, each as one plain character (so that
+offsets stay the book's)."""
+
+FUZZY = 85.0
+"""The least RapidFuzz partial-ratio score (0-100) at which a highlight is taken to be a passage of the book."""
+
+
+@dataclass
+class Found:
+    """A highlight found in the book: its sentences, and how (``exact`` text, ``fuzzy``, or not found)."""
+
+    marked: Marked
+    sentences: list[int] = field(default_factory=list)
+    how: str = "not found"
+
+
+@dataclass
+class Located:
+    """What the reading apps say of the open book, in its sentences: the last sentence read (None: no position),
+    how it was found (``exact`` place or ``fraction``), from which app and when, and the highlights."""
+
+    sentence: int | None = None
+    how: str = ""
+    source: str = ""
+    when: float | None = None
+    found: list[Found] = field(default_factory=list)
+
+    def said(self, book: Book, now: float | None = None) -> str:
+        """"You are at chapter 14, 'The Letter' (from KOReader, 2 days ago)", and how many highlights."""
+        parts = []
+        if self.sentence is not None:
+            chapter = book.chapters[int(book.chapter_of[self.sentence])]
+            title = f", “{chapter.title}”" if chapter.title and chapter.title.lower() != chapter.ref.lower() else ""
+            where = f"{chapter.ref}{title}" + ("" if self.how == "exact" else " (from the share of the book read)")
+            parts.append(f"You are at {where} (from {self.source}{ago(self.when, now)}).")
+        matched = sum(bool(f.sentences) for f in self.found)
+        if self.found:
+            parts.append(f"{matched} of {len(self.found)} highlight{'s' * (len(self.found) != 1)} found in the book.")
+        return " ".join(parts)
+
+
+def ago(when: float | None, now: float | None = None) -> str:
+    """", 2 days ago" (nothing when the time is unknown)."""
+    if when is None:
+        return ""
+    left = max(0.0, (now or time.time()) - when)
+    for size, unit in ((86400 * 365, "year"), (86400 * 30, "month"), (86400, "day"), (3600, "hour"), (60, "minute")):
+        if left >= size:
+            n = int(left // size)
+            return f", {n} {unit}{'s' * (n != 1)} ago"
+    return ", just now"
+
+
+def locate(book: Book, file: str | Path, readings: list[Reading]) -> Located:
+    """The latest position among ``readings`` (of ``file``, the book read as ``book``) and all their highlights,
+    in ``book``'s sentences."""
+    items = spine_of(file)
+    located = Located()
+    positions = [r.position for r in readings if r.position is not None]
+    if positions:
+        latest = max(positions, key=lambda p: p.when or 0.0)
+        sentence, how = position_sentence(book, items, latest)
+        if sentence is not None:
+            located.sentence, located.how, located.source, located.when = sentence, how, latest.source, latest.when
+    plain = book.text.translate(PLAIN)
+    for reading in readings:
+        located.found += [find(book, plain, items, marked) for marked in reading.marked]
+    return located
+
+
+def spine_of(file: str | Path) -> list[SpineItem] | None:
+    """An EPUB's spine items (what its places name), else None."""
+    file = Path(file)
+    if file.suffix.lower() != ".epub":
+        return None
+    return epub_spine(file.read_bytes(), file.name)[1]
+
+
+def offset_of(items: list[SpineItem] | None, place: str | None) -> int | None:
+    """Where an app's place (a CFI or a KOReader xpointer) is in the book's text, if it can be followed."""
+    if not items or not place:
+        return None
+    return cfi_place(items, place) if place.startswith("epubcfi(") else xpointer_place(items, place)
+
+
+def sentence_at(book: Book, offset: int) -> int:
+    return int(np.clip(np.searchsorted(book.bounds[:, 0], offset, side="right") - 1, 0, len(book) - 1))
+
+
+def position_sentence(book: Book, items: list[SpineItem] | None, position: Position) -> tuple[int | None, str]:
+    """The sentence a position names, and how: its place followed (``exact``), else its fraction (``fraction``)."""
+    offset = offset_of(items, position.place)
+    if offset is not None:
+        return sentence_at(book, offset), "exact"
+    if position.fraction is not None:
+        return sentence_at(book, int(position.fraction * len(book.text))), "fraction"
+    return None, ""
+
+
+def find(book: Book, plain: str, items: list[SpineItem] | None, marked: Marked) -> Found:
+    """A highlight's sentences: its text at its place (if the app gave one) or anywhere in the book, exactly, else
+    the best fuzzy match near its place or around the sentences holding its rarest words."""
+    from rapidfuzz import fuzz
+
+    wanted = " ".join(compatible(marked.text).translate(PLAIN).split())
+    if not wanted:
+        return Found(marked)
+    near = offset_of(items, marked.place)
+    windows = [(max(0, near - 400), near + len(wanted) * 2 + 400)] if near is not None else []
+    for start, end in [*windows, (0, len(plain))]:
+        at = spaced(plain, wanted, start, end)
+        if at is not None:
+            return Found(marked, covered(book, *at), "exact")
+    best = (0.0, 0, 0)
+    for start, end in windows + candidates(book, wanted):
+        match = fuzz.partial_ratio_alignment(wanted, plain[start:end], score_cutoff=FUZZY)
+        if match is not None and match.score > best[0]:
+            best = (match.score, start + match.dest_start, start + match.dest_end)
+    if best[0]:
+        return Found(marked, covered(book, best[1], best[2]), "fuzzy")
+    return Found(marked)
+
+
+def spaced(plain: str, wanted: str, start: int, end: int) -> tuple[int, int] | None:
+    """Where ``wanted`` is in ``plain[start:end]`` (white space of any kind and length between its words, a dash
+    of any length for a dash)."""
+    pattern = re.sub(r"(?:\\-)+", "-+", r"\s+".join(re.escape(word) for word in wanted.split()))
+    found = re.compile(pattern).search(plain, start, min(end, len(plain)))
+    return found.span() if found else None
+
+
+def candidates(book: Book, wanted: str, most: int = 60) -> list[tuple[int, int]]:
+    """Stretches of the book around the sentences that hold the highlight's rarest word."""
+    words = [w for w in dict.fromkeys(WORD.findall(wanted.lower())) if w in book.index.vocabulary]
+    if not words:
+        return []
+    rarest = min(words, key=lambda w: book.index.document_frequency[book.index.vocabulary[w]])
+    spans = []
+    for sid in book.index.postings(rarest)[:most].tolist():
+        start, end = int(book.bounds[max(sid - 3, 0), 0]), int(book.bounds[min(sid + 3, len(book) - 1), 1])
+        spans.append((start, end + len(wanted)))
+    return spans
+
+
+def covered(book: Book, start: int, end: int) -> list[int]:
+    """The sentences the text from ``start`` to ``end`` touches."""
+    return list(range(sentence_at(book, start), sentence_at(book, max(start, end - 1)) + 1))

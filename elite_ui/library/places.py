@@ -1,0 +1,157 @@
+"""Places in an EPUB as reading apps write them, found in our book's text: an EPUB CFI (Calibre's viewer writes
+``epubcfi(/N/2/4/2/1:12)``, N being twice the spine item's index plus two; the standard form puts ``/6/N!`` first)
+and a KOReader xpointer (``/body/DocFragment[3]/body/div/p[18]/text().12``). Each names a spine item and an element
+path inside its XHTML, not a percentage: the path is followed in the item's own XML, the text block holding the
+place is found among the blocks the book was read from, and the place is that block's start in the book's text
+plus the characters before it in the block. Everything read here is untrusted: what does not parse is None."""
+
+from __future__ import annotations
+
+import re
+
+from lxml import etree
+
+from ..book.formats import SpineItem
+from ..book.text import compatible
+
+BLOCKS = {"p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "blockquote", "pre"}
+"""The elements the EPUB reader takes text blocks from (:func:`elite_ui.book.formats.html_blocks`)."""
+
+CFI = re.compile(r"^epubcfi\((?P<path>[^)]{1,2000})\)$")
+STEP = re.compile(r"/(\d{1,6})(?:\[[^\]]{0,200}\])?")
+XPOINTER = re.compile(r"^/body/DocFragment\[(\d{1,6})\](?P<path>(?:/[A-Za-z][\w-]{0,30}(?:\[\d{1,6}\])?){0,200})"
+                      r"(?:/text\(\)(?:\[(?P<node>\d{1,6})\])?)?(?:\.(?P<offset>\d{1,9}))?$")
+
+
+def local(element) -> str:
+    """An element's tag without its namespace ("p" for "{http://www.w3.org/1999/xhtml}p")."""
+    return etree.QName(element).localname.lower() if isinstance(element.tag, str) else ""
+
+
+def words(text: str) -> str:
+    """Text as the EPUB reader keeps a block's: compatibility characters spelled out, white space collapsed."""
+    return " ".join(compatible(text).split())
+
+
+def parsed(item: SpineItem):
+    """The item's XHTML as an XML tree (leniently: a broken file yields what can be read), or None."""
+    if not item.content:
+        return None
+    parser = etree.XMLParser(recover=True, resolve_entities=False, no_network=True, huge_tree=False)
+    try:
+        return etree.fromstring(item.content, parser)
+    except (etree.XMLSyntaxError, ValueError):
+        return None
+
+
+def cfi_place(items: list[SpineItem], cfi: str) -> int | None:
+    """The offset in the book's text of an EPUB CFI (Calibre's form or the standard one), or None."""
+    found = CFI.match(cfi.strip()) if isinstance(cfi, str) else None
+    if not found:
+        return None
+    path, _, offset = found.group("path").partition(":")
+    if "!" in path:  # standard: /6/N[id]!/4/2...: the package's spine step, then the document's path
+        spine, _, path = path.partition("!")
+        steps = [int(n) for n in STEP.findall(spine)]
+        index = steps[1] // 2 - 1 if len(steps) > 1 else -1
+        steps = [int(n) for n in STEP.findall(path)]
+    else:  # Calibre: /N, then the document's path from the document (/2 is the root element)
+        steps = [int(n) for n in STEP.findall(path)]
+        index, steps = (steps[0] // 2 - 1, steps[2:] if steps[1:2] == [2] else steps[1:]) if steps else (-1, [])
+    root = parsed(items[index]) if 0 <= index < len(items) else None
+    if root is None:
+        return None
+    node = root
+    for n in steps:
+        if n % 2:  # an odd step is a place among the text nodes: the offset counts across all of them
+            break
+        children = [child for child in node if isinstance(child.tag, str)]
+        if not 0 < n // 2 <= len(children):
+            return None
+        node = children[n // 2 - 1]
+    chars = re.match(r"\d{1,9}", offset)
+    return block_place(items, index, root, node, int(chars.group(0)) if chars else None)
+
+
+def xpointer_place(items: list[SpineItem], xpointer: str) -> int | None:
+    """The offset in the book's text of a KOReader xpointer, or None."""
+    found = XPOINTER.match(xpointer.strip()) if isinstance(xpointer, str) else None
+    if not found:
+        return None
+    index = int(found.group(1)) - 1
+    root = parsed(items[index]) if 0 <= index < len(items) else None
+    if root is None:
+        return None
+    node = root if local(root) != "html" else next((c for c in root if local(c) == "body"), root)
+    steps = re.findall(r"/([A-Za-z][\w-]*)(?:\[(\d+)\])?", found.group("path"))
+    for tag, nth in steps[1:] if steps[:1] and steps[0][0].lower() == "body" else steps:
+        same = [child for child in node if local(child) == tag.lower()]
+        if not 0 < int(nth or 1) <= len(same):
+            return None
+        node = same[int(nth or 1) - 1]
+    if found.group("offset") is None and found.group("node") is None:
+        return block_place(items, index, root, node, None)
+    own = list(node.xpath("text()"))
+    nth = int(found.group("node") or 1)
+    chars = sum(len(s) for s in own[: nth - 1]) + int(found.group("offset") or 0)
+    return block_place(items, index, root, node, chars)
+
+
+def block_place(items: list[SpineItem], index: int, root, node, chars: int | None) -> int | None:
+    """Where ``node`` of spine item ``index``'s tree is in the book's text, ``chars`` characters into its own text
+    (None: at its start). Its block (the k-th of that text in the item, for the k-th such element) is found among
+    the blocks the book was read from."""
+    item = items[index]
+    blocks = [e for e in root.iter() if local(e) in BLOCKS and not any(local(d) in {"p", "li"}
+                                                                          for d in e.iterdescendants())]
+    block = next((e for e in [node, *node.iterancestors()] if any(e is b for b in blocks)), None)
+    if block is None:  # a place above the blocks (the body, a section): the first block inside it or after it
+        block = next((b for b in blocks if node in b.iterancestors() or precedes(root, node, b)), None)
+        node, chars = block, None
+    if block is None or not item.blocks:
+        return next((i.start for i in items[index + 1:] if i.blocks), item.start if item.blocks else None)
+    texts = [words(" ".join(b.itertext())) for b in blocks]
+    k = next(n for n, b in enumerate(blocks) if b is block)
+    matches = [n for n, text in enumerate(item.blocks) if text == texts[k]]
+    if not matches:
+        return None
+    found = matches[min(sum(text == texts[k] for text in texts[:k]), len(matches) - 1)]
+    start = item.start + sum(len(b) + 2 for b in item.blocks[:found])
+    ahead = text_before(block, node, chars)
+    inside = len(words(ahead)) + (1 if ahead[-1:].isspace() and ahead.strip() else 0)
+    return start + min(inside, len(item.blocks[found]))
+
+
+def precedes(root, one, other) -> bool:
+    """Whether element ``one`` starts before ``other`` in the document."""
+    for element in root.iter():
+        if element is one:
+            return True
+        if element is other:
+            return False
+    return False
+
+
+def text_before(block, node, chars: int | None) -> str:
+    """The block's text ahead of the place: every string before ``node``'s first, then ``chars`` characters
+    counted across ``node``'s own text nodes (the text of elements inside it, met on the way, counts whole)."""
+    ahead, left, reached = [], chars, False
+    for string in block.xpath(".//text()"):
+        parent = string.getparent()
+        owner = parent if string.is_text else parent.getparent()
+        inside = owner is not None and (owner is node or any(a is node for a in owner.iterancestors()))
+        if not inside:
+            if reached:
+                break
+            ahead.append(str(string))
+            continue
+        reached = True
+        if left is None:
+            break
+        if owner is node:
+            if left <= len(string):
+                ahead.append(str(string)[:left])
+                break
+            left -= len(string)
+        ahead.append(str(string))
+    return " ".join(ahead)

@@ -1,0 +1,216 @@
+"""The reader's own reading apps (issue 26): places in an EPUB as Calibre and KOReader write them, a Calibre
+library and KOReader sidecars made to each app's format, read and never written; hostile files end in one
+sentence."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from elite_ui.book import load_book
+from elite_ui.book.formats import epub_spine
+from elite_ui.library import CalibreLibrary, LibraryError, locate, read_sidecar, sidecar_for
+from elite_ui.library.located import sentence_at
+from elite_ui.library.places import cfi_place, xpointer_place
+from elite_ui.testing.reading_apps import calibre_library, koreader_sidecar, nested_epub, written_places
+
+from .conftest import BOOKS
+
+NOW = 1_780_000_000.0
+
+
+@pytest.fixture(scope="module")
+def pride_epub(tmp_path_factory):
+    """Pride and Prejudice as an EPUB with nesting (paragraphs in a div, words in italics), and the book read."""
+    path = nested_epub(load_book(BOOKS["pride-and-prejudice.txt"]), tmp_path_factory.mktemp("epub") / "pride.epub")
+    return path, load_book(path)
+
+
+def sentences(book, n: int, seed: int = 0) -> list[int]:
+    rng = np.random.default_rng(seed)
+    return sorted(rng.choice(np.arange(book.first_read, len(book)), n, replace=False).tolist())
+
+
+def test_every_way_apps_write_a_place_lands_on_its_sentence(pride_epub):
+    """Calibre's CFI, the standard CFI and KOReader's xpointer of 40 sentences (some after an italic word, so a
+    second text node) each map to that sentence through the EPUB's structure, not a percentage."""
+    path, book = pride_epub
+    _, items = epub_spine(path.read_bytes(), path.name)
+    for sid in sentences(book, 40):
+        written = written_places(path, book, sid)
+        for place in (written.calibre, written.standard):
+            assert sentence_at(book, cfi_place(items, place)) == sid, place
+        assert sentence_at(book, xpointer_place(items, written.koreader)) == sid, written.koreader
+    nested = [written_places(path, book, sid).koreader for sid in sentences(book, 200, seed=1)]
+    assert any("text()[2]" in place for place in nested), "some places follow an inline element"
+
+
+@pytest.mark.parametrize("place", ["epubcfi(/999/2/4/2/1:0)", "epubcfi(/6/4/2)", "epubcfi()", "epubcfi(/x)",
+                                   "/body/DocFragment[0]/body/p", "/body/DocFragment[3]/body/p[99999]/text().4",
+                                   "javascript:alert(1)", "epubcfi(" + "/2" * 5000 + ")", ""])
+def test_a_place_that_cannot_be_followed_is_none(pride_epub, place):
+    path, _ = pride_epub
+    _, items = epub_spine(path.read_bytes(), path.name)
+    found = cfi_place(items, place) if place.startswith("epubcfi") else xpointer_place(items, place)
+    assert found is None or isinstance(found, int)
+
+
+def digests(folder: Path) -> dict[str, str]:
+    return {str(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def highlights_of(book, path, sids: list[int]) -> list[dict]:
+    """Calibre highlights of these sentences, written as Calibre's viewer writes them; their text set in the
+    typography an e-reader shows (curly quotes, a dash, a ligature) where the book file has others."""
+    out = []
+    for n, sid in enumerate(sids):
+        where = written_places(path, book, sid)
+        shown = book.sentence(sid).text.replace("'", "\u2019").replace("fi", "\ufb01").replace("--", "\u2014")
+        out.append({"type": "highlight", "uuid": f"u{n}", "highlighted_text": shown, "notes": f"note {n}",
+                    "spine_index": where.spine_index, "start_cfi": where.in_item, "end_cfi": where.in_item,
+                    "toc_family_titles": ["Chapter"], "epoch": NOW - 3600 * n})
+    return out
+
+
+def test_a_calibre_library_gives_its_books_position_and_highlights_read_only(pride_epub, tmp_path):
+    path, book = pride_epub
+    sample = Path(__file__).resolve().parents[1] / "assets" / "the-wind-in-the-willows.txt"
+    at = sentences(book, 1, seed=3)[0]
+    marked = sentences(book, 12, seed=4)
+    library = calibre_library(tmp_path / "Calibre Library", [
+        {"title": "Pride and Prejudice", "author": "Jane Austen", "files": [path, BOOKS["pride-and-prejudice.txt"]],
+         "position": (written_places(path, book, at).calibre, 0.5, NOW - 2 * 86400),
+         "highlights": highlights_of(book, path, marked)},
+        {"title": "The Wind in the Willows", "author": "Kenneth Grahame", "files": [sample],
+         "position": ("", 0.25, NOW)}])
+    before = digests(library)
+    shelf = CalibreLibrary(library)
+    found = shelf.search("austen")
+    assert [b.title for b in found] == ["Pride and Prejudice"] and found[0].file().suffix == ".epub"
+    assert {b.title for b in shelf.search("")} == {"Pride and Prejudice", "The Wind in the Willows"}
+    reading = shelf.reading(found[0], "epub")
+    located = locate(book, found[0].file(), [reading])
+    assert located.sentence == at and located.how == "exact"
+    assert located.said(book, now=NOW).startswith(f"You are at {book.chapters[book.chapter_of[at]].ref}")
+    assert "(from Calibre, 2 days ago)" in located.said(book, now=NOW)
+    assert sorted(f.sentences[0] for f in located.found) == marked, "every highlight on its own sentence"
+    assert all(f.how == "exact" for f in located.found) and located.found[-1].marked.note == "note 0"
+    willows = shelf.search("willows")[0]
+    txt = load_book(willows.file())
+    assert locate(txt, willows.file(), [shelf.reading(willows, "txt")]).how == "fraction"
+    assert digests(library) == before, "the library is never written"
+
+
+def test_a_koreader_sidecar_gives_the_position_and_annotations_and_the_latest_app_wins(pride_epub, tmp_path):
+    path, book = pride_epub
+    copy = tmp_path / path.name
+    copy.write_bytes(path.read_bytes())
+    at, marked = sentences(book, 1, seed=5)[0], sentences(book, 8, seed=6)
+    sidecar = koreader_sidecar(copy, {
+        "last_xpointer": written_places(path, book, at).koreader, "percent_finished": 0.42,
+        "summary": {"modified": "2026-05-01", "status": "reading"},
+        "annotations": [{"text": book.sentence(s).text, "note": "mine", "chapter": "Chapter",
+                         "pos0": written_places(path, book, s).koreader, "datetime": "2026-05-01 21:14:03"}
+                        for s in marked]})
+    before = digests(tmp_path)
+    assert sidecar_for(copy) == sidecar
+    reading = read_sidecar(sidecar)
+    assert reading.position.source == "KOReader" and reading.position.fraction == 0.42
+    located = locate(book, copy, [reading])
+    assert located.sentence == at and located.how == "exact" and located.source == "KOReader"
+    assert [f.sentences[0] for f in located.found] == marked
+    assert digests(tmp_path) == before
+
+
+def test_a_highlight_with_a_stale_place_and_changed_words_is_found_fuzzily(pride_epub):
+    from elite_ui.library import Marked, Reading
+
+    path, book = pride_epub
+    sid = sentences(book, 1, seed=7)[0]
+    text = book.sentence(sid).text
+    words = text.split()
+    changed = " ".join([*words[:-2], "somewhat", *words[-1:]]) if len(words) > 6 else text
+    elsewhere = written_places(path, book, sentences(book, 1, seed=8)[0]).calibre
+    found = locate(book, path, [Reading("Calibre", marked=[Marked("Calibre", changed, place=elsewhere)])]).found[0]
+    assert sid in found.sentences and found.how in ("exact", "fuzzy")
+
+
+HOSTILE_DBS = {
+    "not a database": b"SQLite format 2\x00 this is not one",
+    "random bytes": bytes(range(256)) * 40,
+}
+
+
+@pytest.mark.parametrize("name", list(HOSTILE_DBS))
+def test_a_file_that_is_not_a_calibre_database_is_one_sentence(tmp_path, name):
+    (tmp_path / "metadata.db").write_bytes(HOSTILE_DBS[name])
+    with pytest.raises(LibraryError, match=r"^.+\.$"):
+        CalibreLibrary(tmp_path).search("")
+
+
+def test_calibre_rows_of_the_wrong_type_or_size_or_leaving_the_library_are_left_out(pride_epub, tmp_path):
+    path, book = pride_epub
+    library = calibre_library(tmp_path / "lib", [{"title": "Pride", "author": "Austen", "files": [path]}])
+    outside = tmp_path / "secret.txt"
+    outside.write_text("CHAPTER I\n\nA secret outside the library.\n")
+    db = sqlite3.connect(library / "metadata.db")
+    db.execute("INSERT INTO books (id, title, sort, path) VALUES (2, 'Escape', 'Escape', '../..')")
+    db.execute("INSERT INTO data (book, format, uncompressed_size, name) VALUES (2, 'TXT', 1, ?)",
+               (str(outside.with_suffix("")).lstrip("/"),))
+    db.execute("INSERT INTO books (id, title, sort, path) VALUES (3, ?, 'x', 'x')", ("x" * 100_000,))
+    for cfi, frac, epoch in (("epubcfi(/4/2)", "half", "yesterday"), (12, 1e308, "NaN"),
+                             ("x" * 1_000_000, -1, 1e30)):
+        db.execute("INSERT INTO last_read_positions (book, format, user, device, cfi, epoch, pos_frac) VALUES "
+                   "(1, 'EPUB', 'u', ?, ?, ?, ?)", (str(epoch), cfi, epoch, frac))
+    hostile = ("{not json", json.dumps([1, 2]), json.dumps({"highlighted_text": 5}), "[" * 100_000 + "]" * 100_000,
+               json.dumps({"highlighted_text": "x" * 200_000}), json.dumps({"highlighted_text": "", "removed": True}))
+    for n, data in enumerate(hostile):
+        db.execute("INSERT INTO annotations (book, format, user_type, user, timestamp, annot_id, annot_type, "
+                   "annot_data) VALUES (1, 'EPUB', 'local', 'v', 'soon', ?, 'highlight', ?)", (f"a{n}", data))
+    db.commit()
+    db.close()
+    shelf = CalibreLibrary(library)
+    assert [b.title for b in shelf.search("")] == ["Pride"], "no book outside the library, none without files"
+    reading = shelf.reading(shelf.search("Pride")[0], "epub")
+    assert reading.marked == []
+    assert reading.position is None or (reading.position.fraction is None and reading.position.when is None)
+    assert locate(book, path, [reading]).sentence in (None, *range(len(book)))
+
+
+SIDECARS = {
+    "a call": 'return { ["percent_finished"] = os.execute("touch /tmp/elite-pwned") }',
+    "a function": "return { f = function() return 1 end }",
+    "statements": 'os.execute("touch /tmp/elite-pwned")\nreturn {}',
+    "a name": "return { percent_finished = secret }",
+    "an operation": 'return { ["text"] = "a" .. "b" }',
+    "not lua": "{{{{ not lua at all",
+    "not a table": 'return "text"',
+    "deep": "return " + "{" * 50 + "}" * 50,
+}
+
+
+@pytest.mark.parametrize("name", list(SIDECARS))
+def test_a_sidecar_with_code_or_no_table_is_one_sentence_and_nothing_runs(tmp_path, name):
+    path = tmp_path / "book.sdr" / "metadata.epub.lua"
+    path.parent.mkdir()
+    path.write_text(SIDECARS[name])
+    with pytest.raises(LibraryError, match=r"^.+\.$"):
+        read_sidecar(path)
+    assert not Path("/tmp/elite-pwned").exists()
+
+
+def test_sidecar_values_of_the_wrong_type_are_left_out(tmp_path):
+    path = tmp_path / "book.sdr" / "metadata.epub.lua"
+    path.parent.mkdir()
+    path.write_text('return { ["percent_finished"] = "lots", ["last_xpointer"] = 12, ["annotations"] = '
+                    '{ [1] = "text", [2] = { ["text"] = 5 }, [3] = { ["text"] = "kept", ["datetime"] = "never" } } }')
+    reading = read_sidecar(path)
+    assert reading.position is None and [m.text for m in reading.marked] == ["kept"]
+    path.write_bytes(b"\xff\xfe not utf-8 \x00")
+    with pytest.raises(LibraryError):
+        read_sidecar(path)
