@@ -317,3 +317,18 @@ def paper_cost_table() -> str:
             for when, key in (("judge satisfied at once", "one_iteration"), ("every iteration", "every_iteration"))]
     body.append(["seconds a call", *(f["seconds_a_call"].get(stage, "—") for stage in stages), "", ""])
     return rows(["paper preset", *stages, "calls", f"on {f['model']}"], body)
+
+
+def library_table() -> str:
+    f = figures("library")
+    total = {kind: [sum(r["places"][kind][k] for r in f["rows"]) for k in ("chapter", "sentence")]
+             for kind in f["rows"][0]["places"]}
+    n = f["places_each"] * len(f["rows"])
+    names = {"calibre": "Calibre's viewer (its CFI)", "standard": "an EPUB CFI (standard form)",
+             "koreader": "KOReader (xpointer)", "fraction": "the share read alone (a txt's or pdf's position)"}
+    body = [[names[k], f"{c} of {n}", f"{s} of {n}"] for k, (c, s) in total.items()]
+    marked = {how: sum(r["highlights"][how]["matched"] for r in f["rows"]) for how in ("placed", "text alone")}
+    h = f["highlights_each"] * len(f["rows"])
+    body += [[f"highlights with their place ({len(f['rows'])} novels)", "", f"{marked['placed']} of {h} matched"],
+             ["highlights by their text alone", "", f"{marked['text alone']} of {h} matched"]]
+    return rows(["position written by", "right chapter", "exact sentence"], body)

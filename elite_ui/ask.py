@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -13,6 +14,7 @@ from .book.lexicon import STEMMERS
 from .book.names import names_for
 from .book.story import recap, xray
 from .errors import EliteError
+from .library import located_in, open_shelf
 from .methods import METHODS, Tools
 from .methods.parsing import SENTENCE_LABEL
 from .methods.recap import Recaps
@@ -32,7 +34,7 @@ def setting_groups() -> dict[str, type]:
 
 def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m elite_ui.ask", description=__doc__)
-    parser.add_argument("book", help="a .txt, .epub or .pdf file")
+    parser.add_argument("book", help="a .txt, .epub or .pdf file (with --library: words of its title or author)")
     parser.add_argument("question", nargs="?", default="", help="the question (not needed with --recap or --xray)")
     parser.add_argument("--option", action="append", default=[], metavar='A="text"',
                         help="a multiple-choice option; repeat for each (A, B, C...)")
@@ -43,8 +45,12 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--strategy", choices=list(METHODS), default="elite",
                         help="; ".join(f"{m.name}: {m.summary}" for m in METHODS.values()))
     parser.add_argument("--up-to", metavar="WHERE", default="",
-                        help='spoiler ceiling: "chapter 12", "book 2, chapter 10", "page 80" or "40%%"; nothing '
-                             "after it is used, nor the front matter (preface, introduction) before the story")
+                        help='spoiler ceiling: "chapter 12", "book 2, chapter 10", "page 80", "40%%" or "S5210"; '
+                             "nothing after it is used, nor the front matter (preface, introduction) before the story")
+    parser.add_argument("--library", metavar="FOLDER", default=os.environ.get("ELITE_LIBRARY", ""),
+                        help="find the book in this Calibre library (or folder of books) and take the spoiler "
+                             "ceiling from where Calibre's viewer or KOReader left you, unless --up-to says "
+                             "otherwise ($ELITE_LIBRARY)")
     parser.add_argument("--with-front-matter", action="store_true",
                         help="under --up-to, search the front matter too")
     parser.add_argument("--language", help="read the book as this language (ISO code: en, fr, de, es, zh...) "
@@ -180,6 +186,16 @@ def story(book: Book, args: argparse.Namespace, until: str, llm=None) -> str:
     return "\n".join(lines)
 
 
+def from_library(folder: str, words: str):
+    """The library at ``folder`` and its one book whose title or author holds ``words``."""
+    shelf = open_shelf(folder)
+    found = shelf.search(words, limit=10)
+    if len(found) != 1:
+        listed = "; ".join(b.label() for b in found[:5])
+        raise EliteError(f"{len(found)} books of the library match “{words}”" + (f": {listed}." if found else "."))
+    return shelf, found[0]
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     method = METHODS[args.strategy]
@@ -189,11 +205,17 @@ def main(argv: list[str] | None = None) -> int:
             raise EliteError(f"{', '.join(elsewhere)} do nothing with --strategy {method.name}.")
         settings = from_flags(method.presets[args.preset], args)
         options = parse_options(args.option)
-        book = load_book(args.book, cache_dir=default_cache_dir())
+        shelf, entry = from_library(args.library, args.book) if args.library else (None, None)
+        book = load_book(entry.file() if entry else args.book, cache_dir=default_cache_dir())
         if args.language:
             book = book.read_as(language_code(args.language))
         print(f"{book.title} by {book.author or 'unknown'}: {len(book)} sentences, {len(book.chapters)} chapters, "
               f"{book.lexicon.name}, {book.load_note()}", file=sys.stderr)
+        if entry and not args.up_to:
+            located, problems = located_in(book, shelf, entry)
+            print(" ".join([located.said(book) or "Your reading apps say nothing of where you are.", *problems]),
+                  file=sys.stderr)
+            args.up_to = f"S{located.sentence}" if located.sentence is not None else ""
         read = reading_ceiling(book, args.up_to)
         asked = book.up_to(*read, front=args.with_front_matter) if read else book
         if not (args.question.strip() or args.recap or args.xray):

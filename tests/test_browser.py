@@ -1010,3 +1010,45 @@ def test_whole_book_chosen_for_a_book_that_does_not_fit_is_refused_at_once(page)
     page.wait_for_selector("#status:has-text(\"more than the model's context\")")
     assert page.inner_text("#status").startswith("PRIDE")
     page.wait_for_function("document.querySelector('#strategy input[value=elite]').checked")
+
+
+def test_a_book_opens_from_the_readers_calibre_library_where_they_are_with_their_highlights(page, tmp_path):
+    """Issue 26: point the Library panel at a Calibre library, search, open: the ceiling is where Calibre's
+    viewer left the reader (said with the chapter and when), the highlights are in the notebook, and "Ask about
+    this highlight" pins one for the next question; the library is never written."""
+    from elite_ui.book import load_book
+    from elite_ui.testing.reading_apps import calibre_library, nested_epub, written_places
+
+    epub = nested_epub(load_book(BOOKS["pride-and-prejudice.txt"]), tmp_path / "pride.epub")
+    book = load_book(epub)
+    at, marked = 1000, [400, 900]
+    highlights = [{"type": "highlight", "highlighted_text": book.sentence(s).text, "notes": "remember this",
+                   "spine_index": written_places(epub, book, s).spine_index,
+                   "start_cfi": written_places(epub, book, s).in_item, "epoch": time.time() - 60} for s in marked]
+    library = calibre_library(tmp_path / "Calibre Library", [
+        {"title": "Pride and Prejudice", "author": "Jane Austen", "files": [epub],
+         "position": (written_places(epub, book, at).calibre, 0.6, time.time() - 2 * 86400),
+         "highlights": highlights}])
+    before = {p: p.read_bytes() for p in library.rglob("*") if p.is_file()}
+    page.click("#library-panel button.label-wrap, #library-panel > button")
+    page.fill("#library textarea, #library input", str(library))
+    page.fill("#library-words textarea, #library-words input", "austen")
+    page.click("#library-search")
+    page.wait_for_selector("#status:has-text('1 book found')")
+    page.click("#library-open")
+    page.wait_for_selector("#status:has-text('You are at')", timeout=30000)
+    status = page.inner_text("#status")
+    chapter = book.chapters[book.chapter_of[at]].name
+    assert f"You are at {chapter} (from" in status and "from Calibre, 2 days ago" in status, status
+    assert "2 of 2 highlights found" in status
+    assert page.input_value("#ceiling textarea") == f"S{at}"
+    page.click("button[role=tab]:has-text('Notebook')")
+    page.wait_for_selector("#notebook a.ask-highlight")
+    assert page.locator("#notebook .entry.highlight").count() == 2
+    assert "remember this" in page.inner_text("#notebook")
+    shot(page, "63-library-highlights")
+    page.locator("#notebook a.ask-highlight").first.click()
+    page.wait_for_selector("#status:has-text('about your highlight')")
+    ask(page, "Why does this matter?")
+    wait_done(page, 1)
+    assert {p: p.read_bytes() for p in library.rglob("*") if p.is_file()} == before

@@ -96,7 +96,7 @@ def test_a_calibre_library_gives_its_books_position_and_highlights_read_only(pri
     reading = shelf.reading(found[0], "epub")
     located = locate(book, found[0].file(), [reading])
     assert located.sentence == at and located.how == "exact"
-    assert located.said(book, now=NOW).startswith(f"You are at {book.chapters[book.chapter_of[at]].ref}")
+    assert located.said(book, now=NOW).startswith(f"You are at {book.chapters[book.chapter_of[at]].name}")
     assert "(from Calibre, 2 days ago)" in located.said(book, now=NOW)
     assert sorted(f.sentences[0] for f in located.found) == marked, "every highlight on its own sentence"
     assert all(f.how == "exact" for f in located.found) and located.found[-1].marked.note == "note 0"
@@ -214,3 +214,44 @@ def test_sidecar_values_of_the_wrong_type_are_left_out(tmp_path):
     path.write_bytes(b"\xff\xfe not utf-8 \x00")
     with pytest.raises(LibraryError):
         read_sidecar(path)
+
+
+def test_the_command_line_finds_the_book_in_the_library_and_stops_where_the_reader_is(pride_epub, tmp_path,
+                                                                                       capsys):
+    from elite_ui.ask import main
+
+    path, book = pride_epub
+    at = 400
+    library = calibre_library(tmp_path / "lib", [
+        {"title": "Pride and Prejudice", "author": "Jane Austen", "files": [path],
+         "position": (written_places(path, book, at).calibre, 0.3, NOW)},
+        {"title": "Persuasion", "author": "Jane Austen", "files": [BOOKS["pride-and-prejudice.txt"]]}])
+    assert main(["--library", str(library), "pride", "--recap"]) == 0
+    out = capsys.readouterr()
+    chapter = book.chapters[book.chapter_of[at]]
+    assert f"You are at {chapter.name}" in out.err and "from Calibre" in out.err
+    assert f"up to S{at}" in out.out and book.chapters[book.chapter_of[at] + 1].title not in out.out
+    assert main(["--library", str(library), "austen", "Who?"]) == 2
+    assert "2 books of the library match “austen”" in capsys.readouterr().err
+
+
+def test_a_folder_of_books_with_koreader_sidecars_is_a_library_too(pride_epub, tmp_path):
+    from elite_ui.library import BookFolder, located_in, open_shelf
+
+    path, book = pride_epub
+    books = tmp_path / "Books" / "Austen"
+    books.mkdir(parents=True)
+    copy = books / "pride.epub"
+    copy.write_bytes(path.read_bytes())
+    (books / "notes.md").write_text("not a book")
+    koreader_sidecar(copy, {"last_xpointer": written_places(path, book, 700).koreader, "percent_finished": 0.5})
+    shelf = open_shelf(tmp_path / "Books")
+    assert isinstance(shelf, BookFolder) and [b.title for b in shelf.search("prid")] == ["pride"]
+    entry = shelf.book(shelf.search("prid")[0].id)
+    located, problems = located_in(book, shelf, entry)
+    assert located.sentence == 700 and located.source == "KOReader" and problems == []
+    (copy.with_suffix(".sdr") / "metadata.epub.lua").write_text('return { x = os.exit() }')
+    located, problems = located_in(book, shelf, entry)
+    assert located.sentence is None and len(problems) == 1 and "holds code" in problems[0]
+    with pytest.raises(LibraryError, match="not a folder"):
+        open_shelf(tmp_path / "nowhere")

@@ -55,6 +55,9 @@ class Config:
                           env="ELITE_PRESET")
     scripted: str | None = setting(None, "a JSON script for the deterministic scripted model (tests, demos)",
                                    kind=str, env="ELITE_SCRIPTED")
+    library: str | None = setting(None, "a Calibre library folder, or any folder of books (KOReader's sidecars beside "
+                                        "them), that the Library panel opens books from, with where you are and "
+                                        "your highlights (not in hosted mode)", kind=str, env="ELITE_LIBRARY")
     cache_dir: str | None = setting(None, "where parsed books and M-RAG marker stores live (default: "
                                           "~/.cache/elite-reader)", kind=str, env="ELITE_CACHE")
     host: str = setting("127.0.0.1", "the address to listen on", env="GRADIO_SERVER_NAME")

@@ -28,6 +28,15 @@ def story_entry(book: Book, heading: str, summary: str, sentence_ids: list[int])
             "when": time.strftime("%Y-%m-%d %H:%M")}
 
 
+def highlight_entry(book: Book, source: str, chapter: str, note: str, sentence_ids: list[int]) -> dict:
+    """A highlight made in a reading app (Calibre, KOReader), found in the book: its sentences as quotes, the
+    reader's note as the answer, and the sentences a question about it is asked of (``about``)."""
+    heading = f"Your highlight in {source}" + (f" ({chapter})" if chapter else "")
+    return {"kind": "answer", "question": heading, "answer": note, "run": source, "book": book.digest,
+            "title": book.title, "quotes": [quote(book, sid) for sid in sentence_ids[:8] if sid < len(book)],
+            "about": sentence_ids[:20], "when": time.strftime("%Y-%m-%d %H:%M")}
+
+
 def quote_entry(book: Book, sid: int) -> dict:
     """A passage the reader saved from the Reader tab."""
     return {"kind": "quote", **quote(book, sid), "book": book.digest, "title": book.title,
@@ -50,10 +59,14 @@ def entries_from(saved: object) -> list[dict]:
         return all(isinstance(entry.get(k), str) for k in ("question", "answer", "run")) \
             and isinstance(entry.get("quotes"), list) and all(map(quote_ok, entry["quotes"]))
 
+    def about_ok(entry: dict) -> bool:
+        about = entry.get("about", [])
+        return isinstance(about, list) and len(about) <= 20 and all(type(sid) is int and sid >= 0 for sid in about)
+
     checks = {"answer": answer_ok, "quote": quote_ok}
     return [entry for entry in (saved if isinstance(saved, list) else [])
             if isinstance(entry, dict) and all(isinstance(entry.get(k), str) for k in ("book", "title", "when"))
-            and entry.get("kind") in checks and checks[entry["kind"]](entry)]
+            and entry.get("kind") in checks and checks[entry["kind"]](entry) and about_ok(entry)]
 
 
 @dataclass

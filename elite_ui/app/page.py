@@ -17,6 +17,7 @@ from .panels import (
     book,
     chat,
     exports,
+    library,
     model_panel,
     names,
     notebook,
@@ -61,6 +62,7 @@ class Page:
     tabs: gr.Tabs
     session: session.SessionUI
     book: book.BookUI
+    library: library.LibraryUI
     model: model_panel.ModelUI
     strategy: strategy.StrategyUI
     names: names.NamesUI
@@ -94,6 +96,7 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
         with gr.Row(elem_classes="page-row"):
             with gr.Column(scale=2, elem_classes="side-column"):
                 book_ui = book.create_ui(ctx)
+                library_ui = library.create_ui(ctx)
                 model_ui = model_panel.create_ui(ctx)
                 strategy_ui = strategy.create_ui(ctx)
                 names_ui = names.create_ui(ctx)
@@ -110,10 +113,10 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
                     reader_ui = reader.create_ui(ctx)
                     story_ui = story.create_ui(ctx)
                     notebook_ui = notebook.create_ui(ctx)
-        page = Page(demo=demo, tabs=tabs, session=kept, book=book_ui, model=model_ui, strategy=strategy_ui,
-                    names=names_ui, mrag=mrag_ui, settings=settings_ui, options=options_ui, chat=chat_ui,
-                    exports=exports_ui, trace=trace_ui, side=side_ui, reader=reader_ui, story=story_ui, links=links_ui,
-                    notebook=notebook_ui)
+        page = Page(demo=demo, tabs=tabs, session=kept, book=book_ui, library=library_ui, model=model_ui,
+                    strategy=strategy_ui, names=names_ui, mrag=mrag_ui, settings=settings_ui, options=options_ui,
+                    chat=chat_ui, exports=exports_ui, trace=trace_ui, side=side_ui, reader=reader_ui, story=story_ui,
+                    links=links_ui, notebook=notebook_ui)
         for panel in page.panels():
             if hasattr(panel, "create_event_handlers"):
                 panel.create_event_handlers(page, ctx)

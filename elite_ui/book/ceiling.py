@@ -17,12 +17,13 @@ WORDS = {"chapter": "chapter", "ch": "chapter", "letter": "letter", "stave": "st
 STEP = re.compile(r"(chapter|ch|letter|stave|book|bk|part|pt|volume|vol)\.?\s*(?:the\s+)?([0-9]+|[a-z]+)", re.I)
 PAGE = re.compile(r"^\s*(?:page|p\.?)\s*(\d+)\s*$", re.I)
 PERCENT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*%\s*$")
-HELP = 'write "chapter 12", "book 2, chapter 10", "page 80" or "40%"'
+SENTENCE = re.compile(r"^\s*(?:sentence\s*|s)(\d{1,9})\s*$", re.I)
+HELP = 'write "chapter 12", "book 2, chapter 10", "page 80", "40%" or a sentence, "S5210"'
 
 
 def reading_ceiling(book: Book, spec: str) -> tuple[int, str] | None:
-    """The last sentence a reader has read and how to name it, from "chapter 12", "book 2, chapter 10", "page 80"
-    or "40%" (None when ``spec`` is empty)."""
+    """The last sentence a reader has read and how to name it, from "chapter 12", "book 2, chapter 10", "page 80",
+    "40%" or a sentence's label, "S5210" (where a reading app left the reader; None when ``spec`` is empty)."""
     if not spec.strip():
         return None
     if len(spec) > 100:
@@ -33,6 +34,11 @@ def reading_ceiling(book: Book, spec: str) -> tuple[int, str] | None:
         return max(last, 0), f"{found.group(1)}% of the book"
     if found := PAGE.match(spec):
         return page_ceiling(book, int(found.group(1)))
+    if found := SENTENCE.match(spec):
+        sid = int(found.group(1))
+        if sid >= len(book):
+            raise BookError(f"S{sid} is not in this book, which has {len(book):,} sentences (S0 to S{len(book) - 1}).")
+        return sid, book.sentence(sid).citation
     steps = STEP.findall(spec)
     if not steps or STEP.sub("", spec).strip(" ,;") or any(number(n) is None for _, n in steps):
         raise BookError(f'"{spec.strip()[:60]}" is not a reading position; {HELP}.')

@@ -17,6 +17,9 @@ MAX_DB_BYTES = 2 * 2**30
 MAX_ROWS = 5000
 MAX_ANNOTATION = 100_000
 """The most characters of one annotation's JSON that are read."""
+BOOKS = ("SELECT books.id, books.title, books.path, (SELECT group_concat(authors.name, ' & ') FROM books_authors_link "
+         "JOIN authors ON authors.id = books_authors_link.author WHERE books_authors_link.book = books.id) AS names "
+         "FROM books")
 
 
 class CalibreLibrary:
@@ -52,11 +55,16 @@ class CalibreLibrary:
         """The books whose title or authors hold ``words`` (every book when empty), by title, each with the files
         of the formats we read that are inside the library folder."""
         like = f"%{cut(words, 200).strip()}%"
-        rows = self.query(
-            "SELECT books.id, books.title, books.path, (SELECT group_concat(authors.name, ' & ') FROM "
-            "books_authors_link JOIN authors ON authors.id = books_authors_link.author WHERE "
-            "books_authors_link.book = books.id) AS names FROM books WHERE books.title LIKE ? OR names LIKE ? "
-            "ORDER BY books.sort, books.title LIMIT ?", like, like, max(1, min(limit, MAX_ROWS)))
+        return self.shelved(self.query(
+            f"{BOOKS} WHERE books.title LIKE ? OR names LIKE ? ORDER BY books.sort, books.title LIMIT ?", like, like,
+            max(1, min(limit, MAX_ROWS))))
+
+    def book(self, book_id: int) -> Shelved | None:
+        """The book with Calibre's id ``book_id``, if it has a file we read."""
+        found = self.shelved(self.query(f"{BOOKS} WHERE books.id = ?", book_id))
+        return found[0] if found else None
+
+    def shelved(self, rows: list[tuple]) -> list[Shelved]:
         found = []
         for book_id, title, path, names in rows:
             if not isinstance(book_id, int) or not isinstance(path, str):

@@ -25,6 +25,10 @@ PLAIN = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'
 """Typography a reading app and the book's file may write differently, each as one plain character (so that
 offsets stay the book's)."""
 
+HEADING = re.compile(r"^\s*(?:(?:chapter|letter|stave|book|part|volume)\s+(?:\d+|[ivxlcdm]+)\b[.:]?|"
+                     r"(?:\d+|[ivxlcdm]+)[.:])", re.I)
+"""A chapter title's heading word and number ("CHAPTER XLIX."), left out where the title is said."""
+
 FUZZY = 85.0
 """The least RapidFuzz partial-ratio score (0-100) at which a highlight is taken to be a passage of the book."""
 
@@ -54,9 +58,10 @@ class Located:
         parts = []
         if self.sentence is not None:
             chapter = book.chapters[int(book.chapter_of[self.sentence])]
-            title = f", “{chapter.title}”" if chapter.title and chapter.title.lower() != chapter.ref.lower() else ""
-            where = f"{chapter.ref}{title}" + ("" if self.how == "exact" else " (from the share of the book read)")
-            parts.append(f"You are at {where} (from {self.source}{ago(self.when, now)}).")
+            named = HEADING.sub("", chapter.title).strip(" .:-")
+            title = f", “{named}”" if named else ""
+            how = "" if self.how == "exact" else ", by the share of the book read"
+            parts.append(f"You are at {chapter.name}{title} (from {self.source}{how}{ago(self.when, now)}).")
         matched = sum(bool(f.sentences) for f in self.found)
         if self.found:
             parts.append(f"{matched} of {len(self.found)} highlight{'s' * (len(self.found) != 1)} found in the book.")
@@ -130,7 +135,8 @@ def find(book: Book, plain: str, items: list[SpineItem] | None, marked: Marked) 
     if not wanted:
         return Found(marked)
     near = offset_of(items, marked.place)
-    windows = [(max(0, near - 400), near + len(wanted) * 2 + 400)] if near is not None else []
+    windows = [(near, near + len(wanted) * 2 + 40), (max(0, near - 400), near + len(wanted) * 2 + 400)] \
+        if near is not None else []
     for start, end in [*windows, (0, len(plain))]:
         at = spaced(plain, wanted, start, end)
         if at is not None:

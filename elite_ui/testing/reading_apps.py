@@ -9,6 +9,7 @@ import json
 import shutil
 import sqlite3
 from dataclasses import dataclass
+from functools import lru_cache
 from html import escape
 from pathlib import Path
 
@@ -23,8 +24,15 @@ def nested_epub(book: Book, path: Path) -> Path:
     second word and its middle one in italics, as e-books emphasise), so that places are paths through real
     nesting: a sentence may start in a paragraph's second or third text node."""
     chapters = []
-    for chapter in (c for c in book.chapters if c.kind == "chapter"):
-        paragraphs = [" ".join(p.split()) for p in book.text[chapter.start:chapter.end].split("\n\n")[1:] if p.strip()]
+    for n, chapter in enumerate(book.chapters):
+        if chapter.kind != "chapter":
+            continue
+        last = book.chapters[n + 1].first_sentence if n + 1 < len(book.chapters) else len(book)
+        spans: dict[int, list[int]] = {}
+        for sid in range(chapter.first_sentence, last):
+            spans.setdefault(int(book.paragraph_of[sid]), []).append(sid)
+        paragraphs = [" ".join(book.span_text(ids[0], ids[-1]).split()) for ids in spans.values()]
+        paragraphs = [p for p in paragraphs if p and p != " ".join(chapter.title.split())]
         body = "".join(f"<p>{emphasised(p)}</p>" for p in paragraphs)
         chapters.append((escape(chapter.title), f"<div class='text'>{body}</div>"))
     return make_epub(path, chapters, title=book.title, author=book.author)
@@ -38,6 +46,12 @@ def emphasised(paragraph: str) -> str:
     if middle > 2:
         words[middle] = f"<i>{words[middle]}</i>"
     return f"{words[0]} <i>{words[1]}</i> " + " ".join(words[2:])
+
+
+@lru_cache(maxsize=4)
+def spine(path: str, modified: int) -> list:
+    """An EPUB's spine items, read once while the file is unchanged."""
+    return epub_spine(Path(path).read_bytes(), Path(path).name)[1]
 
 
 @dataclass
@@ -54,7 +68,7 @@ class Written:
 
 def written_places(epub_path: Path, book: Book, sentence: int) -> Written:
     """Where sentence ``sentence`` of ``book`` (read from ``epub_path``) starts, as each app writes it."""
-    _, items = epub_spine(Path(epub_path).read_bytes(), Path(epub_path).name)
+    items = spine(str(epub_path), Path(epub_path).stat().st_mtime_ns)
     start = int(book.bounds[sentence, 0])
     index = max(n for n, item in enumerate(items) if item.blocks and item.start <= start)
     item, offset, k = items[index], start - items[index].start, 0

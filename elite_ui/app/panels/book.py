@@ -103,6 +103,24 @@ def open_file(page, ctx, path: str, session: Session, request: gr.Request):
         whole_offered(page, ctx, book))
 
 
+def reading(ctx) -> dict:
+    """How every event that opens a book runs: in one line, ``--uploads`` at once, its card not hidden by progress."""
+    return {"concurrency_limit": ctx.config.uploads, "concurrency_id": "book", "show_progress": "minimal"}
+
+
+def after_opening(page, ctx, event) -> None:
+    """What follows any event that opens a book: the cursor in the question box, then the book's character names
+    up to its ceiling (0.5 s for the longest novel), the run's views, the language box back to "detected"."""
+    state = page.session.state
+
+    def named(session: Session):
+        return {state: session} | names_panel.listed(page, ctx, session, session.ceiling_text)
+
+    event.then(None, js="() => focusQuestion()")
+    listed = event.then(named, state, [state, *names_panel.outputs(page)], concurrency_limit=None)
+    trace.refresh_after(listed, page, ctx).then(lambda: "detected", None, page.book.language, concurrency_limit=None)
+
+
 def create_event_handlers(page, ctx) -> None:
     ui, state = page.book, page.session.state
 
@@ -127,10 +145,6 @@ def create_event_handlers(page, ctx) -> None:
         session.open(book)
         return opened(page, ctx, session) | {page.chat.status: f"Back to *{md(book.title)}*."}
 
-    def on_book(session: Session):
-        """After the card shows: the book's character names up to its ceiling (0.5 s for the longest novel)."""
-        return {state: session} | names_panel.listed(page, ctx, session, session.ceiling_text)
-
     def on_language(code, session: Session):
         book, code = session.book, choice(code, ["detected", *LANGUAGES])
         if book is None or code is None:
@@ -146,13 +160,11 @@ def create_event_handlers(page, ctx) -> None:
                 } | names_panel.listed(page, ctx, session, session.ceiling_text)
 
     shown = [*opened_outputs(page), page.chat.status]
-    reading = {"concurrency_limit": ctx.config.uploads, "concurrency_id": "book", "show_progress": "minimal"}
-    for event in (ui.upload.upload(on_upload, [ui.upload, state], shown, **reading),
-                  ui.sample.click(on_sample, state, shown, **reading),
-                  ui.switch.input(on_switch, [ui.switch, state], shown, **reading)):
-        event.then(None, js="() => focusQuestion()")
-        named = event.then(on_book, state, [state, *names_panel.outputs(page)], concurrency_limit=None)
-        trace.refresh_after(named, page, ctx).then(lambda: "detected", None, ui.language, concurrency_limit=None)
+    opens = reading(ctx)
+    for event in (ui.upload.upload(on_upload, [ui.upload, state], shown, **opens),
+                  ui.sample.click(on_sample, state, shown, **opens),
+                  ui.switch.input(on_switch, [ui.switch, state], shown, **opens)):
+        after_opening(page, ctx, event)
     # chosen (select), not merely passed by Tab: Gradio sends an input event each time the box loses focus
     ui.language.select(on_language, [ui.language, state],
                        [state, ui.card, *names_panel.outputs(page), page.chat.status], concurrency_limit=None)

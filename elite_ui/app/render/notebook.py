@@ -17,7 +17,12 @@ def notebook_html(entries: list[dict]) -> str:
         cited = "".join(
             f"<blockquote>{quoted(q['text'])}<br>— {link(entry['book'], q['sentence'], q['label'])}"
             f" {esc(q['where'])}, <i>{esc(entry.get('title', ''))}</i></blockquote>" for q in quotes)
-        if entry["kind"] == "answer":
+        if entry.get("about"):
+            sids = ",".join(str(int(sid)) for sid in entry["about"])
+            parts.append(f"<div class='entry highlight'><b>{esc(entry['question'])}</b><div>{esc(entry['answer'])}"
+                         f"</div>{cited}<a href='#' class='ask-highlight' data-book='{esc(entry['book'])}' "
+                         f"data-sids='{sids}'>Ask about this highlight</a> <small>{esc(entry['when'])}</small></div>")
+        elif entry["kind"] == "answer":
             parts.append(f"<div class='entry answer'><b>Q: {esc(entry['question'])}</b><div>{cited_answer(entry)}"
                          f"</div>{cited}<small>{esc(entry['run'])} · {esc(entry['when'])}</small></div>")
         else:

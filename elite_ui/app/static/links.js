@@ -32,6 +32,9 @@ document.addEventListener('click', (event) => {
     return listed.includes('S' + sid) ? value : listed.concat(['S' + sid]).join(', ');
   });
   if (clicked(event, 'a.companion', '#xray-pick', (sid, value, link) => link.dataset.pair)) pressPick();
+  if (clicked(event, 'a.ask-highlight', '#highlight-pick', (sid, value, link) => `${link.dataset.book}:${link.dataset.sids}`)) {
+    setTimeout(() => { document.querySelector('#highlight-go').click(); focusQuestion(); }, 50);
+  }
   openModelPanel(event);
 });
 // A companion clicked (its name in the X-Ray, or its point on the relationship map) shows the passages they share.
