@@ -51,6 +51,8 @@ def parser() -> argparse.ArgumentParser:
                         help="find the book in this Calibre library (or folder of books) and take the spoiler "
                              "ceiling from where Calibre's viewer or KOReader left you, unless --up-to says "
                              "otherwise ($ELITE_LIBRARY)")
+    parser.add_argument("--koreader", metavar="FOLDER", default=os.environ.get("ELITE_KOREADER", ""),
+                        help="KOReader's settings folder, for the sidecars it keeps there ($ELITE_KOREADER)")
     parser.add_argument("--with-front-matter", action="store_true",
                         help="under --up-to, search the front matter too")
     parser.add_argument("--language", help="read the book as this language (ISO code: en, fr, de, es, zh...) "
@@ -212,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{book.title} by {book.author or 'unknown'}: {len(book)} sentences, {len(book.chapters)} chapters, "
               f"{book.lexicon.name}, {book.load_note()}", file=sys.stderr)
         if entry and not args.up_to:
-            located, problems = located_in(book, shelf, entry)
+            located, problems = located_in(book, shelf, entry, args.koreader or None)
             print(" ".join([located.said(book) or "Your reading apps say nothing of where you are.", *problems]),
                   file=sys.stderr)
             args.up_to = f"S{located.sentence}" if located.sentence is not None else ""

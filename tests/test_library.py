@@ -255,3 +255,27 @@ def test_a_folder_of_books_with_koreader_sidecars_is_a_library_too(pride_epub, t
     assert located.sentence is None and len(problems) == 1 and "holds code" in problems[0]
     with pytest.raises(LibraryError, match="not a folder"):
         open_shelf(tmp_path / "nowhere")
+
+
+def test_sidecars_kept_in_koreaders_settings_folder_are_found_by_path_and_by_partial_md5(pride_epub, tmp_path):
+    """KOReader keeps sidecars beside the book, or in its settings folder: ``docsettings/`` mirrors the book's
+    path, ``hashdocsettings/`` names it by util.partialMD5 (samples at 0, 1 KiB, 4 KiB... of the file)."""
+    import hashlib
+
+    from elite_ui.library.koreader import partial_md5
+
+    path, _ = pride_epub
+    data = path.read_bytes()
+    samples = b"".join(data[o:o + 1024] for o in (0, *(1024 << (2 * i) for i in range(11))) if o < len(data))
+    assert partial_md5(path) == hashlib.md5(samples).hexdigest()
+    settings = tmp_path / "koreader"
+    mirrored = settings / "docsettings" / str(path.resolve().parent).lstrip("/") / f"{path.stem}.sdr"
+    mirrored.mkdir(parents=True)
+    (mirrored / "metadata.epub.lua").write_text("return {}")
+    assert sidecar_for(path) is None and sidecar_for(path, settings) == mirrored / "metadata.epub.lua"
+    (mirrored / "metadata.epub.lua").unlink()
+    digest = partial_md5(path)
+    hashed = settings / "hashdocsettings" / digest[:2] / f"{digest}.sdr"
+    hashed.mkdir(parents=True)
+    (hashed / "metadata.epub.lua").write_text("return {}")
+    assert sidecar_for(path, settings) == hashed / "metadata.epub.lua"

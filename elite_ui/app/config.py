@@ -58,6 +58,9 @@ class Config:
     library: str | None = setting(None, "a Calibre library folder, or any folder of books (KOReader's sidecars beside "
                                         "them), that the Library panel opens books from, with where you are and "
                                         "your highlights (not in hosted mode)", kind=str, env="ELITE_LIBRARY")
+    koreader: str | None = setting(None, "KOReader's settings folder (the one with docsettings/ and hashdocsettings/), "
+                                         "for the sidecars KOReader keeps there rather than beside the book", kind=str,
+                                   env="ELITE_KOREADER")
     cache_dir: str | None = setting(None, "where parsed books and M-RAG marker stores live (default: "
                                           "~/.cache/elite-reader)", kind=str, env="ELITE_CACHE")
     host: str = setting("127.0.0.1", "the address to listen on", env="GRADIO_SERVER_NAME")

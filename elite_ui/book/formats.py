@@ -15,6 +15,10 @@ from .model import Draft
 from .segment import paragraph_spans
 from .text import compatible, decode, repair, strip_gutenberg
 
+BLOCKS = ("p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "blockquote", "pre")
+HOLDING = ("p", "li")
+"""An EPUB's text comes in blocks: each of these elements that holds none of :data:`HOLDING` is one."""
+
 MAX_UNPACKED = 256 * 1024 * 1024
 """An epub whose members unpack to more than this (a zip bomb) is refused before anything is unpacked."""
 
@@ -24,6 +28,11 @@ def read_txt(data: bytes, name: str) -> Draft:
     paragraphs = paragraph_spans(text)
     title, author = title_and_author(text, paragraphs, meta)
     return Draft(text, paragraphs, headings(text, paragraphs), title, author)
+
+
+def block_text(text: str) -> str:
+    """A block's text as the book keeps it: compatibility characters spelled out, white space collapsed."""
+    return " ".join(compatible(text).split())
 
 
 def html_blocks(html: bytes) -> list[str]:
@@ -37,8 +46,8 @@ def html_blocks(html: bytes) -> list[str]:
         soup = BeautifulSoup(html, "lxml")
     for tag in soup(["script", "style", "head"]):
         tag.decompose()
-    blocks = soup.find_all(["p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "blockquote", "pre"])
-    texts = [" ".join(compatible(b.get_text(" ")).split()) for b in blocks if not b.find(["p", "li"])]
+    blocks = soup.find_all(list(BLOCKS))
+    texts = [block_text(b.get_text(" ")) for b in blocks if not b.find(list(HOLDING))]
     if not any(texts):
         texts = [line for line in (" ".join(x.split()) for x in compatible(soup.get_text("\n")).split("\n\n")) if line]
     return [t for t in texts if t]

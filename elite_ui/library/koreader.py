@@ -1,8 +1,8 @@
-"""KOReader's sidecar of a book, ``<book>.sdr/metadata.<ext>.lua`` beside it (or under a docsettings folder that
-mirrors the book's path): where the reader is (``last_xpointer``, ``percent_finished``) and the ``annotations``
-they made (``text``, ``note``, ``chapter``, ``pos0``, ``datetime``). The file is a Lua table literal; it is parsed
-as data (luaparser's syntax tree, walked here), never run: anything but a literal (a call, a name, an operation)
-refuses the whole file in one sentence."""
+"""KOReader's sidecar of a book, ``<book>.sdr/metadata.<ext>.lua`` beside it (or in KOReader's settings folder,
+under ``docsettings/`` or ``hashdocsettings/``): where the reader is (``last_xpointer``, ``percent_finished``) and
+the ``annotations`` they made (``text``, ``note``, ``chapter``, ``pos0``, ``datetime``). The file is a Lua table
+literal; it is parsed as data (luaparser's syntax tree, walked here), never run: anything but a literal (a call, a
+name, an operation) refuses the whole file in one sentence."""
 
 from __future__ import annotations
 
@@ -15,15 +15,36 @@ MAX_BYTES = 5 * 2**20
 MAX_DEPTH = 8
 
 
-def sidecar_for(book_file: str | Path, docsettings: str | Path | None = None) -> Path | None:
-    """KOReader's sidecar of ``book_file``: beside it, else under ``docsettings`` (a folder that mirrors the
-    book's absolute path), if it exists."""
+def sidecar_for(book_file: str | Path, settings: str | Path | None = None) -> Path | None:
+    """KOReader's sidecar of ``book_file``, where KOReader keeps it: beside the book, else under its settings
+    folder ``settings``: ``docsettings/`` (mirroring the book's absolute path) or ``hashdocsettings/`` (by the
+    file's partial MD5); None when there is none."""
     book_file = Path(book_file)
-    name = f"{book_file.stem}.sdr/metadata{book_file.suffix.lower()}.lua"
-    places = [book_file.parent / name]
-    if docsettings:
-        places.append(Path(docsettings) / str(book_file.resolve().parent).lstrip("/") / name)
+    name = f"metadata{book_file.suffix.lower()}.lua"
+    places = [book_file.parent / f"{book_file.stem}.sdr" / name]
+    if settings:
+        settings = Path(settings).expanduser()
+        places.append(settings / "docsettings" / str(book_file.resolve().parent).lstrip("/") /
+                      f"{book_file.stem}.sdr" / name)
+        digest = partial_md5(book_file)
+        places.append(settings / "hashdocsettings" / digest[:2] / f"{digest}.sdr" / name)
     return next((p for p in places if p.is_file()), None)
+
+
+def partial_md5(path: Path) -> str:
+    """KOReader's document digest (``util.partialMD5``): the MD5 of 1,024-byte samples at 0 and at 1,024 times
+    each power of 4 up to 1 GiB, stopping at the end of the file."""
+    import hashlib
+
+    digest = hashlib.md5(usedforsecurity=False)
+    with open(path, "rb") as file:
+        for offset in (0, *(1024 << (2 * i) for i in range(11))):
+            file.seek(offset)
+            sample = file.read(1024)
+            if not sample:
+                break
+            digest.update(sample)
+    return digest.hexdigest()
 
 
 def read_sidecar(path: str | Path) -> Reading:

@@ -11,11 +11,7 @@ import re
 
 from lxml import etree
 
-from ..book.formats import SpineItem
-from ..book.text import compatible
-
-BLOCKS = {"p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "blockquote", "pre"}
-"""The elements the EPUB reader takes text blocks from (:func:`elite_ui.book.formats.html_blocks`)."""
+from ..book.formats import BLOCKS, HOLDING, SpineItem, block_text
 
 CFI = re.compile(r"^epubcfi\((?P<path>[^)]{1,2000})\)$")
 STEP = re.compile(r"/(\d{1,6})(?:\[[^\]]{0,200}\])?")
@@ -28,9 +24,9 @@ def local(element) -> str:
     return etree.QName(element).localname.lower() if isinstance(element.tag, str) else ""
 
 
-def words(text: str) -> str:
-    """Text as the EPUB reader keeps a block's: compatibility characters spelled out, white space collapsed."""
-    return " ".join(compatible(text).split())
+def text_blocks(root) -> list:
+    """The elements the EPUB reader took text blocks from, in order (:func:`elite_ui.book.formats.html_blocks`)."""
+    return [e for e in root.iter() if local(e) in BLOCKS and not any(local(d) in HOLDING for d in e.iterdescendants())]
 
 
 def parsed(item: SpineItem):
@@ -102,15 +98,14 @@ def block_place(items: list[SpineItem], index: int, root, node, chars: int | Non
     (None: at its start). Its block (the k-th of that text in the item, for the k-th such element) is found among
     the blocks the book was read from."""
     item = items[index]
-    blocks = [e for e in root.iter() if local(e) in BLOCKS and not any(local(d) in {"p", "li"}
-                                                                          for d in e.iterdescendants())]
+    blocks = text_blocks(root)
     block = next((e for e in [node, *node.iterancestors()] if any(e is b for b in blocks)), None)
     if block is None:  # a place above the blocks (the body, a section): the first block inside it or after it
         block = next((b for b in blocks if node in b.iterancestors() or precedes(root, node, b)), None)
         node, chars = block, None
     if block is None or not item.blocks:
         return next((i.start for i in items[index + 1:] if i.blocks), item.start if item.blocks else None)
-    texts = [words(" ".join(b.itertext())) for b in blocks]
+    texts = [block_text(" ".join(b.itertext())) for b in blocks]
     k = next(n for n, b in enumerate(blocks) if b is block)
     matches = [n for n, text in enumerate(item.blocks) if text == texts[k]]
     if not matches:
@@ -118,7 +113,7 @@ def block_place(items: list[SpineItem], index: int, root, node, chars: int | Non
     found = matches[min(sum(text == texts[k] for text in texts[:k]), len(matches) - 1)]
     start = item.start + sum(len(b) + 2 for b in item.blocks[:found])
     ahead = text_before(block, node, chars)
-    inside = len(words(ahead)) + (1 if ahead[-1:].isspace() and ahead.strip() else 0)
+    inside = len(block_text(ahead)) + (1 if ahead[-1:].isspace() and ahead.strip() else 0)
     return start + min(inside, len(item.blocks[found]))
 
 

@@ -62,11 +62,12 @@ def open_shelf(folder: str | Path) -> CalibreLibrary | BookFolder:
     return CalibreLibrary(folder) if (folder / "metadata.db").exists() else BookFolder(folder)
 
 
-def readings(shelf: CalibreLibrary | BookFolder, book: Shelved, file: Path) -> tuple[list[Reading], list[str]]:
-    """What the reading apps know of ``book``'s ``file``, and a sentence for each app file that could not be
-    read (the others still count)."""
+def readings(shelf: CalibreLibrary | BookFolder, book: Shelved, file: Path,
+             koreader: str | Path | None = None) -> tuple[list[Reading], list[str]]:
+    """What the reading apps know of ``book``'s ``file`` (KOReader's sidecar beside it or in its settings folder
+    ``koreader``), and a sentence for each app file that could not be read (the others still count)."""
     found, problems = [shelf.reading(book, file.suffix.lower()[1:])], []
-    sidecar = sidecar_for(file)
+    sidecar = sidecar_for(file, koreader)
     if sidecar is not None:
         try:
             found.append(read_sidecar(sidecar))
@@ -75,8 +76,9 @@ def readings(shelf: CalibreLibrary | BookFolder, book: Shelved, file: Path) -> t
     return found, problems
 
 
-def located_in(book: Book, shelf: CalibreLibrary | BookFolder, entry: Shelved) -> tuple[Located, list[str]]:
+def located_in(book: Book, shelf: CalibreLibrary | BookFolder, entry: Shelved,
+               koreader: str | Path | None = None) -> tuple[Located, list[str]]:
     """Where the reader is in ``book`` (``entry``'s file, opened) and what they highlighted, by every app."""
     file = entry.file()
-    found, problems = readings(shelf, entry, file)
+    found, problems = readings(shelf, entry, file, koreader)
     return locate(book, file, found), problems

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..book import Book
 from ..book.formats import epub_spine
-from ..library.places import BLOCKS, local, parsed
+from ..library.places import local, parsed, text_blocks
 from .files import make_epub
 
 
@@ -76,8 +76,7 @@ def written_places(epub_path: Path, book: Book, sentence: int) -> Written:
         offset -= len(item.blocks[k]) + 2
         k += 1
     root = parsed(item)
-    blocks = [e for e in root.iter() if local(e) in BLOCKS]
-    block = blocks[k]
+    block = text_blocks(root)[k]
     raw = block.xpath(".//text()")
     head = item.blocks[k][offset:offset + 24]
     joined = "".join(str(s) for s in raw)

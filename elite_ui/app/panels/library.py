@@ -79,7 +79,7 @@ def create_event_handlers(page, ctx) -> None:
         yield from book_panel.open_file(page, ctx, str(file), session, request)
         if session.book is None or session.book.digest != hashlib.sha256(file.read_bytes()).hexdigest():
             return  # not opened: the sentence saying why is shown
-        yield placed(page, session, shelf, entry)
+        yield placed(page, session, shelf, entry, ctx.config.koreader)
 
     ui.search.click(on_search, [ui.folder, ui.words, state], [ui.found, page.chat.status], concurrency_limit=None)
     ui.words.submit(on_search, [ui.folder, ui.words, state], [ui.found, page.chat.status], concurrency_limit=None)
@@ -91,12 +91,12 @@ def create_event_handlers(page, ctx) -> None:
                 [state, page.chat.status, page.chat.question], concurrency_limit=None)
 
 
-def placed(page, session: Session, shelf, entry) -> dict:
+def placed(page, session: Session, shelf, entry, koreader: str | None) -> dict:
     """After a library's book opened: the ceiling where the reader's apps left them, their highlights in the
     notebook (each once), and one sentence saying so."""
     state = page.session.state
     try:
-        located, problems = located_in(session.book, shelf, entry)
+        located, problems = located_in(session.book, shelf, entry, koreader)
     except (EliteError, OSError) as exc:
         return {page.chat.status: f"Opened; where you are could not be read: {md(str(exc))}"}
     kept = {(e.get("book"), tuple(e.get("about", []))) for e in session.notebook}
