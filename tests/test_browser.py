@@ -896,6 +896,9 @@ def test_the_main_views_pass_axe_core(page):
     wait_done(page, 1)
     page.wait_for_selector("#export-md:enabled", timeout=10000)
     views["a question and its trace"] = accessibility_violations(page)
+    heads = page.locator("#trace table.hits th")  # item 11: columns named in words, each explained on hover
+    assert heads.all_inner_texts()[:4] == ["rank", "where", "terms in it", "weight"]
+    assert all(len(h.get_attribute("title") or "") > 20 for h in heads.all())
     for tab in ("Side by side", "Reader", "Story", "Notebook"):
         page.click(f"button[role=tab]:has-text('{tab}')")
         page.wait_for_timeout(300)
@@ -905,6 +908,8 @@ def test_the_main_views_pass_axe_core(page):
     views["a phone"] = accessibility_violations(page)
     shot(page, "60-axe-checked-phone")
     assert views == {view: [] for view in views}
+    page.click("#settings-panel button.label-wrap, #settings-panel > button")
+    assert "80 to 416 model calls" in page.inner_text("#settings-panel")  # item 4: the paper preset's real cost
 
 
 def test_a_keyboard_alone_opens_the_sample_book_and_asks_in_five_key_presses(page):

@@ -66,22 +66,23 @@ class Reading:
     marked: list[Marked] = field(default_factory=list)
 
 
-def fraction(value) -> float | None:
-    """A read fraction from untrusted data: a number in [0, 1], else None."""
+def number_in(value, low: float, high: float) -> float | None:
+    """A number from untrusted data, if it is one, finite and within [``low``, ``high``]; else None."""
     try:
         number = float(value)
     except (TypeError, ValueError, OverflowError):
         return None
-    return number if math.isfinite(number) and 0.0 <= number <= 1.0 else None
+    return number if math.isfinite(number) and low <= number <= high else None
+
+
+def fraction(value) -> float | None:
+    """A read fraction from untrusted data: a number in [0, 1], else None."""
+    return number_in(value, 0.0, 1.0)
 
 
 def seconds(value) -> float | None:
     """Seconds since 1970 from untrusted data (within the years 1990-2200), else None."""
-    try:
-        number = float(value)
-    except (TypeError, ValueError, OverflowError):
-        return None
-    return number if math.isfinite(number) and 631152000 <= number <= 7258118400 else None
+    return number_in(value, 631152000, 7258118400)
 
 
 def cut(value, limit: int = 10_000) -> str:
