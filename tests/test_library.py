@@ -279,3 +279,21 @@ def test_sidecars_kept_in_koreaders_settings_folder_are_found_by_path_and_by_par
     hashed.mkdir(parents=True)
     (hashed / "metadata.epub.lua").write_text("return {}")
     assert sidecar_for(path, settings) == hashed / "metadata.epub.lua"
+
+
+def test_an_older_koreader_sidecar_gives_its_highlights_with_their_notes(pride_epub, tmp_path):
+    """KOReader before 2024.07 kept highlights by page (``highlight``) and their notes in ``bookmarks`` (where
+    ``notes`` held the highlighted text and ``text`` the reader's note)."""
+    path, book = pride_epub
+    copy = tmp_path / path.name
+    copy.write_bytes(path.read_bytes())
+    marked = sentences(book, 3, seed=9)
+    where = {s: written_places(path, book, s).koreader for s in marked}
+    koreader_sidecar(copy, {
+        "highlight": {12: [{"text": book.sentence(s).text, "pos0": where[s], "chapter": "Chapter",
+                            "datetime": "2023-01-02 10:00:00"} for s in marked[:2]],
+                      40: [{"text": book.sentence(marked[2]).text, "pos0": where[marked[2]]}]},
+        "bookmarks": [{"notes": book.sentence(marked[0]).text, "text": "my old note", "pos0": where[marked[0]]}]})
+    reading = read_sidecar(sidecar_for(copy))
+    assert [m.note for m in reading.marked] == ["my old note", "", ""]
+    assert sorted(f.sentences[0] for f in locate(book, copy, [reading]).found) == marked

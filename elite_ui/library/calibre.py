@@ -9,6 +9,7 @@ import json
 import shutil
 import sqlite3
 import tempfile
+import threading
 from pathlib import Path
 
 from .model import PREFERRED, LibraryError, Marked, Position, Reading, Shelved, cut, fraction, seconds
@@ -32,7 +33,8 @@ class CalibreLibrary:
             raise LibraryError(f"{self.folder} is not a Calibre library: it holds no metadata.db.")
         if db.stat().st_size > MAX_DB_BYTES:
             raise LibraryError(f"{db} is larger than any Calibre library's database; it was not read.")
-        self.copy = Path(tempfile.mkdtemp(prefix="elite-calibre-")) / "metadata.db"
+        self.kept = tempfile.TemporaryDirectory(prefix="elite-calibre-")  # removed with this object
+        self.copy = Path(self.kept.name) / "metadata.db"
         shutil.copyfile(db, self.copy)
         try:
             self.db = sqlite3.connect(f"file:{self.copy}?mode=ro", uri=True, check_same_thread=False)
@@ -44,10 +46,12 @@ class CalibreLibrary:
             raise LibraryError(f"{db} is not a Calibre library's database: it has no {', '.join(sorted(missing))} "
                                "table.")
         self.tables = tables
+        self.lock = threading.Lock()
 
     def query(self, sql: str, *args) -> list[tuple]:
         try:
-            return self.db.execute(sql, args).fetchmany(MAX_ROWS)
+            with self.lock:  # one connection, shared by the visitors' threads
+                return self.db.execute(sql, args).fetchmany(MAX_ROWS)
         except sqlite3.DatabaseError as exc:
             raise LibraryError(f"The Calibre library's database could not be read ({exc}).") from None
 

@@ -109,15 +109,36 @@ def reading(settings: dict) -> Reading:
     share = fraction(settings.get("percent_finished"))
     if isinstance(place, str) or share is not None:
         out.position = Position("KOReader", cut(place, 2000) or None, share, when)
-    notes = settings.get("annotations")
-    for entry in (notes.values() if isinstance(notes, dict) else []):
-        if not isinstance(entry, dict) or not cut(entry.get("text")).strip():
+    out.marked = annotations(settings)
+    return out
+
+
+def annotations(settings: dict) -> list[Marked]:
+    """The highlights of a sidecar: its ``annotations`` (KOReader 2024.07 and later), else the older ``highlight``
+    table (by page) with the notes of the ``bookmarks`` at the same place (there ``notes`` held the highlighted
+    text and ``text`` the reader's note)."""
+    marked = []
+    listed = settings.get("annotations")
+    if isinstance(listed, dict):
+        entries = [(e, e.get("note")) for e in listed.values() if isinstance(e, dict)]
+    else:
+        pages = settings.get("highlight")
+        noted = {b.get("pos0"): b.get("text") for b in table_values(settings.get("bookmarks")) if isinstance(b, dict)
+                 and isinstance(b.get("pos0"), str)}
+        entries = [(e, noted.get(e.get("pos0"))) for page in table_values(pages) for e in table_values(page)
+                   if isinstance(e, dict)]
+    for entry, note in entries:
+        if not cut(entry.get("text")).strip():
             continue
         pos0 = entry.get("pos0")
-        out.marked.append(Marked("KOReader", cut(entry["text"]), cut(entry.get("note")),
-                                 cut(pos0, 2000) if isinstance(pos0, str) else None, cut(entry.get("chapter"), 300),
-                                 stamp(entry.get("datetime"))))
-    return out
+        marked.append(Marked("KOReader", cut(entry["text"]), cut(note), cut(pos0, 2000) if isinstance(pos0, str)
+                             else None, cut(entry.get("chapter"), 300), stamp(entry.get("datetime"))))
+    return marked
+
+
+def table_values(table) -> list:
+    """A Lua table's values in key order (nothing for anything else)."""
+    return [table[k] for k in sorted(table, key=str)] if isinstance(table, dict) else []
 
 
 def stamp(value) -> float | None:

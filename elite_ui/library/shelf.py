@@ -5,6 +5,7 @@ KOReader user's, say), searched by title or author, each book's file with what i
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 from pathlib import Path
 
 from ..book import Book
@@ -55,11 +56,22 @@ class BookFolder:
 
 
 def open_shelf(folder: str | Path) -> CalibreLibrary | BookFolder:
-    """The Calibre library at ``folder`` if it is one, else the folder of books."""
+    """The Calibre library at ``folder`` if it is one (its database copied once while it is unchanged), else the
+    folder of books."""
     folder = Path(str(folder).strip()).expanduser()
     if not str(folder).strip() or str(folder) == ".":
         raise LibraryError("Give the folder of your Calibre library, or of your books.")
-    return CalibreLibrary(folder) if (folder / "metadata.db").exists() else BookFolder(folder)
+    db = folder / "metadata.db"
+    if not db.exists():
+        return BookFolder(folder)
+    stat = db.stat()
+    return calibre_library(str(folder.resolve()), stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=4)
+def calibre_library(folder: str, modified: int, size: int) -> CalibreLibrary:
+    """The library at ``folder`` as its database was at ``modified`` (a change makes a fresh copy)."""
+    return CalibreLibrary(folder)
 
 
 def readings(shelf: CalibreLibrary | BookFolder, book: Shelved, file: Path,
