@@ -332,3 +332,18 @@ def library_table() -> str:
     body += [[f"highlights with their place ({len(f['rows'])} novels)", "", f"{marked['placed']} of {h} matched"],
              ["highlights by their text alone", "", f"{marked['text alone']} of {h} matched"]]
     return rows(["position written by", "right chapter", "exact sentence"], body)
+
+
+def feedback_table() -> str:
+    f = figures("feedback")
+    names = {"nd": "novels-dev", "ft150": "FairytaleQA's 150"}
+    body = []
+    for key, found in f.items():
+        for name, row in found.items():
+            versus = (f"{row['minus_bm25']:+.3f} ({row['minus_bm25_interval'][0]:+.3f} to "
+                      f"{row['minus_bm25_interval'][1]:+.3f})" if "minus_bm25" in row else "")
+            body.append([f"{names.get(key, key)} ({row['questions']})", name,
+                         f"{row['evidence_recall']:.3f} ({row['interval'][0]:.3f}-{row['interval'][1]:.3f})", versus,
+                         row["llm_calls"]])
+    return rows(["questions", "row", "evidence recall (95% interval)", "minus BM25 (paired interval)",
+                 "model calls"], body)

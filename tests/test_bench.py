@@ -201,3 +201,14 @@ def test_bad_inputs_give_one_line_errors(tmp_path, capsys):
     for argv in cases:
         assert cli.main(argv) == 2
         assert capsys.readouterr().err.strip().startswith("error: ")
+
+
+def test_a_bootstrap_interval_holds_the_mean_and_a_paired_one_the_mean_difference():
+    values = [1.0, 0.0, 1.0, 1.0, 0.5, 0.0, 1.0, 0.5] * 5
+    low, high = scoring.bootstrap_interval(values)
+    assert low < sum(values) / len(values) < high and low >= 0 and high <= 1
+    same_low, same_high = scoring.bootstrap_interval(values, values)
+    assert same_low == same_high == 0.0
+    better = [min(1.0, v + 0.25) for v in values]
+    low, high = scoring.bootstrap_interval(better, values)
+    assert 0 < low <= high

@@ -127,3 +127,37 @@ def test_chunk_fusion_interleaves_fixed_chunks_with_the_windows(pride):
     assert all(not set(range(c.first, c.last + 1)).isdisjoint(fused.answer.evidence) for c in retrieval.chunks)
     from elite_ui.app import render
     assert "Passages by BM25" in render.trace_html(pride, fused.events)
+
+
+def test_rm3_takes_the_first_hits_rare_words_not_the_query_nor_the_common_ones(willows):
+    """Pseudo-relevance feedback (issue 27): the words weighed by RM3 come from the feedback sentences, leave out
+    the query's words in any form, stopwords and words of more than 2% of the book's sentences."""
+    from elite_ui.methods.elite.retrieval import relevance_model
+
+    hits = collect(willows, ["Toad", "Hall"], 20, ranking="bm25")
+    known = {f for w in ("toad", "hall") for f in willows.forms(w)}
+    words = relevance_model(willows, hits, 10, 8, known)
+    assert 0 < len(words) <= 8 and not set(words) & known
+    in_hits = {w for h in hits[:10] for w in willows.lexicon.content_words(h.text)}
+    assert set(words) <= in_hits
+    frequency = willows.index.document_frequency
+    assert all(frequency[willows.index.vocabulary[w]] <= 0.02 * len(willows) for w in words)
+    assert relevance_model(willows, [], 10, 8, known) == []
+
+
+def test_the_feedback_pass_searches_its_words_and_shows_them_as_feedback_terms(willows):
+    from dataclasses import replace
+
+    from elite_ui.methods.elite import PRESETS, Elite
+    from elite_ui.methods.trace import Kind
+    from elite_ui.models import ScriptedLLM
+
+    settings = replace(PRESETS["laptop"], feedback_terms=6)
+    trace = Elite(ScriptedLLM({"terms": ["Toad\nHall"]}), settings).run(willows, "Where does Toad live?",
+                                                                        generate=False)
+    terms = [e.data.new for e in trace.events if e.kind == Kind.TERMS]
+    assert len(terms) == 2 and {t.origin for t in terms[1]} == {"feedback"} and len(terms[1]) <= 6
+    assert trace.totals()["llm_calls"] == 1, "no model call for the feedback"
+    off = Elite(ScriptedLLM({"terms": ["Toad\nHall"]}), PRESETS["laptop"]).run(willows, "Where does Toad live?",
+                                                                               generate=False)
+    assert sum(e.kind == Kind.TERMS for e in off.events) == 1

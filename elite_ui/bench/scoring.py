@@ -77,3 +77,19 @@ def score(question: datasets.Question, prediction: str | None) -> tuple[bool | N
     references = question.answer if isinstance(question.answer, list) else [question.answer]
     best = max((token_f1(prediction, r) for r in references), default=0.0)
     return best >= F1_CORRECT, round(best, 4)
+
+
+def bootstrap_interval(values: list[float], baseline: list[float] | None = None, resamples: int = 2000,
+                       level: float = 0.95, seed: int = 0) -> tuple[float, float]:
+    """A percentile bootstrap confidence interval (Efron & Tibshirani, "An Introduction to the Bootstrap", 1993,
+    ch. 13) of the mean of per-question ``values``; with ``baseline`` (the same questions, the same order), of the
+    mean paired difference ``values - baseline``: questions are resampled with replacement ``resamples`` times."""
+    import numpy as np
+
+    data = np.asarray(values, dtype=float) - (np.asarray(baseline, dtype=float) if baseline is not None else 0.0)
+    if not len(data):
+        return (float("nan"), float("nan"))
+    rng = np.random.default_rng(seed)
+    means = data[rng.integers(0, len(data), (resamples, len(data)))].mean(axis=1)
+    low, high = np.quantile(means, [(1 - level) / 2, (1 + level) / 2])
+    return round(float(low), 3), round(float(high), 3)

@@ -31,7 +31,8 @@ class LLMCall:
 @dataclass
 class Term:
     """A search term. ``origin``: question, breadth, depth, fallback (question words when the model gave none),
-    names (another name of a character a term names) or reader (added by the reader in an edited rerun)."""
+    names (another name of a character a term names), feedback (a word of the first pass's best sentences) or
+    reader (added by the reader in an edited rerun)."""
 
     text: str
     origin: str

@@ -122,7 +122,8 @@ def finals(book: Book, answers: list) -> str:
 LEGEND = ("<div class='legend'>Terms: " + " ".join(
     f"<span class='chip {origin}'>{esc(what)}</span>" for origin, what in (
     ("question", "from the question"), ("options", "from an option"), ("breadth", "breadth-wise"),
-    ("depth", "depth-wise"), ("names", "another name of a character"), ("reader", "yours"),
+    ("depth", "depth-wise"), ("feedback", "from the first pass's sentences"), ("names", "another name of a character"),
+    ("reader", "yours"),
     ("fallback", "question words (fallback)"))) + " · faded: tried before · struck through: not in the book</div>")
 """What the chips' colours mean, shown above the iterations."""
 

@@ -45,7 +45,7 @@ from ..trace import (
 from .counting import answer_by_counting, is_counting
 from .edit import Edit, pinned_chunks, resume
 from .importance import kl_divergence, noise_levels, perturb, similarity_importance
-from .retrieval import collect, widen
+from .retrieval import collect, relevance_model, widen
 from .search import Search
 from .settings import Settings
 
@@ -87,6 +87,7 @@ class Elite(Engine):
                 search.terms += self.name_variants(book, search.terms, search.seen())
             found = yield from self.collected(search, (edit.pinned if edit else about) if search.iteration == start
                                               else [])
+            found += yield from self.fed_back(search)
             yield from self.weigh(search, found, rng)
             if not s.judge:
                 break
@@ -126,6 +127,19 @@ class Elite(Engine):
         search.chunks.update((c.key, c) for c in found)
         yield Event(Kind.CHUNKS, iteration, Chunks(found))
         return found
+
+    def fed_back(self, search: Search):
+        """Pseudo-relevance feedback (``feedback_terms``): words of the iteration's best sentences
+        (:func:`.retrieval.relevance_model`) searched in a second pass; returns its new passages."""
+        s, book = self.settings, search.book
+        if not s.feedback_terms or not search.hits:
+            return []
+        known = {f for t in search.tried for w in t.words for f in book.forms(w)}
+        words = relevance_model(book, search.hits, s.feedback_docs, s.feedback_terms, known)
+        search.terms = self.new_terms(book, words, "feedback", search.seen(), by="lexical")
+        if not search.terms:
+            return []
+        return (yield from self.collected(search, []))
 
     def explored(self, search: Search, found: list[Chunk], proposed: list[str]):
         """The next iteration's terms: breadth- and depth-wise (or those the judge proposed)."""

@@ -62,6 +62,29 @@ def collect(
     return hits
 
 
+def relevance_model(book: Book, hits: list[Hit], docs: int, count: int, known: set[str],
+                    common: float = 0.02) -> list[str]:
+    """Pseudo-relevance feedback: RM3's expansion words (Lavrenko & Croft, "Relevance-Based Language Models",
+    SIGIR 2001; as Anserini's RM3 selects them). The first ``docs`` hits are the feedback documents, each weighted
+    by its share of their ranking weights; a word's weight is the sum over them of P(w|d) = tf(w, d) / |d| times
+    the document's weight; the ``count`` heaviest words are kept, leaving out ``known`` words (the query's),
+    stopwords, numbers and words in more than ``common`` of the book's sentences (their relevance model weight is
+    the book's background, not the passage's)."""
+    top = hits[:docs]
+    total = sum(max(h.weight, 0.0) for h in top) or 1.0
+    limit = common * len(book)
+    vocabulary, frequency = book.index.vocabulary, book.index.document_frequency
+    weights: dict[str, float] = {}
+    for hit in top:
+        words = [w for w in book.lexicon.content_words(hit.text) if w.isalpha() and len(w) > 2]
+        for word in set(words):
+            wid = vocabulary.get(word)
+            if word in known or wid is None or frequency[wid] > limit:
+                continue
+            weights[word] = weights.get(word, 0.0) + words.count(word) / len(words) * max(hit.weight, 0.0) / total
+    return sorted(weights, key=lambda w: (-weights[w], w))[:count]
+
+
 def widen(book: Book, hits: list[Hit], neighbor_num: int, iteration: int = 0) -> list[Chunk]:
     """Each hit plus ``neighbor_num`` sentences on each side; overlapping or touching spans merge into one chunk,
     which keeps the best score and weight of its hits."""

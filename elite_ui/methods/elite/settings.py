@@ -41,6 +41,11 @@ class Settings(AnswerSettings):
     next_terms: str = setting("explore", "where the next iteration's terms come from: explore (breadth- and "
                                          "depth-wise calls) or judge (the judge's reply, no extra call)",
                               choices=("explore", "judge"), panel=True)
+    feedback_terms: int = setting(0, "pseudo-relevance feedback (RM3): words taken from the first pass's best "
+                                     "sentences and searched in a second pass, no model call (0: off)", low=0,
+                                  high=20, panel=True)
+    feedback_docs: int = setting(10, "the first pass's sentences the feedback words are taken from", low=1,
+                                 high=100)
     importance_samples: int = setting(3, "noise levels λ sampled per chunk for its importance (0 turns importance "
                                          "off)", low=0, high=10, panel=True)
     importance_chunks: int = setting(0, "score only this many new chunks per iteration, best overlap first (0: "
