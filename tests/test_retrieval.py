@@ -1,5 +1,7 @@
 """Collection: overlap arithmetic, inflections, ranking, widening and merging."""
 
+import numpy as np
+
 from elite_ui.methods.elite.retrieval import collect, widen
 
 STORY = ("The old captain opened the letter. Rain fell on the harbour. The captain read the letters twice. "
@@ -161,3 +163,20 @@ def test_the_feedback_pass_searches_its_words_and_shows_them_as_feedback_terms(w
     off = Elite(ScriptedLLM({"terms": ["Toad\nHall"]}), PRESETS["laptop"]).run(willows, "Where does Toad live?",
                                                                                generate=False)
     assert sum(e.kind == Kind.TERMS for e in off.events) == 1
+
+
+def test_a_reranker_reorders_the_passages_found_and_adds_none(willows):
+    """MiniLM as a reranker (issue 27): reciprocal rank fusion of the passages' lexical order and their similarity
+    to the question; the same passages come back."""
+    from elite_ui.methods.elite.retrieval import reranked
+
+    found = widen(willows, collect(willows, ["Toad", "Hall"], 30, ranking="bm25"), 1)
+
+    def embed(texts):  # the question is closest to passages that speak of a river
+        return np.array([[1.0, 0.0]] + [[1.0, 0.0] if "river" in t else [0.0, 1.0] for t in texts[1:]])
+
+    after = reranked(found, "Where does Toad live?", embed)
+    assert sorted(c.key for c in after) == sorted(c.key for c in found)
+    first_river = next(n for n, c in enumerate(found) if "river" in c.text)
+    assert next(n for n, c in enumerate(after) if "river" in c.text) <= first_river
+    assert reranked(found[:1], "Where?", embed) == found[:1]

@@ -45,7 +45,7 @@ from ..trace import (
 from .counting import answer_by_counting, is_counting
 from .edit import Edit, pinned_chunks, resume
 from .importance import kl_divergence, noise_levels, perturb, similarity_importance
-from .retrieval import collect, relevance_model, widen
+from .retrieval import collect, relevance_model, reranked, widen
 from .search import Search
 from .settings import Settings
 
@@ -102,7 +102,8 @@ class Elite(Engine):
         if book.ceiling and generate and not search.options and verdict is not None and not verdict.sufficient:
             return Answer(f"Not found so far: the book up to {book.ceiling.label} does not say.",
                           evidence=search.evidence())
-        answer = yield from self.organise(search, self.ordered(book, search.chunks, search.tried), generate)
+        ordered = self.ordered(book, search.chunks, search.tried, search.question)
+        answer = yield from self.organise(search, ordered, generate)
         if verdict is not None and not verdict.sufficient and generate:
             answer.caveat = "The passages found may not answer this question: the search was judged insufficient."
         return answer
@@ -161,7 +162,7 @@ class Elite(Engine):
         if not search.chunks:
             search.verdict = Verdict(False, "nothing was found for these terms", True)
         else:
-            ordered = self.ordered(book, search.chunks, search.tried)
+            ordered = self.ordered(book, search.chunks, search.tried, search.question)
             listing = self.listing(book, sorted(self.budgeted_sentences(book, ordered)), ordered)
             asked = s.max_terms if s.next_terms == "judge" else 0
             reply = yield from self.call("judge", prompts.judge(search.question, search.options, listing, asked),
@@ -307,13 +308,17 @@ class Elite(Engine):
                  if c.importance is not None and not math.isnan(c.importance)}
         return "\n".join(prompts.labelled(book, sid, marks.get(sid, "")) for sid in sentence_ids) or "(nothing found)"
 
-    def ordered(self, book: Book, chunks: dict, all_terms: list[Term]) -> list[Chunk]:
-        """The order the evidence is placed in: the windows ranked by every term tried, interleaved (with
-        ``fuse_chunks``) with fixed chunks ranked by BM25 over the same terms, a rank fusion of the two views (pinned
-        chunks stay first). A fixed chunk leads each pair: that view ranks the evidence higher (docs/benchmark.md)."""
+    def ordered(self, book: Book, chunks: dict, all_terms: list[Term], question: str) -> list[Chunk]:
+        """The order the evidence is placed in: the windows ranked by every term tried (with ``rerank``, fused with
+        their MiniLM similarity to ``question``), interleaved (with ``fuse_chunks``) with fixed chunks ranked by
+        BM25 over the same terms, a rank fusion of the two views (pinned chunks stay first). A fixed chunk leads each
+        pair: that view ranks the evidence higher (docs/benchmark.md)."""
         found = targets(book, [t.text for t in all_terms if t.in_book])
         scores = RANKINGS[self.settings.ranking](book, found) if found else np.zeros(len(book))
         ranked = self.ranked(chunks.values(), scores)
+        if self.settings.rerank:
+            ranked = [c for c in ranked if c.pinned] + reranked([c for c in ranked if not c.pinned], question,
+                                                                 self.embed)
         if not self.settings.fuse_chunks:
             return ranked
         pinned = [c for c in ranked if c.pinned]

@@ -41,6 +41,9 @@ class Settings(AnswerSettings):
     next_terms: str = setting("explore", "where the next iteration's terms come from: explore (breadth- and "
                                          "depth-wise calls) or judge (the judge's reply, no extra call)",
                               choices=("explore", "judge"), panel=True)
+    rerank: bool = setting(False, "place the passages found in an order fused (reciprocal rank fusion) from their "
+                                  "ranking and their MiniLM similarity to the question (the embedding retrieves "
+                                  "nothing)", panel=True)
     feedback_terms: int = setting(0, "pseudo-relevance feedback (RM3): words taken from the first pass's best "
                                      "sentences and searched in a second pass, no model call (0: off)", low=0,
                                   high=20, panel=True)
