@@ -1,8 +1,9 @@
-"""Pseudo-relevance feedback (RM3) and a MiniLM reranker in ELITE, measured with confidence intervals:
+"""Pseudo-relevance feedback (RM3), a MiniLM reranker and term proximity in ELITE, with confidence intervals:
 ``python -m benchmarks.feedback [--sets nd,ft150]``.
 
 The default preset, the same with ``feedback_terms`` words of RM3 searched in a second pass (no model call), and
-the same with its collected sentences reranked by MiniLM (``rerank``), beside BM25 over 100-word chunks, on the
+the same with its collected sentences reranked by MiniLM (``rerank``) or placed with term proximity counting
+(``proximity``), beside BM25 over 100-word chunks, on the
 ablation's question sets (retrieval only, budget 1,000 tokens, the embedded model writing the terms; runs kept in
 ``runs/ablation`` and resumed). Each row's evidence recall comes with a 95% bootstrap interval over questions, and
 its difference from BM25 with a paired one. novels-dev has 60 questions: a first look, not a verdict (issue 27
@@ -20,7 +21,8 @@ from elite_ui.bench.scoring import bootstrap_interval
 
 FEEDBACK = {"default preset + RM3 feedback (8 words)": Row("elite", "laptop", ["feedback_terms=8"]),
             "default preset + RM3 feedback (4 words)": Row("elite", "laptop", ["feedback_terms=4"]),
-            "default preset + MiniLM rerank": Row("elite", "laptop", ["rerank=true"])}
+            "default preset + MiniLM rerank": Row("elite", "laptop", ["rerank=true"]),
+            "default preset + term proximity": Row("elite", "laptop", ["proximity=1.0"])}
 COMPARED = ["bm25 chunks", "default preset", *FEEDBACK]
 
 

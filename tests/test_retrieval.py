@@ -180,3 +180,16 @@ def test_a_reranker_reorders_the_passages_found_and_adds_none(willows):
     first_river = next(n for n, c in enumerate(found) if "river" in c.text)
     assert next(n for n, c in enumerate(after) if "river" in c.text) <= first_river
     assert reranked(found[:1], "Where?", embed) == found[:1]
+
+
+def test_term_proximity_counts_close_pairs_of_distinct_target_words_only(write_book):
+    """BM25TP's pair weight (issue 27): two target words one word apart count more than three apart, beyond five
+    apart or alone nothing."""
+    from elite_ui.methods.lexical import proximity_scores, targets
+
+    book = write_book("CHAPTER I\n\nThe red lamp burned. The red old brass lamp burned. The red one was far from any "
+                      "of the other things in the lamp room. The lamp shone. Red, red, red.")
+    found = targets(book, ["red lamp"])
+    scores = proximity_scores(book, found, range(len(book)))
+    adjacent, three, far, alone, twice = (scores[sid] for sid in range(1, 6))
+    assert adjacent > three > 0 and far == alone == twice == 0

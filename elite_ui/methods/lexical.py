@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..book import Book
+from ..book.lexicon import WORD
 
 K1, B = 1.2, 0.75
 """BM25's term-frequency saturation and length normalisation, Lucene's defaults."""
@@ -47,6 +48,7 @@ class Target:
     word: str
     sentences: np.ndarray
     df: int
+    forms: tuple[str, ...] = ()
 
 
 def targets(book: Book, terms: list[str]) -> list[Target]:
@@ -60,7 +62,7 @@ def targets(book: Book, terms: list[str]) -> list[Target]:
                 continue
             postings = [book.index.postings(f) for f in forms]
             sentences = np.unique(np.concatenate(postings)) if postings else np.zeros(0, dtype=np.int32)
-            out[frozenset(forms)] = Target(word, sentences, len(sentences))
+            out[frozenset(forms)] = Target(word, sentences, len(sentences), tuple(forms))
     return list(out.values())
 
 
@@ -103,6 +105,34 @@ def span_bm25(book: Book, found: list[Target], starts: np.ndarray) -> np.ndarray
         idf = idf_lucene(int((tf > 0).sum()), len(starts))
         score += idf * tf * (K1 + 1.0) / (tf + K1 * factor_length)
     return score
+
+
+WINDOW = 5
+"""The most words apart two target words may be for their proximity to count."""
+
+
+def proximity_scores(book: Book, found: list[Target], sentence_ids) -> np.ndarray:
+    """Term proximity (Rasolofo and Savoy 2003, "Term Proximity Scoring for Keyword-Based Retrieval Systems", the
+    pair weight of BM25TP): in each of ``sentence_ids``, every pair of distinct target words at most
+    :data:`WINDOW` words apart adds the smaller of their :func:`idf_lucene` over the square of the distance between
+    their closest occurrences. Zero for every other sentence."""
+    out = np.zeros(len(book), dtype=np.float64)
+    target_of = {form: n for n, target in enumerate(found) for form in target.forms}
+    idf = [idf_lucene(t.df, max(len(book), 1)) for t in found]
+    lexicon = book.lexicon
+    for sid in sentence_ids:
+        text = book.sentence(sid).text.lower()
+        where: dict[int, list[int]] = {}
+        for position, word in enumerate(lexicon.words(text) if lexicon.segmented else WORD.findall(text)):
+            if word in target_of:
+                where.setdefault(target_of[word], []).append(position)
+        pairs = list(where.items())
+        for i, (a, at_a) in enumerate(pairs):
+            for b, at_b in pairs[i + 1:]:
+                distance = min(abs(x - y) for x in at_a for y in at_b)
+                if 0 < distance <= WINDOW:
+                    out[sid] += min(idf[a], idf[b]) / distance**2
+    return out
 
 
 def smoothed(scores: np.ndarray, reach: int, decay: float) -> np.ndarray:

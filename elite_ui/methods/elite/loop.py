@@ -19,7 +19,7 @@ from ...book.names import NameIndex
 from ...models import LLM, Embed
 from .. import prompts
 from ..base import Engine, Prepared, chosen_answer
-from ..lexical import RANKINGS, Target, smoothed, span_bm25, targets
+from ..lexical import RANKINGS, Target, proximity_scores, smoothed, span_bm25, targets
 from ..lexical import chunks as chunk_spans
 from ..parsing import parse_choice, parse_sentence_ids, parse_terms, parse_verdict, whole_sentences
 from ..trace import (
@@ -309,12 +309,16 @@ class Elite(Engine):
         return "\n".join(prompts.labelled(book, sid, marks.get(sid, "")) for sid in sentence_ids) or "(nothing found)"
 
     def ordered(self, book: Book, chunks: dict, all_terms: list[Term], question: str) -> list[Chunk]:
-        """The order the evidence is placed in: the windows ranked by every term tried (with ``rerank``, fused with
-        their MiniLM similarity to ``question``), interleaved (with ``fuse_chunks``) with fixed chunks ranked by
-        BM25 over the same terms, a rank fusion of the two views (pinned chunks stay first). A fixed chunk leads each
-        pair: that view ranks the evidence higher (docs/benchmark.md)."""
+        """The order the evidence is placed in: the windows ranked by every term tried (with ``proximity``, their
+        close pairs of words counting too; with ``rerank``, fused with their MiniLM similarity to ``question``),
+        interleaved (with ``fuse_chunks``) with fixed chunks ranked by BM25 over the same terms, a rank fusion of the
+        two views (pinned chunks stay first). A fixed chunk leads each pair: that view ranks the evidence higher
+        (docs/benchmark.md)."""
         found = targets(book, [t.text for t in all_terms if t.in_book])
         scores = RANKINGS[self.settings.ranking](book, found) if found else np.zeros(len(book))
+        if self.settings.proximity:
+            placed = {sid for c in chunks.values() for sid in range(c.first, c.last + 1)}
+            scores = scores + self.settings.proximity * proximity_scores(book, found, sorted(placed))
         ranked = self.ranked(chunks.values(), scores)
         if self.settings.rerank:
             ranked = [c for c in ranked if c.pinned] + reranked([c for c in ranked if not c.pinned], question,

@@ -41,6 +41,9 @@ class Settings(AnswerSettings):
     next_terms: str = setting("explore", "where the next iteration's terms come from: explore (breadth- and "
                                          "depth-wise calls) or judge (the judge's reply, no extra call)",
                               choices=("explore", "judge"), panel=True)
+    proximity: float = setting(0.0, "weight of term proximity in placing the passages: pairs of target words at most "
+                                    "5 words apart in a sentence add to its bm25 score (0: off; with ranking bm25)",
+                               low=0.0, high=5.0, panel=True)
     rerank: bool = setting(False, "place the passages found in an order fused (reciprocal rank fusion) from their "
                                   "ranking and their MiniLM similarity to the question (the embedding retrieves "
                                   "nothing)", panel=True)
