@@ -35,7 +35,10 @@ class CalibreLibrary:
             raise LibraryError(f"{db} is larger than any Calibre library's database; it was not read.")
         self.kept = tempfile.TemporaryDirectory(prefix="elite-calibre-")  # removed with this object
         self.copy = Path(self.kept.name) / "metadata.db"
-        shutil.copyfile(db, self.copy)
+        try:
+            shutil.copyfile(db, self.copy)
+        except OSError as exc:
+            raise LibraryError(f"{db} could not be read ({exc.strerror or type(exc).__name__}).") from None
         try:
             self.db = sqlite3.connect(f"file:{self.copy}?mode=ro", uri=True, check_same_thread=False)
             tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}

@@ -52,13 +52,16 @@ def read_sidecar(path: str | Path) -> Reading:
     from luaparser import ast
 
     path = Path(path)
-    if path.stat().st_size > MAX_BYTES:
-        raise LibraryError(f"{path.name} is larger than any KOReader settings file; it was not read.")
     try:
+        if path.stat().st_size > MAX_BYTES:
+            raise LibraryError(f"{path.name} is larger than any KOReader settings file; it was not read.")
         source = path.read_text(encoding="utf-8")
-        tree = ast.parse(source)
-    except (UnicodeDecodeError, RecursionError):
+    except OSError as exc:
+        raise LibraryError(f"{path.name} could not be read ({exc.strerror or type(exc).__name__}).") from None
+    except UnicodeDecodeError:
         raise LibraryError(f"{path.name} is not a KOReader settings file (not Lua text).") from None
+    try:
+        tree = ast.parse(source)
     except Exception:  # luaparser raises its own SyntaxException and ANTLR errors
         raise LibraryError(f"{path.name} is not a KOReader settings file (not a Lua table).") from None
     body = tree.body.body

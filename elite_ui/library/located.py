@@ -83,17 +83,17 @@ def ago(when: float | None, now: float | None = None) -> str:
 def locate(book: Book, file: str | Path, readings: list[Reading]) -> Located:
     """The latest position among ``readings`` (of ``file``, the book read as ``book``) and all their highlights,
     in ``book``'s sentences."""
-    items = spine_of(file)
-    located = Located()
     positions = [r.position for r in readings if r.position is not None]
+    marked = [m for r in readings for m in r.marked]
+    items = spine_of(file) if any(p.place for p in positions) or any(m.place for m in marked) else None
+    located = Located()
     if positions:
         latest = max(positions, key=lambda p: p.when or 0.0)
         sentence, how = position_sentence(book, items, latest)
         if sentence is not None:
             located.sentence, located.how, located.source, located.when = sentence, how, latest.source, latest.when
-    plain = book.text.translate(PLAIN)
-    for reading in readings:
-        located.found += [find(book, plain, items, marked) for marked in reading.marked]
+    plain = book.text.translate(PLAIN) if marked else ""
+    located.found = [find(book, plain, items, m) for m in marked]
     return located
 
 

@@ -4,7 +4,6 @@ KOReader) and their highlights in the notebook, each with "Ask about this highli
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 
@@ -77,7 +76,7 @@ def create_event_handlers(page, ctx) -> None:
             return
         file = entry.file()
         yield from book_panel.open_file(page, ctx, str(file), session, request)
-        if session.book is None or session.book.digest != hashlib.sha256(file.read_bytes()).hexdigest():
+        if session.book is None or session.book.path != str(file):
             return  # not opened: the sentence saying why is shown
         yield placed(page, session, shelf, entry, ctx.config.koreader)
 
