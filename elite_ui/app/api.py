@@ -41,8 +41,9 @@ from ..records import (
     xray_record,
 )
 from .answering import doing, status_line
-from .inputs import text
+from .inputs import number, text
 from .panels.session import DIGEST
+from .panels.story import named_in
 from .state import Session
 from .visitors import address
 
@@ -62,11 +63,6 @@ class ApiError(gr.Error):
 
 API_NAMES = ("open_book", "ask", "search", "passage", "recap", "xray")
 """The API's endpoints; every other event of the page is left out of its description."""
-
-
-def number(value) -> int | None:
-    """A whole number a caller sent (not a bool, a float or text), or None."""
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def option_texts(options) -> dict[str, str] | None:
@@ -112,7 +108,11 @@ class Api:
             raise ApiError("that book is no longer in this server's cache: open it again with open_book.")
         session = Session()
         session.visitor = address(request, self.ctx.config.proxies)
+        refused = self.ctx.visitors.crowded(session)
+        if refused:
+            raise ApiError(refused)
         session.open(book)
+        self.ctx.visitors.sessions[f"api {key}"] = session  # counted with the visitor's page sessions while kept
         with self._lock:
             self.sessions[key] = session
             while len(self.sessions) > READERS_KEPT:
@@ -166,8 +166,7 @@ class Api:
         with session.run(self.ctx.model) as started:
             if not started:
                 raise ApiError("your last question of this book is still being answered: wait for it.")
-            tools = session.tools(self.ctx.model, self.ctx.cache_dir, read=asked)
-            engine = chosen.engine(self.ctx.model.llm, settings, tools)
+            engine = session.engine(chosen, settings, self.ctx.model, self.ctx.cache_dir, asked)
             trace = Trace(text(question))
             try:
                 for event in engine.ask(asked, text(question), option_texts(options),
@@ -242,14 +241,13 @@ class Api:
         """
         session = self.session(request, book)
         asked, until = part(session, up_to)
-        names = session.names_in(asked, self.ctx.cache_dir)
-        character = names.find(text(name)) if text(name).strip() else None
-        if character is None:
+        cast = named_in(self.ctx, session, asked, text(name)) if text(name).strip() else None
+        if cast is None:
             raise ApiError(f"no character named {text(name)[:60]!r} {until}.")
         with self.ctx.visitors.heavy(session) as refused:
             if refused:
                 raise ApiError(refused)
-            return xray_record(asked, xray_of(asked, names, character))
+            return xray_record(asked, xray_of(asked, *cast))
 
     def register(self) -> None:
         """Each function as an endpoint of the page's Blocks (and an MCP tool)."""

@@ -14,3 +14,8 @@ def text(value) -> str:
 def choice(value, allowed: Collection):
     """A choice among ``allowed`` (text or numbers), or None for anything else (a list, a stranger's value)."""
     return value if isinstance(value, str | int) and not isinstance(value, bool) and value in allowed else None
+
+
+def number(value) -> int | None:
+    """A whole number (not a bool, a float or text), or None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

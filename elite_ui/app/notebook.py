@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from ..book import Book
 from ..methods.trace import Answer, Citation, Trace
+from .inputs import number
 
 
 def answer_entry(book: Book, trace: Trace, label: str) -> dict:
@@ -32,9 +33,7 @@ def highlight_entry(book: Book, source: str, chapter: str, note: str, sentence_i
     """A highlight made in a reading app (Calibre, KOReader), found in the book: its sentences as quotes, the
     reader's note as the answer, and the sentences a question about it is asked of (``about``)."""
     heading = f"Your highlight in {source}" + (f" ({chapter})" if chapter else "")
-    return {"kind": "answer", "question": heading, "answer": note, "run": source, "book": book.digest,
-            "title": book.title, "quotes": [quote(book, sid) for sid in sentence_ids[:8] if sid < len(book)],
-            "about": sentence_ids[:20], "when": time.strftime("%Y-%m-%d %H:%M")}
+    return story_entry(book, heading, note, sentence_ids[:8]) | {"run": source, "about": sentence_ids[:20]}
 
 
 def quote_entry(book: Book, sid: int) -> dict:
@@ -125,7 +124,8 @@ def listed(value) -> list:
 
 def count(value) -> int:
     """A count a browser sent back (anything else is 0)."""
-    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 10_000 else 0
+    n = number(value)
+    return n if n is not None and 0 <= n < 10_000 else 0
 
 
 def citations(saved: list) -> list[Citation]:

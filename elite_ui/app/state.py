@@ -253,6 +253,13 @@ class Session:
         names = self.names_in(read, cache_dir) if read is not None else None
         return Tools(model.embed, self.cancel, cache_dir, names, self.share(model, background))
 
+    def engine(self, method, settings, model: Model, cache_dir: Path, asked: Book):
+        """``method``'s engine (a registry entry) with ``settings`` on the shared model, for a question of ``asked``
+        (the book cut at the reader's ceiling): the character names it shows are found only for a method that
+        uses them."""
+        return method.engine(model.llm, settings, self.tools(model, cache_dir, read=asked if method.uses_names
+                                                             else None))
+
     def names_in(self, book: Book, cache_dir: Path | None) -> NameIndex:
         """The character names this visitor may see in ``book`` (the open book, cut at their spoiler ceiling or
         whole): the list they wrote, cut to what ``book`` names, else the one found in ``book`` alone."""

@@ -42,9 +42,8 @@ class Opening:
         if self.book is not None:
             return self.book.summary()["chapters"]
         first = next((start for start, end in self.draft.paragraphs if start < end), 0)
-        opening = not self.draft.chapters or self.draft.chapters[0][1] > first
-        titles = [self.draft.title or "Opening"] * opening + [title for title, _ in self.draft.chapters]
-        return sum(h.kind == "chapter" for h in structure(titles, opening))
+        starts, opening = chapter_starts_of(self.draft, first)
+        return sum(h.kind == "chapter" for h in structure([title for _, title in starts], opening))
 
     def finish(self) -> Book:
         book = self.book
@@ -91,6 +90,16 @@ def load_book(path: str | Path, *, max_bytes: int = MAX_BYTES, cache_dir: Path |
     return open_file(path, max_bytes=max_bytes, cache_dir=cache_dir).finish()
 
 
+def chapter_starts_of(draft: Draft, first: int) -> tuple[list[tuple[int, str]], bool]:
+    """Where each chapter starts and its title, and whether an opening one (titled by the book) is put first:
+    when the text (from ``first``) starts before the first heading."""
+    starts = sorted({start: title for title, start in draft.chapters}.items())
+    opening = not starts or starts[0][0] > first
+    if opening:
+        starts.insert(0, (first, draft.title or "Opening"))
+    return starts, opening
+
+
 def assemble(draft: Draft, *, path: str, fmt: str, digest: str) -> Book:
     text = draft.text
     if not WORD.search(text):
@@ -100,11 +109,8 @@ def assemble(draft: Draft, *, path: str, fmt: str, digest: str) -> Book:
     bounds, paragraph_of = sentence_bounds(text, paragraphs, language)
     if not len(bounds):
         raise BookError("the book contains no sentences.")
-    chapter_starts = sorted({start: title for title, start in draft.chapters}.items())
+    chapter_starts, opening = chapter_starts_of(draft, int(bounds[0, 0]))
     chapters: list[Chapter] = []
-    opening = not chapter_starts or chapter_starts[0][0] > bounds[0, 0]
-    if opening:
-        chapter_starts.insert(0, (int(bounds[0, 0]), draft.title or "Opening"))
     starts = np.asarray([s for s, _ in chapter_starts], dtype=np.int64)
     chapter_of = (np.searchsorted(starts, bounds[:, 0], side="right") - 1).clip(0).astype(np.int32)
     first_of = np.searchsorted(chapter_of, np.arange(len(starts)), side="left")

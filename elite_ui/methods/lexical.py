@@ -21,7 +21,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..book import Book
-from ..book.lexicon import WORD
 
 K1, B = 1.2, 0.75
 """BM25's term-frequency saturation and length normalisation, Lucene's defaults."""
@@ -119,11 +118,9 @@ def proximity_scores(book: Book, found: list[Target], sentence_ids) -> np.ndarra
     out = np.zeros(len(book), dtype=np.float64)
     target_of = {form: n for n, target in enumerate(found) for form in target.forms}
     idf = [idf_lucene(t.df, max(len(book), 1)) for t in found]
-    lexicon = book.lexicon
     for sid in sentence_ids:
-        text = book.sentence(sid).text.lower()
         where: dict[int, list[int]] = {}
-        for position, word in enumerate(lexicon.words(text) if lexicon.segmented else WORD.findall(text)):
+        for position, word in enumerate(book.lexicon.words(book.sentence(sid).text)):
             if word in target_of:
                 where.setdefault(target_of[word], []).append(position)
         pairs = list(where.items())

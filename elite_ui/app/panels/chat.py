@@ -67,8 +67,8 @@ def engine_for(page, ctx, name: str, session: Session, values: dict, asked: Book
     book cut at the reader's ceiling)."""
     method = METHODS[name]
     own = getattr(page, method.panel).controls
-    return method.engine(ctx.model.llm, own.settings(values, method.settings, method.presets),
-                         session.tools(ctx.model, ctx.cache_dir, read=asked))
+    return session.engine(method, own.settings(values, method.settings, method.presets), ctx.model, ctx.cache_dir,
+                          asked)
 
 
 def create_event_handlers(page, ctx) -> None:

@@ -119,7 +119,7 @@ def create_event_handlers(page, ctx) -> None:
 
         def steps():
             asked = book.cut(start.ceiling) if start.ceiling else book
-            engine = method.engine(ctx.model.llm, settings, session.tools(ctx.model, ctx.cache_dir, read=asked))
+            engine = session.engine(method, settings, ctx.model, ctx.cache_dir, asked)
             return engine.ask(asked, base.question, start.options,
                               edit=Edit(base.events, iteration, terms, pinned, run=number))
 
