@@ -26,7 +26,7 @@ from elite_ui.testing.browser import ROOT, app_log, start_app, stop_app
 from elite_ui.testing.readers import ask_values, every_endpoint, page_values, shown, visitors
 
 client_module = pytest.importorskip("gradio_client")
-Client = client_module.Client
+Client, handle_file = client_module.Client, client_module.handle_file
 
 SCRIPT = str(ROOT / "tests" / "data" / "scripted.json")
 
@@ -69,10 +69,15 @@ def test_f2_one_visitor_flooding_an_endpoint_leaves_room_for_others(hosted):
 def test_f3_f4_sessions_and_heavy_views_per_visitor_are_bounded(tmp_path):
     process, url = start_app("--hosted", "--scripted", SCRIPT, "--sessions-per-visitor", "2", cache=tmp_path)
     try:
+        program = Client(url, verbose=False)  # an API client's session counts with the page's
+        book = program.predict(file=handle_file(str(ROOT / "assets" / "the-wind-in-the-willows.txt")),
+                               api_name="/open_book")["book"]
         clients = [Client(url, verbose=False) for _ in range(3)]
         opened = [str(c.predict(api_name="/on_sample")) for c in clients]
         assert "Loaded" in opened[0] and "Loaded" in opened[1]
         assert "2 sessions with a book open here, the limit" in opened[2]
+        with pytest.raises(client_module.exceptions.AppError, match="2 sessions with a book open here, the limit"):
+            program.predict(book=book, words="Toad", api_name="/search")
         heavy = clients[0]
         values = page_values(heavy, "/on_xray", {"Character": "Toad"})
         jobs = [heavy.submit(*values, api_name="/on_xray") for _ in range(10)]

@@ -54,6 +54,20 @@ class Visitors:
         if request is not None and request.session_hash:
             self.sessions[request.session_hash] = session
 
+    def crowded(self, session: Session) -> str | None:
+        """Why ``session``, without a book yet, may not become one more of its visitor's sessions with a book open
+        (hosted mode: page tabs and API clients count alike), or None."""
+        cfg, who = self.config, session.visitor
+        if not cfg.hosted or session.book is not None:
+            return None
+        with self._lock:
+            others = sum(1 for s in list(self.sessions.values())
+                         if s is not session and s.visitor == who and s.book is not None)
+        if others >= cfg.sessions_per_visitor:
+            return (f"your address already has {others} sessions with a book open here, the limit; close a tab "
+                    f"(its session is freed within a minute) or use one of them.")
+        return None
+
     def may_open(self, request: gr.Request | None, session: Session) -> str | None:
         """Why ``session`` may not open a book now (too many sessions with a book, too many uploads this minute),
         or None. Counts the upload when allowed."""
@@ -61,12 +75,10 @@ class Visitors:
         cfg, who = self.config, session.visitor
         if not cfg.hosted:
             return None
+        crowded = self.crowded(session)
+        if crowded:
+            return crowded
         with self._lock:
-            others = sum(1 for s in list(self.sessions.values())
-                         if s is not session and s.visitor == who and s.book is not None)
-            if session.book is None and others >= cfg.sessions_per_visitor:
-                return (f"your address already has {others} sessions with a book open here, the limit; close a tab "
-                        f"(its session is freed within a minute) or use one of them.")
             recent, now = self._uploads[who], time.monotonic()
             while recent and now - recent[0] > 60:
                 recent.popleft()
