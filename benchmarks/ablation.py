@@ -42,12 +42,15 @@ SETS = {
                                                            "default preset with its answer")),
     "ft150": QuestionSet(FAIRYTALE, 150, CHEAP),
     "fth": QuestionSet(FAIRYTALE, 300, CHEAP, skip=150),
+    "nn": QuestionSet(Path("benchmarks/novels/novels-300.jsonl"), 0, CHEAP),
 }
 """Question sets: our novels-dev, a seeded sample of FairytaleQA's test split (converted first with ``python -m
 elite_ui.bench convert fairytaleqa ../shared/benchmarks/fairytaleqa --out data/fairytale``), and the eight novel
 questions of tests/data (the rows up to the judge and the cheap rows: the long novels make the longer loops
 the most expensive). ``ft150``, 150 FairytaleQA questions, compares the cheap rows on more questions than the
-whole ablation can afford; ``fth``, the next 300 of the same order, is held out: no setting was chosen on it."""
+whole ablation can afford; ``fth``, the next 300 of the same order, is held out: no setting was chosen on it.
+``nn`` is novels-300 (benchmarks/novels: 307 questions with exact evidence on eleven corpus novels), with the cheap
+rows."""
 
 CORE = ["model_terms=false", "judge=false", "importance_samples=0", "trim=false", "option_words=true",
         "recall_index=100", "neighbor_num=2", "ranking=bm25", "reach=3", "fuse_chunks=0"]

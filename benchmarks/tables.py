@@ -335,8 +335,9 @@ def library_table() -> str:
 
 
 def feedback_table() -> str:
+    """ELITE's retrieval variants beside BM25 with bootstrap intervals (``python -m benchmarks.feedback``)."""
     f = figures("feedback")
-    names = {"nd": "novels-dev", "ft150": "FairytaleQA's 150"}
+    names = {"nd": "novels-dev", "ft150": "FairytaleQA's 150", "nn": "novels-300"}
     body = []
     for key, found in f.items():
         for name, row in found.items():
@@ -344,6 +345,6 @@ def feedback_table() -> str:
                       f"{row['minus_bm25_interval'][1]:+.3f})" if "minus_bm25" in row else "")
             body.append([f"{names.get(key, key)} ({row['questions']})", name,
                          f"{row['evidence_recall']:.3f} ({row['interval'][0]:.3f}-{row['interval'][1]:.3f})", versus,
-                         row["llm_calls"]])
+                         row["llm_calls"], row.get("evaluated_tokens", "")])
     return rows(["questions", "row", "evidence recall (95% interval)", "minus BM25 (paired interval)",
-                 "model calls"], body)
+                 "model calls", "prompt tokens evaluated"], body)

@@ -212,3 +212,23 @@ def test_a_bootstrap_interval_holds_the_mean_and_a_paired_one_the_mean_differenc
     better = [min(1.0, v + 0.25) for v in values]
     low, high = scoring.bootstrap_interval(better, values)
     assert 0 < low <= high
+
+
+def test_novels_300_drafts_parse_and_reworded_means_at_most_one_shared_content_word_names_aside():
+    """benchmarks/novels (issue 27): a draft block's first line and the rule its check holds ``reworded`` to.
+    The set itself needs ../shared/corpus and is checked by ``python -m benchmarks.novels.check``."""
+    from benchmarks.novels.build import HEADER, blocks
+    from benchmarks.novels.check import SHARED_AT_MOST, question_words, shared_words
+
+    draft = "fr-04 sh plot reworded\nQ: How did Victor's mother come to die?\nA: Fever.\nE: 416\nE: 419-420\n\n" \
+            "wf-03 mh setting\nQ: Where?\nA: There.\nE: 1\nE: 900\n"
+    first, second = blocks(draft)
+    head = HEADER.match(first[0])
+    assert (head["id"], head["book"], head["complexity"], head["aspect"], bool(head["reworded"])) == \
+        ("fr-04", "fr", "sh", "plot", True)
+    assert not HEADER.match(second[0])["reworded"] and [line for line in second if line.startswith("E:")] == \
+        ["E: 1", "E: 900"]
+    assert not HEADER.match("fr-4 sh plot") and not HEADER.match("fr-04 xh plot")
+    assert question_words("How did Victor's mother come to die?") == ["mother", "come", "die"]
+    evidence = ["On the third day my mother sickened", "she died"]
+    assert shared_words("How did Victor's mother come to die?", evidence) == ["mother", "die"] and SHARED_AT_MOST == 1

@@ -337,3 +337,21 @@ def test_a_tied_vote_says_so(pride):
     assert answer.caveat.startswith("The votes tied between A, B, C (33% each)")
     clear = engine({**replies, "vote": ["A", "A", "C"]}, settings).run(pride, "What is Pemberley?", options).answer
     assert clear.choice == "A" and "tied" not in clear.caveat
+
+
+def test_a_long_passage_that_does_not_fit_keeps_its_best_hit_not_its_first_sentences(pride):
+    """Touching windows merge into one passage; filling the budget from its start kept its first hits and cut its
+    best (issue 27: novels-300's question on Nevyedovsky lost its evidence so). The best hit's window goes first."""
+    import numpy as np
+
+    from elite_ui.methods.trace import Chunk
+
+    settings = Settings(neighbor_num=1, ranking="bm25", evidence_tokens=120)
+    elite = engine({}, settings)
+    chunk = Chunk(first=3000, last=3030, hits=[3001, 3015, 3029], score=1, text="", iteration=1)
+    rank = np.zeros(len(pride))
+    rank[[3001, 3015, 3029]] = [1.0, 2.0, 5.0]
+    kept = elite.budgeted_sentences(pride, [chunk], rank)
+    assert elite.focused(chunk, rank)[:9] == [3028, 3029, 3030, 3014, 3015, 3016, 3000, 3001, 3002]
+    assert {3028, 3029, 3030} <= set(kept) and 3010 not in kept
+    assert elite.budgeted_sentences(pride, [chunk], None)[0] == 3000, "without a rank, book order as before"

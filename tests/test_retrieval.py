@@ -1,6 +1,7 @@
 """Collection: overlap arithmetic, inflections, ranking, widening and merging."""
 
 import numpy as np
+import pytest
 
 from elite_ui.methods.elite.retrieval import collect, widen
 
@@ -107,6 +108,43 @@ def test_span_bm25_scores_fixed_chunks_as_documents(write_book):
     assert span_bm25(book, targets(book, ["whale"]), np.asarray([0, 3])).tolist() == [0.0, 0.0]
 
 
+def test_a_second_tiling_starts_every_chunk_halfway_into_the_first_ones(pride):
+    """Half-overlapping passages (issue 27): a boundary of the first tiling falls inside a chunk of the second (all
+    but where a one-sentence chunk of 100 words or more starts in both), and each tiling covers the book once from
+    its first start."""
+    from elite_ui.methods.lexical import chunks, overlaps_half, tilings
+
+    first, second = tilings(pride, 100, 2)
+    assert first == chunks(pride, 100) and tilings(pride, 100, 1) == [first]
+    assert [b + 1 for _, b in second[:-1]] == [a for a, _ in second[1:]] and second[-1][1] == len(pride) - 1
+    assert [a for a, _ in second] == sorted({a + (b + 1 - a) // 2 for a, b in first} - {0})
+    inside = [any(a < start <= b for a, b in second) for start, _ in first[1:] if start > second[0][0]]
+    assert sum(inside) >= 0.95 * len(inside)
+    assert overlaps_half((10, 19), [(15, 30)]) is False and overlaps_half((10, 19), [(14, 30)]) is True
+
+
+def test_half_overlapping_fixed_chunks_straddle_boundaries_and_never_repeat_half_a_chunk(pride):
+    from dataclasses import replace
+
+    from elite_ui.methods.chunk_rag import ChunkRag, ChunkSettings
+    from elite_ui.methods.elite import PRESETS, Elite
+    from elite_ui.methods.lexical import overlaps_half, targets, tilings
+    from elite_ui.models import ScriptedLLM
+
+    elite = Elite(ScriptedLLM({}), replace(PRESETS["laptop"], fuse_chunks=100, fuse_tilings=2))
+    fixed = elite.fixed_chunks(pride, targets(pride, ["Darcy", "letter"]))
+    spans = [(c.first, c.last) for c in fixed]
+    second = set(tilings(pride, 100, 2)[1])
+    assert any(span in second for span in spans), "some chunks come from the second tiling"
+    assert not any(overlaps_half(span, spans[:n]) for n, span in enumerate(spans))
+    assert [c.weight for c in fixed] == sorted((c.weight for c in fixed), reverse=True)
+
+    rag = ChunkRag(ScriptedLLM({}), ChunkSettings(tilings=2, evidence_tokens=1500))
+    placed = rag.run(pride, "What did Darcy's letter say?", generate=False).of("retrieval")[0].data.chunks
+    spans = [(c.first, c.last) for c in placed]
+    assert len(spans) > 3 and not any(overlaps_half(span, spans[:n]) for n, span in enumerate(spans))
+
+
 def test_chunk_fusion_interleaves_fixed_chunks_with_the_windows(pride):
     from dataclasses import replace
 
@@ -131,20 +169,40 @@ def test_chunk_fusion_interleaves_fixed_chunks_with_the_windows(pride):
     assert "Passages by BM25" in render.trace_html(pride, fused.events)
 
 
-def test_rm3_takes_the_first_hits_rare_words_not_the_query_nor_the_common_ones(willows):
-    """Pseudo-relevance feedback (issue 27): the words weighed by RM3 come from the feedback sentences, leave out
-    the query's words in any form, stopwords and words of more than 2% of the book's sentences."""
-    from elite_ui.methods.elite.retrieval import relevance_model
+@pytest.mark.parametrize("model", ["rm3", "bo1"])
+def test_feedback_takes_the_first_hits_rare_words_not_the_query_nor_the_common_ones(willows, model):
+    """Pseudo-relevance feedback (issue 27): the words weighed by RM3 or Bo1 come from the feedback sentences,
+    leave out the query's words in any form, stopwords and words of more than 2% of the book's sentences."""
+    from elite_ui.methods.elite.retrieval import feedback_words
 
     hits = collect(willows, ["Toad", "Hall"], 20, ranking="bm25")
     known = {f for w in ("toad", "hall") for f in willows.forms(w)}
-    words = relevance_model(willows, hits, 10, 8, known)
+    words = feedback_words(willows, hits, 10, 8, known, model)
     assert 0 < len(words) <= 8 and not set(words) & known
     in_hits = {w for h in hits[:10] for w in willows.lexicon.content_words(h.text)}
     assert set(words) <= in_hits
     frequency = willows.index.document_frequency
     assert all(frequency[willows.index.vocabulary[w]] <= 0.02 * len(willows) for w in words)
-    assert relevance_model(willows, [], 10, 8, known) == []
+    assert feedback_words(willows, [], 10, 8, known, model) == []
+
+
+def test_bo1_weighs_a_word_by_how_far_its_feedback_frequency_exceeds_chance(willows):
+    """Bo1 (Amati 2003, as Terrier computes it): tf_x log2((1 + P_n) / P_n) + log2(1 + P_n), P_n = F / N. Of two
+    words seen as often in the feedback sentences, the rarer in the book weighs more; of two equally rare, the one
+    seen more often."""
+    import math
+
+    from elite_ui.methods.elite.retrieval import bo1_weights
+    from elite_ui.methods.trace import Hit
+
+    vocabulary, frequency = willows.index.vocabulary, willows.index.document_frequency
+    rare, common = sorted(["mole", "badger"], key=lambda w: frequency[vocabulary[w]])
+    hit = Hit.at(willows.sentence(0), score=1, matched=[], text="", rank=1, weight=1.0)
+    weights = bo1_weights(willows, [(hit, [rare, common, rare])])
+    p = frequency[vocabulary[rare]] / len(willows)
+    assert weights[rare] == pytest.approx(2 * math.log2((1 + p) / p) + math.log2(1 + p))
+    assert bo1_weights(willows, [(hit, [rare, common])])[rare] > bo1_weights(willows, [(hit, [rare, common])])[common]
+    assert weights[rare] > bo1_weights(willows, [(hit, [rare])])[rare]
 
 
 def test_the_feedback_pass_searches_its_words_and_shows_them_as_feedback_terms(willows):

@@ -4,7 +4,7 @@ One question per line::
 
     {"id": "...", "book": "books/x.txt" (relative to the jsonl file), "question": "...",
      "options": {"A": "...", ...} or null, "answer": "B" (a letter when options are given) or "text" or ["a", "b"],
-     "evidence": ["exact substring of the book", ...], "aspect": "...", "complexity": "sh" or "mh"}
+     "evidence": ["exact substring of the book", ...], "aspect": "...", "complexity": "sh" or "mh", "reworded": false}
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ class Question:
     evidence: list[str] = field(default_factory=list)
     aspect: str = ""
     complexity: str = ""
+    reworded: bool = False
+    """Written away from its evidence's words (novels-300 marks it; see benchmarks/novels)."""
 
 
 def read(path: str | Path) -> list[Question]:

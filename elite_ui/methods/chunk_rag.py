@@ -21,7 +21,7 @@ from ..models import LLM, Embed
 from ..settings import setting
 from . import prompts
 from .base import AnswerSettings, Engine, Prepared
-from .lexical import chunks
+from .lexical import overlaps_half, tilings
 from .trace import Answer, Event, Kind, Placed, Retrieval, Trace
 
 
@@ -31,6 +31,8 @@ class ChunkSettings(AnswerSettings):
     panel, so that side by side both read as much."""
 
     chunk_words: int = setting(100, "words per chunk, about (whole sentences)", low=10, high=2000)
+    tilings: int = setting(1, "tilings of the book into chunks, each offset by a share of a chunk: 2 adds chunks "
+                              "straddling every boundary (half-overlapping passages)", low=1, high=4)
     evidence_tokens: int = setting(2000, "token budget of the chunks placed before the answer", low=200, high=8000)
 
 
@@ -112,12 +114,12 @@ class ChunkRag(Engine):
         self.name, self.ranker = ranker, RANKERS[ranker]
 
     def prepared_key(self, book: Book) -> Hashable:
-        return (self.name, book.digest, self.settings.chunk_words)
+        return (self.name, book.digest, self.settings.chunk_words, self.settings.tilings)
 
     def prepare(self, book: Book) -> Prepared:
         """The book's chunks and their index (MiniLM vectors or BM25), with the time it took and its size."""
         started = time.perf_counter()
-        spans = chunks(book, self.settings.chunk_words)
+        spans = [span for tiling in tilings(book, self.settings.chunk_words, self.settings.tilings) for span in tiling]
         texts = [book.span_text(a, b) for a, b in spans]
         state = self.ranker.index(texts, self.embed, self.cancel)
         seconds = time.perf_counter() - started
@@ -125,13 +127,14 @@ class ChunkRag(Engine):
 
     def steps(self, book: Book, question: str, options: dict[str, str] | None, *, prepared: Prepared,
               generate: bool = True):
-        """Rank the chunks, place the best that fit the budget (none past a spoiler ceiling), answer."""
+        """Rank the chunks, place the best that fit the budget (none past a spoiler ceiling, none more than half
+        inside a chunk placed already), answer."""
         started = time.perf_counter()
         spans, state = prepared.state
         placed, budget = [], self.settings.evidence_tokens
         for index, score in self.ranker.rank(state, question, options, self.embed):
             first, last = spans[index]
-            if last >= len(book):
+            if last >= len(book) or overlaps_half((first, last), [(p.first, p.last) for p in placed]):
                 continue
             cost = self.llm.count_tokens(book.span_text(first, last))
             if cost <= budget:

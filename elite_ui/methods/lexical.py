@@ -48,20 +48,24 @@ class Target:
     sentences: np.ndarray
     df: int
     forms: tuple[str, ...] = ()
+    weight: float = 1.0
+    """What a match of it counts for in the ``bm25`` rankings (the most of the terms that hold it)."""
 
 
-def targets(book: Book, terms: list[str]) -> list[Target]:
+def targets(book: Book, terms: list[str], weights: list[float] | None = None) -> list[Target]:
     """The distinct target words of ``terms`` with the sentences each matches through any of its forms; forms of
-    one word ("week", "weeks") are one target, so that a word counts once however it is inflected."""
+    one word ("week", "weeks") are one target, so that a word counts once however it is inflected. ``weights``
+    (one a term, else 1) weigh a target in the ``bm25`` rankings by the heaviest term that holds it."""
     out: dict[frozenset[str], Target] = {}
-    for term in terms:
+    for term, weight in zip(terms, weights or [1.0] * len(terms), strict=True):
         for word in book.lexicon.content_words(term):
             forms = book.forms(word)
             if frozenset(forms) in out:
+                out[frozenset(forms)].weight = max(out[frozenset(forms)].weight, weight)
                 continue
             postings = [book.index.postings(f) for f in forms]
             sentences = np.unique(np.concatenate(postings)) if postings else np.zeros(0, dtype=np.int32)
-            out[frozenset(forms)] = Target(word, sentences, len(sentences), tuple(forms))
+            out[frozenset(forms)] = Target(word, sentences, len(sentences), tuple(forms), weight)
     return list(out.values())
 
 
@@ -77,13 +81,14 @@ def overlap_scores(book: Book, found: list[Target]) -> np.ndarray:
 
 
 def bm25_scores(book: Book, found: list[Target]) -> np.ndarray:
-    """Each matched word's Lucene IDF times the saturation of the sentence's length (its distinct words)."""
+    """Each matched word's Lucene IDF (times its target's weight) times the saturation of the sentence's length
+    (its distinct words)."""
     n = max(len(book), 1)
     lengths = book.sentence_lengths
     factor = saturation(lengths, float(lengths.mean()) if len(lengths) else 1.0)
     score = np.zeros(len(book), dtype=np.float64)
     for target in found:
-        score[target.sentences] += idf_lucene(target.df, n) * factor[target.sentences]
+        score[target.sentences] += target.weight * idf_lucene(target.df, n) * factor[target.sentences]
     return score
 
 
@@ -102,7 +107,7 @@ def span_bm25(book: Book, found: list[Target], starts: np.ndarray) -> np.ndarray
         present[target.sentences] = 1.0
         tf = np.add.reduceat(present, starts)
         idf = idf_lucene(int((tf > 0).sum()), len(starts))
-        score += idf * tf * (K1 + 1.0) / (tf + K1 * factor_length)
+        score += target.weight * idf * tf * (K1 + 1.0) / (tf + K1 * factor_length)
     return score
 
 
@@ -157,3 +162,22 @@ def chunks(book: Book, words: int = 100) -> list[tuple[int, int]]:
     if first < len(book):
         out.append((first, len(book) - 1))
     return out
+
+
+def tilings(book: Book, words: int = 100, count: int = 1) -> list[list[tuple[int, int]]]:
+    """``count`` tilings of the book into chunks of about ``words`` words: the first is :func:`chunks`; the k-th
+    starts each chunk k/count of the way into the first's (the sentences before its first start are left out),
+    so that with 2 every chunk boundary falls in the middle of another chunk: half-overlapping passages (Callan,
+    "Passage-Level Evidence in Document Retrieval", SIGIR 1994), which centre a match that a boundary would cut."""
+    first = chunks(book, words)
+    out = [first]
+    for k in range(1, count):
+        starts = sorted({a + (b + 1 - a) * k // count for a, b in first} - {0})
+        out.append([(a, b - 1) for a, b in zip(starts, [*starts[1:], len(book)], strict=True)])
+    return out
+
+
+def overlaps_half(span: tuple[int, int], taken: list[tuple[int, int]]) -> bool:
+    """Whether more than half of ``span``'s sentences lie in one of the spans ``taken``."""
+    first, last = span
+    return any(min(last, b) - max(first, a) + 1 > (last - first + 1) / 2 for a, b in taken)

@@ -19,8 +19,7 @@ from ...book.names import NameIndex
 from ...models import LLM, Embed
 from .. import prompts
 from ..base import Engine, Prepared, chosen_answer
-from ..lexical import RANKINGS, Target, proximity_scores, smoothed, span_bm25, targets
-from ..lexical import chunks as chunk_spans
+from ..lexical import RANKINGS, Target, overlaps_half, proximity_scores, smoothed, span_bm25, targets, tilings
 from ..parsing import parse_choice, parse_sentence_ids, parse_terms, parse_verdict, whole_sentences
 from ..trace import (
     Answer,
@@ -45,7 +44,7 @@ from ..trace import (
 from .counting import answer_by_counting, is_counting
 from .edit import Edit, pinned_chunks, resume
 from .importance import kl_divergence, noise_levels, perturb, similarity_importance
-from .retrieval import collect, relevance_model, reranked, widen
+from .retrieval import collect, feedback_words, reranked, widen
 from .search import Search
 from .settings import Settings
 
@@ -102,8 +101,8 @@ class Elite(Engine):
         if book.ceiling and generate and not search.options and verdict is not None and not verdict.sufficient:
             return Answer(f"Not found so far: the book up to {book.ceiling.label} does not say.",
                           evidence=search.evidence())
-        ordered = self.ordered(book, search.chunks, search.tried, search.question)
-        answer = yield from self.organise(search, ordered, generate)
+        ordered, rank = self.ordered(book, search.chunks, search.tried, search.question)
+        answer = yield from self.organise(search, ordered, rank, generate)
         if verdict is not None and not verdict.sufficient and generate:
             answer.caveat = "The passages found may not answer this question: the search was judged insufficient."
         return answer
@@ -114,9 +113,9 @@ class Elite(Engine):
         s, book, iteration = self.settings, search.book, search.iteration
         search.tried += search.terms
         yield Event(Kind.TERMS, iteration, Terms(search.terms, list(search.tried)))
-        hits = collect(book, [t.text for t in search.tried if t.in_book], s.recall_index,
-                       required=[t.text for t in search.terms if t.in_book], exclude=search.retrieved,
-                       ranking=s.ranking, reach=s.reach, decay=s.decay)
+        texts, weights = self.weighted(search.tried)
+        hits = collect(book, texts, s.recall_index, required=[t.text for t in search.terms if t.in_book],
+                       exclude=search.retrieved, ranking=s.ranking, reach=s.reach, decay=s.decay, weights=weights)
         mark_support(book, hits, search.question, search.options)
         search.retrieved.update(h.sentence_id for h in hits)
         search.hits = hits
@@ -130,13 +129,13 @@ class Elite(Engine):
         return found
 
     def fed_back(self, search: Search):
-        """Pseudo-relevance feedback (``feedback_terms``): words of the iteration's best sentences
-        (:func:`.retrieval.relevance_model`) searched in a second pass; returns its new passages."""
+        """Pseudo-relevance feedback (``feedback_terms``): words of the iteration's best sentences, weighed by RM3 or
+        Bo1 (:func:`.retrieval.feedback_words`), searched in a second pass; returns its new passages."""
         s, book = self.settings, search.book
         if not s.feedback_terms or not search.hits:
             return []
         known = {f for t in search.tried for w in t.words for f in book.forms(w)}
-        words = relevance_model(book, search.hits, s.feedback_docs, s.feedback_terms, known)
+        words = feedback_words(book, search.hits, s.feedback_docs, s.feedback_terms, known, s.feedback_model)
         search.terms = self.new_terms(book, words, "feedback", search.seen(), by="lexical")
         if not search.terms:
             return []
@@ -162,8 +161,8 @@ class Elite(Engine):
         if not search.chunks:
             search.verdict = Verdict(False, "nothing was found for these terms", True)
         else:
-            ordered = self.ordered(book, search.chunks, search.tried, search.question)
-            listing = self.listing(book, sorted(self.budgeted_sentences(book, ordered)), ordered)
+            ordered, rank = self.ordered(book, search.chunks, search.tried, search.question)
+            listing = self.listing(book, sorted(self.budgeted_sentences(book, ordered, rank)), ordered)
             asked = s.max_terms if s.next_terms == "judge" else 0
             reply = yield from self.call("judge", prompts.judge(search.question, search.options, listing, asked),
                                          search.iteration, max_tokens=48 + 10 * asked)
@@ -210,6 +209,12 @@ class Elite(Engine):
             in_book = any(f in book.index.vocabulary for w in ws for f in book.forms(w))
             out.append(Term(text, origin, ws, True, in_book, by, of))
         return out
+
+    def weighted(self, terms: list[Term]) -> tuple[list[str], list[float]]:
+        """The texts of ``terms`` the book has words of, each with its weight in the ``bm25`` rankings: the model's
+        own terms weigh ``model_weight``, every other term (the question's words, names, options) 1."""
+        kept = [t for t in terms if t.in_book]
+        return [t.text for t in kept], [self.settings.model_weight if t.by == "model" else 1.0 for t in kept]
 
     def name_variants(self, book: Book, terms: list[Term], tried: set[str]) -> list[Term]:
         """The other names of each character a term names (Lizzy, Eliza for Elizabeth), from the name index; only
@@ -288,17 +293,30 @@ class Elite(Engine):
                                    set(tried), by="lexical")
         return terms
 
-    def budgeted_sentences(self, book: Book, chunks: list[Chunk]) -> list[int]:
+    def budgeted_sentences(self, book: Book, chunks: list[Chunk], rank: np.ndarray | None = None) -> list[int]:
         """The sentences of ``chunks``, best chunk first, while they fit the evidence token budget (a sentence
-        that does not fit is skipped; its text and a separator count)."""
+        that does not fit is skipped; its text and a separator count). A passage's sentences come in
+        :meth:`focused` order, so that a long passage that does not fit keeps its best sentences, not its first."""
         budget = self.settings.evidence_tokens
         kept = []
-        for sid in dict.fromkeys(sid for c in chunks for sid in range(c.first, c.last + 1)):
+        for sid in dict.fromkeys(sid for c in chunks for sid in self.focused(c, rank)):
             cost = self.llm.count_tokens(book.sentence(sid).text) + 1
             if cost <= budget:
                 budget -= cost
                 kept.append(sid)
         return kept
+
+    def focused(self, chunk: Chunk, rank: np.ndarray | None) -> list[int]:
+        """A passage's sentences in the order they are placed: the window (``neighbor_num`` on each side) of each of
+        its hits, best ``rank`` first, then the rest in book order. Touching windows merge into one passage, which
+        can grow long: filled from its start, the budget would keep its first hits, not its best."""
+        span = range(chunk.first, chunk.last + 1)
+        if rank is None or chunk.fixed or len(chunk.hits) < 2:
+            return list(span)
+        n = self.settings.neighbor_num
+        best = sorted(chunk.hits, key=lambda sid: (-rank[sid], sid))
+        around = [sid for hit in best for sid in range(max(chunk.first, hit - n), min(chunk.last, hit + n) + 1)]
+        return list(dict.fromkeys([*around, *span]))
 
     @staticmethod
     def listing(book: Book, sentence_ids: list[int], chunks: list[Chunk]) -> str:
@@ -308,53 +326,64 @@ class Elite(Engine):
                  if c.importance is not None and not math.isnan(c.importance)}
         return "\n".join(prompts.labelled(book, sid, marks.get(sid, "")) for sid in sentence_ids) or "(nothing found)"
 
-    def ordered(self, book: Book, chunks: dict, all_terms: list[Term], question: str) -> list[Chunk]:
+    def ordered(self, book: Book, chunks: dict, all_terms: list[Term],
+                question: str) -> tuple[list[Chunk], np.ndarray]:
         """The order the evidence is placed in: the windows ranked by every term tried (with ``proximity``, their
         close pairs of words counting too; with ``rerank``, fused with their MiniLM similarity to ``question``),
         interleaved (with ``fuse_chunks``) with fixed chunks ranked by BM25 over the same terms, a rank fusion of the
         two views (pinned chunks stay first). A fixed chunk leads each pair: that view ranks the evidence higher
-        (docs/benchmark.md)."""
-        found = targets(book, [t.text for t in all_terms if t.in_book])
+        (docs/benchmark.md). Also returns each sentence's rank (its score smoothed over ``reach``), which orders a
+        passage's own sentences (:meth:`focused`)."""
+        found = targets(book, *self.weighted(all_terms))
         scores = RANKINGS[self.settings.ranking](book, found) if found else np.zeros(len(book))
         if self.settings.proximity:
             placed = {sid for c in chunks.values() for sid in range(c.first, c.last + 1)}
             scores = scores + self.settings.proximity * proximity_scores(book, found, sorted(placed))
-        ranked = self.ranked(chunks.values(), scores)
+        rank = smoothed(scores, self.settings.reach, self.settings.decay)
+        ranked = self.ranked(chunks.values(), rank)
         if self.settings.rerank:
             ranked = [c for c in ranked if c.pinned] + reranked([c for c in ranked if not c.pinned], question,
                                                                  self.embed)
         if not self.settings.fuse_chunks:
-            return ranked
+            return ranked, rank
         pinned = [c for c in ranked if c.pinned]
         windows = [c for c in ranked if not c.pinned]
         fixed = self.fixed_chunks(book, found)
         mixed = [c for pair in zip(fixed, windows, strict=False) for c in pair]
         longer = windows if len(windows) > len(fixed) else fixed
-        return pinned + mixed + longer[min(len(windows), len(fixed)):]
+        return pinned + mixed + longer[min(len(windows), len(fixed)):], rank
 
     def fixed_chunks(self, book: Book, found: list[Target], most: int = 50) -> list[Chunk]:
         """Chunks of about ``fuse_chunks`` words, best first by BM25 over the target words ``found``
-        (:func:`span_bm25`); each carries the ranking's seconds."""
+        (:func:`span_bm25`), from ``fuse_tilings`` tilings of the book (each tiling's spans scored as its own
+        collection); a chunk more than half inside a better one is left out. Each carries the ranking's seconds."""
         started = time.perf_counter()
-        spans = chunk_spans(book, self.settings.fuse_chunks)
-        if not found or not spans:
+        if not found:
             return []
-        scores = span_bm25(book, found, np.asarray([first for first, _ in spans]))
-        best = [int(i) for i in np.argsort(-scores, kind="stable")[:most] if scores[i] > 0]
+        scored = []
+        for spans in tilings(book, self.settings.fuse_chunks, self.settings.fuse_tilings):
+            scores = span_bm25(book, found, np.asarray([first for first, _ in spans]))
+            scored += [(float(scores[i]), spans[i]) for i in np.flatnonzero(scores > 0)]
+        best: list[tuple[float, tuple[int, int]]] = []
+        for score, span in sorted(scored, key=lambda item: (-item[0], item[1])):
+            if not overlaps_half(span, [taken for _, taken in best]):
+                best.append((score, span))
+            if len(best) == most:
+                break
         seconds = round(time.perf_counter() - started, 4)
-        return [Chunk(first=spans[i][0], last=spans[i][1], hits=[], score=0, text=book.span_text(*spans[i]),
-                      iteration=0, weight=round(float(scores[i]), 4), seconds=seconds, fixed=True) for i in best]
+        return [Chunk(first=a, last=b, hits=[], score=0, text=book.span_text(a, b), iteration=0,
+                      weight=round(score, 4), seconds=seconds, fixed=True) for score, (a, b) in best]
 
     def merit(self, chunk: Chunk) -> float:
         """What a chunk ranks by, importance aside: its best hit's weight, or (the paper's) its overlap."""
         return chunk.weight if self.settings.weighted else chunk.score
 
-    def ranked(self, chunks, scores: np.ndarray | None = None) -> list[Chunk]:
+    def ranked(self, chunks, rank: np.ndarray | None = None) -> list[Chunk]:
         """Pinned chunks first, then the most important (unscored chunks after scored ones), then the best: by
-        overlap (the paper), or by the final ``bm25`` scores of all terms tried, smoothed; then book order."""
+        overlap (the paper), or by the ``rank`` of their best sentence (the ``bm25`` scores of all terms tried,
+        smoothed); then book order."""
         s = self.settings
-        if s.weighted and scores is not None:
-            rank = smoothed(scores, s.reach, s.decay)
+        if s.weighted and rank is not None:
             for chunk in chunks:
                 chunk.weight = round(float(rank[chunk.first : chunk.last + 1].max()), 4)
 
@@ -363,11 +392,11 @@ class Elite(Engine):
             return (not c.pinned, -importance, -self.merit(c), c.first)
         return sorted(chunks, key=key)
 
-    def organise(self, search: Search, chunks: list[Chunk], generate: bool = True):
+    def organise(self, search: Search, chunks: list[Chunk], rank: np.ndarray, generate: bool = True):
         """Trim the evidence to what the model calls relevant, quote its best sentences, then answer from it
         (voting for multiple choice)."""
         book, question, options, iteration = search.book, search.question, search.options, search.iteration
-        candidates = sorted(self.budgeted_sentences(book, chunks))
+        candidates = sorted(self.budgeted_sentences(book, chunks, rank))
         listing = self.listing(book, candidates, chunks)
         kept, picked = candidates, []
         if candidates and self.settings.trim:

@@ -7,6 +7,8 @@ such as "Mr. Darcy's letter" contributes the words ``darcy`` and ``letter``.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ...book import Book
@@ -24,13 +26,14 @@ def collect(
     ranking: str = "overlap",
     reach: int = 0,
     decay: float = 0.5,
+    weights: list[float] | None = None,
 ) -> list[Hit]:
     """Top ``k`` sentences holding words of ``terms``, by ``ranking`` (smoothed over ``reach`` neighbours).
 
     ``required``: terms of which each returned sentence must hold at least one word (an iteration's new terms);
-    ``exclude``: sentence IDs already retrieved.
+    ``exclude``: sentence IDs already retrieved; ``weights``: one a term, what its words count for in ``bm25``.
     """
-    found = targets(book, terms)
+    found = targets(book, terms, weights)
     if not found or k <= 0:
         return []
     overlap = np.zeros(len(book), dtype=np.int32)
@@ -79,26 +82,58 @@ def reranked(chunks: list[Chunk], question: str, embed) -> list[Chunk]:
     return [chunks[n] for n in sorted(range(len(chunks)), key=lambda n: (-fused[n], n))]
 
 
-def relevance_model(book: Book, hits: list[Hit], docs: int, count: int, known: set[str],
-                    common: float = 0.02) -> list[str]:
-    """Pseudo-relevance feedback: RM3's expansion words (Lavrenko & Croft, "Relevance-Based Language Models",
-    SIGIR 2001; as Anserini's RM3 selects them). The first ``docs`` hits are the feedback documents, each weighted
-    by its share of their ranking weights; a word's weight is the sum over them of P(w|d) = tf(w, d) / |d| times
-    the document's weight; the ``count`` heaviest words are kept, leaving out ``known`` words (the query's),
-    stopwords, numbers and words in more than ``common`` of the book's sentences (their relevance model weight is
-    the book's background, not the passage's)."""
-    top = hits[:docs]
-    total = sum(max(h.weight, 0.0) for h in top) or 1.0
+def feedback_documents(book: Book, hits: list[Hit], docs: int, known: set[str],
+                       common: float = 0.02) -> list[tuple[Hit, list[str]]]:
+    """The first ``docs`` hits, the feedback documents of pseudo-relevance feedback, each with its candidate words:
+    its content words less ``known`` words (the query's), numbers, words of two letters and words in more than
+    ``common`` of the book's sentences (their weight is the book's background, not the passage's)."""
     limit = common * len(book)
     vocabulary, frequency = book.index.vocabulary, book.index.document_frequency
+
+    def candidate(word: str) -> bool:
+        wid = vocabulary.get(word)
+        return word.isalpha() and len(word) > 2 and word not in known and wid is not None and frequency[wid] <= limit
+    return [(hit, [w for w in book.lexicon.content_words(hit.text) if candidate(w)]) for hit in hits[:docs]]
+
+
+def rm3_weights(book: Book, documents: list[tuple[Hit, list[str]]]) -> dict[str, float]:
+    """RM3's expansion weights (Lavrenko & Croft, "Relevance-Based Language Models", SIGIR 2001; as Anserini's RM3
+    selects words): each document weighted by its share of the documents' ranking weights, a word's weight the sum
+    over them of P(w|d) = tf(w, d) / |d| times the document's weight."""
+    total = sum(max(hit.weight, 0.0) for hit, _ in documents) or 1.0
     weights: dict[str, float] = {}
-    for hit in top:
-        words = [w for w in book.lexicon.content_words(hit.text) if w.isalpha() and len(w) > 2]
+    for hit, words in documents:
         for word in set(words):
-            wid = vocabulary.get(word)
-            if word in known or wid is None or frequency[wid] > limit:
-                continue
             weights[word] = weights.get(word, 0.0) + words.count(word) / len(words) * max(hit.weight, 0.0) / total
+    return weights
+
+
+def bo1_weights(book: Book, documents: list[tuple[Hit, list[str]]]) -> dict[str, float]:
+    """Bo1's expansion weights (Amati, "Probability Models for Information Retrieval based on Divergence from
+    Randomness", 2003; as Terrier's Bo1 computes them): tf_x log2((1 + P_n) / P_n) + log2(1 + P_n), where tf_x is
+    the word's frequency in the feedback documents and P_n = F / N its expected frequency, F its sentences in the
+    book and N the book's sentences: a word weighs more the more its feedback frequency exceeds chance."""
+    tf: dict[str, int] = {}
+    for _, words in documents:
+        for word in words:
+            tf[word] = tf.get(word, 0) + 1
+    vocabulary, frequency, n = book.index.vocabulary, book.index.document_frequency, max(len(book), 1)
+    weights = {}
+    for word, count in tf.items():
+        p = frequency[vocabulary[word]] / n
+        weights[word] = count * math.log2((1 + p) / p) + math.log2(1 + p)
+    return weights
+
+
+FEEDBACK_MODELS = {"rm3": rm3_weights, "bo1": bo1_weights}
+"""Pseudo-relevance feedback's term-weighting models, by name (the ``feedback_model`` setting)."""
+
+
+def feedback_words(book: Book, hits: list[Hit], docs: int, count: int, known: set[str], model: str = "rm3",
+                   common: float = 0.02) -> list[str]:
+    """The ``count`` heaviest words of the first ``docs`` hits under the feedback ``model`` (RM3 or Bo1), leaving
+    out the query's words (``known``) and the common ones (:func:`feedback_documents`)."""
+    weights = FEEDBACK_MODELS[model](book, feedback_documents(book, hits, docs, known, common))
     return sorted(weights, key=lambda w: (-weights[w], w))[:count]
 
 

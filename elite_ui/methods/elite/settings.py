@@ -28,6 +28,9 @@ class Settings(AnswerSettings):
                                       "words only)", panel=True)
     question_words: bool = setting(True, "also search for the question's own content words, beside the model's "
                                          "terms", panel=True)
+    model_weight: float = setting(1.0, "what a match of the model's own terms counts for in the bm25 rankings, "
+                                       "beside the question's words (1: alike; a weak model's terms can count "
+                                       "for less)", low=0.0, high=1.0, panel=True)
     option_words: bool = setting(False, "also search for the words of the multiple-choice options, and show which "
                                         "option each retrieved sentence supports", panel=True)
     ranking: str = setting("overlap", "how sentences are ranked: overlap (distinct matched words, the paper's "
@@ -47,11 +50,13 @@ class Settings(AnswerSettings):
     rerank: bool = setting(False, "place the passages found in an order fused (reciprocal rank fusion) from their "
                                   "ranking and their MiniLM similarity to the question (the embedding retrieves "
                                   "nothing)", panel=True)
-    feedback_terms: int = setting(0, "pseudo-relevance feedback (RM3): words taken from the first pass's best "
+    feedback_terms: int = setting(0, "pseudo-relevance feedback: words taken from the first pass's best "
                                      "sentences and searched in a second pass, no model call (0: off)", low=0,
                                   high=20, panel=True)
     feedback_docs: int = setting(10, "the first pass's sentences the feedback words are taken from", low=1,
                                  high=100)
+    feedback_model: str = setting("rm3", "how feedback words are weighed: rm3 (relevance model) or bo1 (divergence "
+                                         "from randomness)", choices=("rm3", "bo1"))
     importance_samples: int = setting(3, "noise levels λ sampled per chunk for its importance (0 turns importance "
                                          "off)", low=0, high=10, panel=True)
     importance_chunks: int = setting(0, "score only this many new chunks per iteration, best overlap first (0: "
@@ -65,6 +70,9 @@ class Settings(AnswerSettings):
     fuse_chunks: int = setting(0, "words of fixed chunks ranked by BM25 over every term tried, placed in turn with "
                                   "the sentence windows, a fixed chunk first (0: windows only)", low=0, high=1000,
                                panel=True)
+    fuse_tilings: int = setting(1, "tilings of the book the fixed chunks come from, each offset by a share of a "
+                                   "chunk: 2 adds chunks straddling every boundary (half-overlapping passages)",
+                                low=1, high=4, panel=True)
     evidence_tokens: int = setting(2000, "token budget for the evidence shown to the judge and to the answer",
                                    low=200, high=8000, panel=True)
 
@@ -81,14 +89,15 @@ PRESETS = {
     "paper": Settings(grounding=False),
     "laptop": Settings(
         recall_index=100, neighbor_num=1, deep_search_index=2, deep_search_num=5, voter_num=3, iter_max=2,
-        max_terms=6, option_words=True, ranking="bm25", reach=3, judge=False, importance_samples=0,
-        importance_chunks=3, trim=False, fuse_chunks=100, evidence_tokens=800, answer_tokens=96,
+        max_terms=6, model_weight=0.5, option_words=True, ranking="bm25", reach=3, judge=False,
+        importance_samples=0, importance_chunks=3, trim=False, fuse_chunks=100, fuse_tilings=2, evidence_tokens=800,
+        answer_tokens=96,
     ),
 }
 """``paper``: the paper's settings, every stage on, and none it does not have (no grounding check). ``laptop``,
-the default: what measured best on the embedded model (docs/benchmark.md, "ELITE stage by stage"): the model's
-terms beside the question's and options' own words, sentences ranked by BM25 with their neighbours' scores, widened
-by one sentence on each side and placed in turn with 100-word chunks ranked by BM25 over the same terms (chunk
-fusion), and one pass. The judge with further iterations, breadth- and depth-wise expansion, importance and
-trimming each found no more evidence there (breadth/depth found less), so they are off; each is one setting away
-(``--judge``, ``--importance-samples 1``...)."""
+the default: what measured best on the embedded model (docs/benchmark.md, "ELITE stage by stage" and "novels-300"):
+the model's terms (counting half) beside the question's and options' own words, sentences ranked by BM25 with their
+neighbours' scores, widened by one sentence on each side and placed in turn with 100-word chunks ranked by BM25
+over the same terms, from two half-overlapping tilings of the book (chunk fusion), and one pass. The judge with
+further iterations, breadth- and depth-wise expansion, importance and trimming each found no more evidence there
+(breadth/depth found less), so they are off; each is one setting away (``--judge``, ``--importance-samples 1``...)."""
