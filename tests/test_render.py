@@ -192,7 +192,8 @@ def test_the_settings_panel_maps_to_settings():
              "iter_max": 5, "importance_samples": 3, "importance_chunks": 0, "evidence_tokens": 2000.0,
              "trim": True, "question_words": False, "name_variants": False, "model_terms": True,
              "option_words": True, "ranking": "bm25", "reach": 2.0, "judge": True, "next_terms": "judge",
-             "fuse_chunks": 60.0, "grounding": False, "feedback_terms": 5.0, "rerank": True, "proximity": 0.5}
+             "fuse_chunks": 60.0, "grounding": False, "feedback_terms": 5.0, "rerank": True, "proximity": 0.5,
+             "model_weight": 0.25, "fuse_tilings": 2.0}
     assert set(shown) == set(controls.fields)
     values = {controls.preset: "laptop"} | {controls.fields[name]: value for name, value in shown.items()}
     s = controls.settings(values)
@@ -200,6 +201,7 @@ def test_the_settings_panel_maps_to_settings():
         (25, 5, 2000, True, False, False)
     assert (s.ranking, s.reach, s.next_terms, s.option_words, s.fuse_chunks) == ("bm25", 2, "judge", True, 60)
     assert not s.grounding and s.feedback_terms == 5 and s.rerank and s.proximity == 0.5
+    assert s.model_weight == 0.25 and s.fuse_tilings == 2 and isinstance(s.fuse_tilings, int)
 
 
 def test_the_m_rag_trace_shows_keys_budget_audit_and_paragraph_links(write_book, tmp_path):
