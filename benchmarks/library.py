@@ -22,7 +22,6 @@ from benchmarks import CORPUS, write_figures
 from elite_ui.book import load_book
 from elite_ui.book.formats import epub_spine
 from elite_ui.library import Marked, Reading, locate
-from elite_ui.library.located import sentence_at
 from elite_ui.library.places import cfi_place, xpointer_place
 from elite_ui.testing.reading_apps import nested_epub, written_places
 
@@ -52,7 +51,7 @@ def novel(name: str, folder: Path) -> dict:
                  "koreader": xpointer_place(items, written.koreader),
                  "fraction": int(round(book.bounds[sid, 0] / len(book.text), 3) * len(book.text))}
         for kind, offset in found.items():
-            got = sentence_at(book, offset) if offset is not None else None
+            got = book.sentence_at(offset) if offset is not None else None
             counts[kind]["chapter"] += got is not None and book.chapter_of[got] == book.chapter_of[sid]
             counts[kind]["sentence"] += got == sid
     places_seconds = (time.perf_counter() - started) / PLACES

@@ -15,7 +15,6 @@ import pytest
 from elite_ui.book import load_book
 from elite_ui.book.formats import epub_spine
 from elite_ui.library import CalibreLibrary, LibraryError, locate, read_sidecar, sidecar_for
-from elite_ui.library.located import sentence_at
 from elite_ui.library.places import cfi_place, xpointer_place
 from elite_ui.testing.reading_apps import calibre_library, koreader_sidecar, nested_epub, written_places
 
@@ -44,8 +43,8 @@ def test_every_way_apps_write_a_place_lands_on_its_sentence(pride_epub):
     for sid in sentences(book, 40):
         written = written_places(path, book, sid)
         for place in (written.calibre, written.standard):
-            assert sentence_at(book, cfi_place(items, place)) == sid, place
-        assert sentence_at(book, xpointer_place(items, written.koreader)) == sid, written.koreader
+            assert book.sentence_at(cfi_place(items, place)) == sid, place
+        assert book.sentence_at(xpointer_place(items, written.koreader)) == sid, written.koreader
     nested = [written_places(path, book, sid).koreader for sid in sentences(book, 200, seed=1)]
     assert any("text()[2]" in place for place in nested), "some places follow an inline element"
 

@@ -2,6 +2,8 @@
 writes and checks it (see README.md): ``passages`` prints the seeded passages questions are written from, ``build``
 turns the written drafts into the question set, ``check`` verifies it."""
 
+from functools import cache
+
 from benchmarks import CORPUS
 
 BOOKS = {"tc": "a-tale-of-two-cities", "ak": "anna-karenina", "em": "emma", "fr": "frankenstein",
@@ -13,3 +15,17 @@ BOOKS = {"tc": "a-tale-of-two-cities", "ak": "anna-karenina", "em": "emma", "fr"
 
 def book_path(prefix: str):
     return CORPUS / f"{BOOKS[prefix]}.txt"
+
+
+def prefix_of(name: str) -> str:
+    """The id prefix of a novel named by its file's stem."""
+    return next(prefix for prefix, stem in BOOKS.items() if stem == name)
+
+
+@cache
+def opened(prefix: str):
+    """The novel as the app loads it, and its file's text as Python reads it (universal newlines)."""
+    from elite_ui.book.load import load_book
+
+    path = book_path(prefix)
+    return load_book(path), path.read_text(encoding="utf-8")

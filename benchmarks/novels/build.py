@@ -20,8 +20,7 @@ import json
 import re
 from pathlib import Path
 
-from benchmarks.novels import BOOKS, book_path
-from elite_ui.book.load import load_book
+from benchmarks.novels import BOOKS, opened, prefix_of
 
 HERE = Path(__file__).resolve().parent
 SET = HERE / "novels-300.jsonl"
@@ -43,12 +42,12 @@ def evidence(book, raw: str, span: str) -> str:
     return text
 
 
-def question(block: list[str], books: dict) -> dict:
+def question(block: list[str]) -> dict:
     head = HEADER.match(block[0])
     if not head:
         raise SystemExit(f"not a question's first line: {block[0]!r}")
     fields = {line[:2]: line[3:].strip() for line in block[1:] if line[:2] in ("Q:", "A:")}
-    book, raw = books[head["book"]]
+    book, raw = opened(head["book"])
     spans = [line[3:].strip() for line in block[1:] if line.startswith("E:")]
     return {"id": head["id"], "book": str(Path("../../../shared/corpus") / f"{BOOKS[head['book']]}.txt"),
             "question": fields["Q:"], "options": None, "answer": fields["A:"],
@@ -59,10 +58,8 @@ def question(block: list[str], books: dict) -> dict:
 def main() -> None:
     rows = []
     for draft in sorted((HERE / "drafts").glob("*.txt")):
-        prefix = next(p for p, name in BOOKS.items() if name == draft.stem)
-        path = book_path(prefix)
-        books = {prefix: (load_book(path), path.read_text(encoding="utf-8"))}
-        rows += [question(block, books) for block in blocks(draft.read_text(encoding="utf-8"))]
+        prefix_of(draft.stem)  # a draft is named after one of the novels
+        rows += [question(block) for block in blocks(draft.read_text(encoding="utf-8"))]
     SET.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
     print(f"{len(rows)} questions written to {SET.relative_to(HERE.parents[1])}")
 

@@ -15,14 +15,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter
-from functools import cache
 from pathlib import Path
 
-from benchmarks.novels import BOOKS, book_path
+from benchmarks.novels import BOOKS, opened, prefix_of
 from benchmarks.novels.build import SET
 from elite_ui.bench.datasets import read
 from elite_ui.book.lexicon import content_words, forms, words
-from elite_ui.book.load import load_book
 from elite_ui.errors import EliteError
 
 SHAPE = {"questions": 300, "novels": 10, "reworded": 1 / 3, "multi-hop": 1 / 4}
@@ -43,12 +41,6 @@ def shared_words(question: str, evidence: list[str]) -> list[str]:
     return [w for w in question_words(question) if written & set(forms(w))]
 
 
-@cache
-def opened(name: str):
-    path = book_path(next(p for p, n in BOOKS.items() if n == name))
-    return load_book(path), path.read_text(encoding="utf-8")
-
-
 def problems(q) -> list[str]:
     """What is wrong with one question."""
     out = []
@@ -59,7 +51,7 @@ def problems(q) -> list[str]:
         out.append(f"id prefix is not the book's ({name})")
     if not q.question.strip() or not str(q.answer).strip():
         out.append("empty question or answer")
-    book, raw = opened(name)
+    book, raw = opened(prefix_of(name))
     chapters = set()
     for k, piece in enumerate(q.evidence):
         if piece not in raw:
@@ -68,7 +60,7 @@ def problems(q) -> list[str]:
             out.append(f"evidence {k + 1} has {len(piece)} characters")
         at = book.text.find(piece)
         if at >= 0:
-            chapters.add(int(book.chapter_of[book.bounds[:, 0].searchsorted(at, side="right") - 1]))
+            chapters.add(int(book.chapter_of[book.sentence_at(at)]))
     if not q.evidence:
         out.append("no evidence")
     if q.complexity == "mh" and len(chapters) < 2:

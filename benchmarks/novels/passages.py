@@ -41,7 +41,7 @@ def second_hop(book, names: NameIndex, sid: int, rng: random.Random) -> int | No
         if not re.search(pattern, text):
             continue
         found = [m.start() for m in re.finditer(pattern, book.text)]
-        ids = sorted({int(book.bounds[:, 0].searchsorted(at, side="right")) - 1 for at in found})
+        ids = sorted({book.sentence_at(at) for at in found})
         ids = [n for n in ids if int(book.chapter_of[n]) != chapter and long_enough(book, n)]
         if ids:
             return rng.choice(ids)

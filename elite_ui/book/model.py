@@ -152,6 +152,10 @@ class Book:
         """Text from sentence ``first`` to sentence ``last`` inclusive, as it stands in the book."""
         return self.text[int(self.bounds[first, 0]) : int(self.bounds[last, 1])]
 
+    def sentence_at(self, offset: int) -> int:
+        """The sentence an offset of the text falls in (before the first: the first; past the end: the last)."""
+        return int(np.clip(np.searchsorted(self.bounds[:, 0], offset, side="right") - 1, 0, len(self) - 1))
+
     def page_of(self, offset: int) -> int | None:
         if self.page_starts is None:
             return None

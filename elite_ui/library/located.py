@@ -11,8 +11,6 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
 from ..book import Book
 from ..book.formats import SpineItem, epub_spine
 from ..book.lexicon import WORD
@@ -112,17 +110,13 @@ def offset_of(items: list[SpineItem] | None, place: str | None) -> int | None:
     return cfi_place(items, place) if place.startswith("epubcfi(") else xpointer_place(items, place)
 
 
-def sentence_at(book: Book, offset: int) -> int:
-    return int(np.clip(np.searchsorted(book.bounds[:, 0], offset, side="right") - 1, 0, len(book) - 1))
-
-
 def position_sentence(book: Book, items: list[SpineItem] | None, position: Position) -> tuple[int | None, str]:
     """The sentence a position names, and how: its place followed (``exact``), else its fraction (``fraction``)."""
     offset = offset_of(items, position.place)
     if offset is not None:
-        return sentence_at(book, offset), "exact"
+        return book.sentence_at(offset), "exact"
     if position.fraction is not None:
-        return sentence_at(book, int(position.fraction * len(book.text))), "fraction"
+        return book.sentence_at(int(position.fraction * len(book.text))), "fraction"
     return None, ""
 
 
@@ -174,4 +168,4 @@ def candidates(book: Book, wanted: str, most: int = 60) -> list[tuple[int, int]]
 
 def covered(book: Book, start: int, end: int) -> list[int]:
     """The sentences the text from ``start`` to ``end`` touches."""
-    return list(range(sentence_at(book, start), sentence_at(book, max(start, end - 1)) + 1))
+    return list(range(book.sentence_at(start), book.sentence_at(max(start, end - 1)) + 1))
