@@ -20,7 +20,7 @@ import json
 import re
 from pathlib import Path
 
-from benchmarks.novels import BOOKS, opened, prefix_of
+from benchmarks.novels import BOOKS, opened
 
 HERE = Path(__file__).resolve().parent
 SET = HERE / "novels-300.jsonl"
@@ -35,8 +35,9 @@ def blocks(text: str) -> list[list[str]]:
 def evidence(book, raw: str, span: str) -> str:
     """The book's text of sentences ``a`` to ``b`` (``a-b``, or one number), checked against the raw file."""
     first, _, last = span.partition("-")
-    start, end = int(book.bounds[int(first), 0]), int(book.bounds[int(last or first), 1])
-    text = book.text[start:end]
+    if not (first.isdigit() and (last or first).isdigit() and int(first) <= int(last or first) < len(book)):
+        raise SystemExit(f"{book.path}: evidence {span!r} is not a sentence number or a run a-b of the book's")
+    text = book.span_text(int(first), int(last or first))
     if text not in raw:
         raise SystemExit(f"{book.path}: sentences {span} are not in the file as the loader reads them")
     return text
@@ -44,9 +45,9 @@ def evidence(book, raw: str, span: str) -> str:
 
 def question(block: list[str]) -> dict:
     head = HEADER.match(block[0])
-    if not head:
-        raise SystemExit(f"not a question's first line: {block[0]!r}")
     fields = {line[:2]: line[3:].strip() for line in block[1:] if line[:2] in ("Q:", "A:")}
+    if not head or head["book"] not in BOOKS or set(fields) != {"Q:", "A:"}:
+        raise SystemExit(f"not a question (an id of one of the novels, then Q: and A: lines): {block[0]!r}")
     book, raw = opened(head["book"])
     spans = [line[3:].strip() for line in block[1:] if line.startswith("E:")]
     return {"id": head["id"], "book": str(Path("../../../shared/corpus") / f"{BOOKS[head['book']]}.txt"),
@@ -58,7 +59,8 @@ def question(block: list[str]) -> dict:
 def main() -> None:
     rows = []
     for draft in sorted((HERE / "drafts").glob("*.txt")):
-        prefix_of(draft.stem)  # a draft is named after one of the novels
+        if draft.stem not in BOOKS.values():
+            raise SystemExit(f"{draft.name}: a draft is named after one of the novels ({', '.join(BOOKS.values())})")
         rows += [question(block) for block in blocks(draft.read_text(encoding="utf-8"))]
     SET.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
     print(f"{len(rows)} questions written to {SET.relative_to(HERE.parents[1])}")
