@@ -452,6 +452,7 @@ def test_one_question_side_by_side_with_bm25(page):
     ask(page, "What is Pemberley?")
     page.wait_for_selector("#status:has-text('Side by side tab')", timeout=90000)
     page.click("#side-tab-button, button[role=tab]:has-text('Side by side')")
+    page.wait_for_selector("#side-by-side .column")
     columns = page.locator("#side-by-side .column")
     assert columns.count() == 2
     assert columns.evaluate_all("els => els.map(e => e.dataset.strategy)") == ["elite", "bm25"]

@@ -193,7 +193,7 @@ def test_the_settings_panel_maps_to_settings():
              "trim": True, "question_words": False, "name_variants": False, "model_terms": True,
              "option_words": True, "ranking": "bm25", "reach": 2.0, "judge": True, "next_terms": "judge",
              "fuse_chunks": 60.0, "grounding": False, "feedback_terms": 5.0, "rerank": True, "proximity": 0.5,
-             "model_weight": 0.25, "fuse_tilings": 2.0}
+             "model_weight": 0.25, "fuse_tilings": 2.0, "passage_weight": 0.5, "best_neighbours": False}
     assert set(shown) == set(controls.fields)
     values = {controls.preset: "laptop"} | {controls.fields[name]: value for name, value in shown.items()}
     s = controls.settings(values)
@@ -202,6 +202,7 @@ def test_the_settings_panel_maps_to_settings():
     assert (s.ranking, s.reach, s.next_terms, s.option_words, s.fuse_chunks) == ("bm25", 2, "judge", True, 60)
     assert not s.grounding and s.feedback_terms == 5 and s.rerank and s.proximity == 0.5
     assert s.model_weight == 0.25 and s.fuse_tilings == 2 and isinstance(s.fuse_tilings, int)
+    assert s.passage_weight == 0.5 and s.best_neighbours is False
 
 
 def test_the_m_rag_trace_shows_keys_budget_audit_and_paragraph_links(write_book, tmp_path):

@@ -123,6 +123,25 @@ def test_a_second_tiling_starts_every_chunk_halfway_into_the_first_ones(pride):
     assert overlaps_half((10, 19), [(15, 30)]) is False and overlaps_half((10, 19), [(14, 30)]) is True
 
 
+def test_a_book_of_one_sentence_is_searched_with_every_tiling_setting(write_book):
+    from dataclasses import replace
+
+    from elite_ui.methods.chunk_rag import ChunkRag, ChunkSettings
+    from elite_ui.methods.elite import PRESETS, Elite
+    from elite_ui.methods.lexical import tilings
+    from elite_ui.models import ScriptedLLM
+
+    book = write_book("A lantern hung by the door.")
+    assert tilings(book, 100, 2) == [[(0, 0)]]
+    for count in (1, 2, 4):
+        trace = Elite(ScriptedLLM({}), replace(PRESETS["laptop"], model_terms=False, fuse_tilings=count)).run(
+            book, "Where was the lantern?", generate=False)
+        assert trace.answer.evidence == [0]
+        placed = ChunkRag(ScriptedLLM({}), ChunkSettings(tilings=count)).run(book, "Where was the lantern?",
+                                                                           generate=False)
+        assert placed.answer.evidence == [0]
+
+
 def test_half_overlapping_fixed_chunks_straddle_boundaries_and_never_repeat_half_a_chunk(pride):
     from dataclasses import replace
 
@@ -131,8 +150,8 @@ def test_half_overlapping_fixed_chunks_straddle_boundaries_and_never_repeat_half
     from elite_ui.methods.lexical import overlaps_half, targets, tilings
     from elite_ui.models import ScriptedLLM
 
-    elite = Elite(ScriptedLLM({}), replace(PRESETS["laptop"], fuse_chunks=100, fuse_tilings=2))
-    fixed = elite.fixed_chunks(pride, targets(pride, ["Darcy", "letter"]))
+    elite = Elite(ScriptedLLM({}), replace(PRESETS["laptop"], fuse_chunks=100, fuse_tilings=2, best_neighbours=False))
+    fixed = elite.fixed_chunks(pride, elite.tiled(pride, targets(pride, ["Darcy", "letter"])), 0.0)
     spans = [(c.first, c.last) for c in fixed]
     second = set(tilings(pride, 100, 2)[1])
     assert any(span in second for span in spans), "some chunks come from the second tiling"
@@ -143,6 +162,64 @@ def test_half_overlapping_fixed_chunks_straddle_boundaries_and_never_repeat_half
     placed = rag.run(pride, "What did Darcy's letter say?", generate=False).of("retrieval")[0].data.chunks
     spans = [(c.first, c.last) for c in placed]
     assert len(spans) > 3 and not any(overlaps_half(span, spans[:n]) for n, span in enumerate(spans))
+
+
+def test_the_best_fixed_chunks_neighbours_come_right_after_it(pride):
+    """best_neighbours (issue 27): the same chunks, the best first, then those overlapping or meeting it, then the
+    rest in their order."""
+    from dataclasses import replace
+
+    from elite_ui.methods.elite import PRESETS, Elite
+    from elite_ui.methods.lexical import targets, touches
+    from elite_ui.models import ScriptedLLM
+
+    found = targets(pride, ["Darcy", "letter"])
+    placed = {}
+    for near in (False, True):
+        elite = Elite(ScriptedLLM({}), replace(PRESETS["laptop"], best_neighbours=near))
+        placed[near] = [(c.first, c.last) for c in elite.fixed_chunks(pride, elite.tiled(pride, found), 0.0)]
+    plain, near = placed[False], placed[True]
+    best = plain[0]
+    beside = [span for span in plain[1:] if touches(span, best)]
+    assert beside and plain.index(beside[0]) > 1, "in BM25's order a neighbour of the best comes later"
+    assert near == [best, *beside, *(span for span in plain[1:] if span not in beside)]
+    assert touches((10, 19), (20, 30)) and touches((10, 19), (15, 30)) and not touches((10, 19), (21, 30))
+
+
+def test_passage_weight_places_a_window_in_a_well_matched_stretch_first(write_book):
+    """passage_weight (issue 27): two lone matches of a word score alike as sentences; the one whose fixed chunk
+    also holds the question's other word, beyond the smoothing's reach, is placed first."""
+    from dataclasses import replace
+
+    import numpy as np
+
+    from elite_ui.methods.elite import PRESETS, Elite
+    from elite_ui.methods.lexical import passage_scores, targets
+    from elite_ui.models import ScriptedLLM
+
+    filler = [f"Nothing happened on day number {n} at all." for n in range(60)]
+    sentences = [*filler[:20], "A lantern hung by the door.", *filler[20:40], "The orchard lay quiet.",
+                 *filler[40:45], "A lantern hung by the gate.", *filler[45:]]
+    book = write_book(" ".join(sentences))
+    question = "Where did the lantern hang near the orchard?"
+    door, gate = (next(sid for sid in range(len(book)) if place in book.sentence(sid).text)
+                  for place in ("door", "gate"))
+    order = {}
+    for weight in (0.0, 1.0):
+        elite = Elite(ScriptedLLM({}), replace(PRESETS["laptop"], model_terms=False, passage_weight=weight,
+                                               fuse_chunks=60, fuse_tilings=1, best_neighbours=False))
+        trace = elite.run(book, question, generate=False)
+        windows = [c for e in trace.of("chunks") for c in e.data.chunks]
+        ranked, _ = elite.ordered(book, {c.key: c for c in windows}, trace.of("terms")[-1].data.all, question)
+        order[weight] = [c.first + 1 for c in ranked if not c.fixed and "lantern" in c.text]
+    assert order[0.0] == [door, gate] and order[1.0] == [gate, door]
+    tiled = Elite(ScriptedLLM({}), replace(PRESETS["laptop"], fuse_chunks=60, fuse_tilings=2)).tiled(
+        book, targets(book, ["lantern", "orchard"]))
+    spread = passage_scores(book, tiled)
+    for spans, scores in tiled:
+        for (a, b), score in zip(spans, scores, strict=True):
+            assert np.all(spread[a : b + 1] >= score)
+    assert spread[gate] > spread[door] > 0
 
 
 def test_chunk_fusion_interleaves_fixed_chunks_with_the_windows(pride):

@@ -168,13 +168,36 @@ def tilings(book: Book, words: int = 100, count: int = 1) -> list[list[tuple[int
     """``count`` tilings of the book into chunks of about ``words`` words: the first is :func:`chunks`; the k-th
     starts each chunk k/count of the way into the first's (the sentences before its first start are left out),
     so that with 2 every chunk boundary falls in the middle of another chunk: half-overlapping passages (Callan,
-    "Passage-Level Evidence in Document Retrieval", SIGIR 1994), which centre a match that a boundary would cut."""
+    "Passage-Level Evidence in Document Retrieval", SIGIR 1994), which centre a match that a boundary would cut. A
+    book of one sentence has no second tiling."""
     first = chunks(book, words)
     out = [first]
     for k in range(1, count):
         starts = sorted({a + (b + 1 - a) * k // count for a, b in first} - {0})
-        out.append([(a, b - 1) for a, b in zip(starts, [*starts[1:], len(book)], strict=True)])
+        if starts:
+            out.append([(a, b - 1) for a, b in zip(starts, [*starts[1:], len(book)], strict=True)])
     return out
+
+
+def passage_scores(book: Book, tiled: list[tuple[list[tuple[int, int]], np.ndarray]]) -> np.ndarray:
+    """Each sentence's passage-level evidence: the best score of a span holding it, over the ``tiled`` (spans,
+    scores) pairs (each tiling's spans in book order, as :func:`tilings` makes them)."""
+    out = np.zeros(len(book), dtype=np.float64)
+    for spans, scores in tiled:
+        firsts, lasts = (np.asarray(ends) for ends in zip(*spans, strict=True))
+        spread = np.repeat(scores, lasts - firsts + 1)
+        out[firsts[0] : lasts[-1] + 1] = np.maximum(out[firsts[0] : lasts[-1] + 1], spread)
+    return out
+
+
+def scaled(scores: np.ndarray) -> np.ndarray:
+    """``scores`` over their maximum (0 to 1), so that two rankings of different scales can be added."""
+    return scores / max(float(scores.max()), 1e-9) if len(scores) else scores
+
+
+def touches(span: tuple[int, int], other: tuple[int, int]) -> bool:
+    """Whether two spans of sentences overlap or meet end to end."""
+    return span[0] <= other[1] + 1 and other[0] <= span[1] + 1
 
 
 def overlaps_half(span: tuple[int, int], taken: list[tuple[int, int]]) -> bool:

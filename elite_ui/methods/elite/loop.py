@@ -19,7 +19,19 @@ from ...book.names import NameIndex
 from ...models import LLM, Embed
 from .. import prompts
 from ..base import Engine, Prepared, chosen_answer
-from ..lexical import RANKINGS, Target, overlaps_half, proximity_scores, smoothed, span_bm25, targets, tilings
+from ..lexical import (
+    RANKINGS,
+    Target,
+    overlaps_half,
+    passage_scores,
+    proximity_scores,
+    scaled,
+    smoothed,
+    span_bm25,
+    targets,
+    tilings,
+    touches,
+)
 from ..parsing import parse_choice, parse_sentence_ids, parse_terms, parse_verdict, whole_sentences
 from ..trace import (
     Answer,
@@ -329,48 +341,58 @@ class Elite(Engine):
     def ordered(self, book: Book, chunks: dict, all_terms: list[Term],
                 question: str) -> tuple[list[Chunk], np.ndarray]:
         """The order the evidence is placed in: the windows ranked by every term tried (with ``proximity``, their
-        close pairs of words counting too; with ``rerank``, fused with their MiniLM similarity to ``question``),
-        interleaved (with ``fuse_chunks``) with fixed chunks ranked by BM25 over the same terms, a rank fusion of the
-        two views (pinned chunks stay first). A fixed chunk leads each pair: that view ranks the evidence higher
+        close pairs of words counting too; with ``passage_weight``, the score of the fixed chunks around them
+        too; with ``rerank``, fused with their MiniLM similarity to ``question``), interleaved (with
+        ``fuse_chunks``) with fixed chunks ranked by BM25 over the same terms, a rank fusion of the two views
+        (pinned chunks stay first). A fixed chunk leads each pair: that view ranks the evidence higher
         (docs/benchmark.md). Also returns each sentence's rank (its score smoothed over ``reach``), which orders a
         passage's own sentences (:meth:`focused`)."""
+        s = self.settings
         found = targets(book, *self.weighted(all_terms))
-        scores = RANKINGS[self.settings.ranking](book, found) if found else np.zeros(len(book))
-        if self.settings.proximity:
+        scores = RANKINGS[s.ranking](book, found) if found else np.zeros(len(book))
+        if s.proximity:
             placed = {sid for c in chunks.values() for sid in range(c.first, c.last + 1)}
-            scores = scores + self.settings.proximity * proximity_scores(book, found, sorted(placed))
-        rank = smoothed(scores, self.settings.reach, self.settings.decay)
+            scores = scores + s.proximity * proximity_scores(book, found, sorted(placed))
+        rank = smoothed(scores, s.reach, s.decay)
+        started = time.perf_counter()
+        tiled = self.tiled(book, found) if s.fuse_chunks and found else []
+        seconds = round(time.perf_counter() - started, 4)
+        if s.passage_weight and tiled:
+            rank = scaled(rank) + s.passage_weight * scaled(passage_scores(book, tiled))
         ranked = self.ranked(chunks.values(), rank)
-        if self.settings.rerank:
+        if s.rerank:
             ranked = [c for c in ranked if c.pinned] + reranked([c for c in ranked if not c.pinned], question,
                                                                  self.embed)
-        if not self.settings.fuse_chunks:
+        if not s.fuse_chunks:
             return ranked, rank
         pinned = [c for c in ranked if c.pinned]
         windows = [c for c in ranked if not c.pinned]
-        fixed = self.fixed_chunks(book, found)
+        fixed = self.fixed_chunks(book, tiled, seconds)
         mixed = [c for pair in zip(fixed, windows, strict=False) for c in pair]
         longer = windows if len(windows) > len(fixed) else fixed
         return pinned + mixed + longer[min(len(windows), len(fixed)):], rank
 
-    def fixed_chunks(self, book: Book, found: list[Target], most: int = 50) -> list[Chunk]:
-        """Chunks of about ``fuse_chunks`` words, best first by BM25 over the target words ``found``
-        (:func:`span_bm25`), from ``fuse_tilings`` tilings of the book (each tiling's spans scored as its own
-        collection); a chunk more than half inside a better one is left out. Each carries the ranking's seconds."""
-        started = time.perf_counter()
-        if not found:
-            return []
-        scored = []
-        for spans in tilings(book, self.settings.fuse_chunks, self.settings.fuse_tilings):
-            scores = span_bm25(book, found, np.asarray([first for first, _ in spans]))
-            scored += [(float(scores[i]), spans[i]) for i in np.flatnonzero(scores > 0)]
+    def tiled(self, book: Book, found: list[Target]) -> list[tuple[list[tuple[int, int]], np.ndarray]]:
+        """The ``fuse_tilings`` tilings of the book into chunks of about ``fuse_chunks`` words, each chunk scored by
+        BM25 over the target words ``found`` (:func:`span_bm25`, each tiling's spans as its own collection)."""
+        return [(spans, span_bm25(book, found, np.asarray([first for first, _ in spans])))
+                for spans in tilings(book, self.settings.fuse_chunks, self.settings.fuse_tilings)]
+
+    def fixed_chunks(self, book: Book, tiled: list[tuple[list[tuple[int, int]], np.ndarray]], seconds: float,
+                     most: int = 50) -> list[Chunk]:
+        """The ``tiled`` chunks best first (a chunk more than half inside a better one left out), with
+        ``best_neighbours`` the best one's neighbours (the chunks that overlap or meet it) right after it. Each
+        carries the ranking's ``seconds``."""
+        scored = [(float(scores[i]), spans[i]) for spans, scores in tiled for i in np.flatnonzero(scores > 0)]
         best: list[tuple[float, tuple[int, int]]] = []
         for score, span in sorted(scored, key=lambda item: (-item[0], item[1])):
             if not overlaps_half(span, [taken for _, taken in best]):
                 best.append((score, span))
             if len(best) == most:
                 break
-        seconds = round(time.perf_counter() - started, 4)
+        if self.settings.best_neighbours and best:
+            beside = [item for item in best[1:] if touches(item[1], best[0][1])]
+            best = [best[0], *beside, *(item for item in best[1:] if item not in beside)]
         return [Chunk(first=a, last=b, hits=[], score=0, text=book.span_text(a, b), iteration=0,
                       weight=round(score, 4), seconds=seconds, fixed=True) for score, (a, b) in best]
 

@@ -73,6 +73,13 @@ class Settings(AnswerSettings):
     fuse_tilings: int = setting(1, "tilings of the book the fixed chunks come from, each offset by a share of a "
                                    "chunk: 2 adds chunks straddling every boundary (half-overlapping passages)",
                                 low=1, high=4, panel=True)
+    passage_weight: float = setting(0.0, "what the BM25 score of the fixed chunk around a sentence adds to its rank "
+                                         "when the windows are placed, both scaled to the question's best (with "
+                                         "fuse_chunks; 0: the sentence's own score only)", low=0.0, high=5.0,
+                                    panel=True)
+    best_neighbours: bool = setting(False, "place the fixed chunks that overlap or meet the best one right after it "
+                                           "(with fuse_chunks): the answer often lies beside the best match",
+                                    panel=True)
     evidence_tokens: int = setting(2000, "token budget for the evidence shown to the judge and to the answer",
                                    low=200, high=8000, panel=True)
 
@@ -90,14 +97,15 @@ PRESETS = {
     "laptop": Settings(
         recall_index=100, neighbor_num=1, deep_search_index=2, deep_search_num=5, voter_num=3, iter_max=2,
         max_terms=6, model_weight=0.5, option_words=True, ranking="bm25", reach=3, judge=False,
-        importance_samples=0, importance_chunks=3, trim=False, fuse_chunks=100, fuse_tilings=2, evidence_tokens=800,
-        answer_tokens=96,
+        importance_samples=0, importance_chunks=3, trim=False, fuse_chunks=100, fuse_tilings=2, passage_weight=1.0,
+        best_neighbours=True, evidence_tokens=800, answer_tokens=96,
     ),
 }
 """``paper``: the paper's settings, every stage on, and none it does not have (no grounding check). ``laptop``,
 the default: what measured best on the embedded model (docs/benchmark.md, "ELITE stage by stage" and "novels-300"):
 the model's terms (counting half) beside the question's and options' own words, sentences ranked by BM25 with their
-neighbours' scores, widened by one sentence on each side and placed in turn with 100-word chunks ranked by BM25
-over the same terms, from two half-overlapping tilings of the book (chunk fusion), and one pass. The judge with
-further iterations, breadth- and depth-wise expansion, importance and trimming each found no more evidence there
-(breadth/depth found less), so they are off; each is one setting away (``--judge``, ``--importance-samples 1``...)."""
+neighbours' scores and the score of the chunk around them, widened by one sentence on each side and placed in turn
+with 100-word chunks ranked by BM25 over the same terms, from two half-overlapping tilings of the book, the best
+chunk's neighbours right after it (chunk fusion), and one pass. The judge with further iterations, breadth- and
+depth-wise expansion, importance and trimming each found no more evidence there (breadth/depth found less), so they
+are off; each is one setting away (``--judge``, ``--importance-samples 1``...)."""
