@@ -20,9 +20,14 @@ from elite_ui.book.names import NameIndex, found_names
 BEFORE, AFTER = 2, 3
 
 
+def around(book, sid: int) -> range:
+    """The sentences printed with ``sid``: BEFORE before it, AFTER after it."""
+    return range(max(sid - BEFORE, 0), min(sid + AFTER + 1, len(book)))
+
+
 def window(book, sid: int) -> str:
     lines = []
-    for n in range(max(sid - BEFORE, 0), min(sid + AFTER + 1, len(book))):
+    for n in around(book, sid):
         sentence = book.sentence(n)
         lines.append(f"  {n} [{sentence.chapter_ref}] {' '.join(sentence.text.split())}")
     return "\n".join(lines)
@@ -34,7 +39,7 @@ def long_enough(book, sid: int) -> bool:
 
 def second_hop(book, names: NameIndex, sid: int, rng: random.Random) -> int | None:
     """A sentence of another chapter naming a character the passage around ``sid`` names (the most mentioned)."""
-    text = " ".join(book.sentence(n).text for n in range(max(sid - BEFORE, 0), min(sid + AFTER + 1, len(book))))
+    text = " ".join(book.sentence(n).text for n in around(book, sid))
     chapter = int(book.chapter_of[sid])
     for character in names.characters:
         pattern = r"\b(?:" + "|".join(map(re.escape, character.variants)) + r")\b"

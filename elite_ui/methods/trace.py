@@ -99,7 +99,8 @@ class Chunk:
     text: str
     iteration: int
     weight: float = 0.0
-    """The best weight of its hits."""
+    """What it was placed by: a window's best sentence's rank (its hits' weights; with ``passage_weight``, that and
+    its fixed chunk's score, each scaled to the question's best), a fixed chunk's BM25 score."""
     importance: float | None = None
     kl_importance: float | None = None
     base_answer: str = ""
