@@ -61,7 +61,9 @@ def parser() -> argparse.ArgumentParser:
                         help="the method's preset; the settings flags below change single settings")
     parser.add_argument("--n-ctx", type=int, default=DEFAULT_CONTEXT, help="model context in tokens")
     parser.add_argument("--n-gpu-layers", type=int, default=-1, help="layers offloaded to a GPU (-1: all)")
-    parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--threads", type=int, default=None,
+                        help="CPU threads for an in-process model (default: the CPUs this process may use, a "
+                             "container's CPU quota counted)")
     parser.add_argument("--recap", action="store_true",
                         help="print the story so far instead (with --up-to: up to there), extracts of each chapter")
     parser.add_argument("--last-chapters", type=int, default=0, metavar="N", help="with --recap, only the last N")

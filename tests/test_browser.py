@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from elite_ui.testing.browser import ARGS, CHROMIUM, ROOT, start_app, stop_app
+from elite_ui.testing.browser import ARGS, CHROMIUM, ROOT, post_mortem, start_app, stop_app
 from elite_ui.testing.readers import every_endpoint
 
 from .conftest import BOOKS
@@ -186,7 +186,11 @@ def test_smoke_with_the_real_embedded_model(browser):
         page.wait_for_selector("#question textarea")
         upload(page, ROOT / "assets" / "the-wind-in-the-willows.txt")
         ask(page, "Where does Toad live?")
-        page.wait_for_selector("#status:has-text('Done')", timeout=300000)
+        try:
+            page.wait_for_selector("#status:has-text('Done')", timeout=300000)
+        except playwright.TimeoutError:
+            pytest.fail(f"no answer in 5 minutes; the status says {page.inner_text('#status')!r}; "
+                        f"{post_mortem(process)}")
         assert page.locator("#chat .msg.bot").inner_text().strip()
         assert page.locator("#trace .iteration").count() >= 1
         shot(page, "09-real-model")

@@ -31,6 +31,20 @@ def test_calls_sharing_a_prefix_reuse_the_kv_cache(smol):
     assert second.cached_tokens > 150 and second.cached_tokens < second.prompt_tokens
 
 
+def test_threads_are_the_cpus_a_container_allows_not_the_hosts(monkeypatch):
+    from elite_ui.models import catalogue
+
+    catalogue.usable_cpus.cache_clear()
+    monkeypatch.setattr("os.cpu_count", lambda: 64)
+    monkeypatch.setattr("joblib.cpu_count", lambda: 2)  # what loky reads from a 2-CPU quota
+    try:
+        llm = LlamaCppLLM(n_ctx=512)
+        assert llm.placement() == "CPU, 2 threads" and catalogue.this_machine.__wrapped__().threads == 2
+        llm.close()
+    finally:
+        catalogue.usable_cpus.cache_clear()
+
+
 def test_option_letter_logprobs_form_a_distribution(smol):
     logprobs = smol.choice_logprobs(
         [{"role": "user", "content": "Which is a colour? (A) dog (B) red (C) car (D) sky. Reply with the letter."}],

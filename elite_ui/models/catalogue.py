@@ -4,7 +4,6 @@ and the one to recommend."""
 
 from __future__ import annotations
 
-import os
 import platform
 import shutil
 import subprocess
@@ -13,6 +12,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+import joblib
 import psutil
 
 from ..errors import ModelError
@@ -112,7 +112,15 @@ def gpu_memory_gb(offload: str, ram_gb: float) -> float | None:
 
 
 @cache
+def usable_cpus() -> int:
+    """The CPUs this process may use: its affinity and a container's CPU quota counted (joblib's count), not the
+    host's cores that ``os.cpu_count`` reports in a container (a 2-vCPU Space on a many-core host): llama.cpp's
+    threads spin while they wait, so 16 threads on 2 CPUs wrote 5 times slower here."""
+    return max(1, joblib.cpu_count())
+
+
+@cache
 def this_machine() -> Hardware:
     ram = psutil.virtual_memory().total / 2**30
     offload = offload_backend()
-    return Hardware(ram, os.cpu_count() or 1, offload, gpu_memory_gb(offload, ram))
+    return Hardware(ram, usable_cpus(), offload, gpu_memory_gb(offload, ram))

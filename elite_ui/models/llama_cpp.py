@@ -8,13 +8,13 @@ from __future__ import annotations
 import atexit
 import importlib.util
 import math
-import os
 import threading
 from collections.abc import Generator, Iterable
 from pathlib import Path
 
 from ..errors import Cancelled, ModelError
 from .base import DEFAULT_CONTEXT, LLM, Completion, Request
+from .catalogue import usable_cpus
 
 PREFILL_SLICE = 128
 """Prompt tokens llama.cpp reads between two checks of the cancel flag (about a second on a laptop CPU)."""
@@ -51,7 +51,7 @@ class LlamaCppLLM(LLM):
         path = Path(model_path) if model_path else embedded_model_path()
         if not path.is_file():
             raise ModelError(f"model file not found: {path}")
-        self.n_threads, self.n_gpu_layers = n_threads or max(1, os.cpu_count() or 1), n_gpu_layers
+        self.n_threads, self.n_gpu_layers = n_threads or usable_cpus(), n_gpu_layers
         try:
             self.llama = Llama(
                 model_path=str(path),

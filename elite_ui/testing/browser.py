@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -38,7 +39,7 @@ def start_app(*args: str, timeout: float = 120, cache: Path | None = None,
     """The app of the checkout at ``root`` on a free port (with ``env`` added to the environment); what it prints
     goes to the file :func:`app_log` names (a pipe nobody reads would block the app once full)."""
     port = free_port()
-    env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONUNBUFFERED": "1",
+    env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONUNBUFFERED": "1", "PYTHONFAULTHANDLER": "1",
            "ELITE_CACHE": str(cache or tempfile.mkdtemp(prefix="elite-cache-")), **(env or {})}
     with tempfile.NamedTemporaryFile("w", prefix="elite-app-", suffix=".log", delete=False) as log:
         process = subprocess.Popen([sys.executable, str(root / "app.py"), "--port", str(port), *args], cwd=root,
@@ -61,6 +62,18 @@ def start_app(*args: str, timeout: float = 120, cache: Path | None = None,
 def app_log(process: subprocess.Popen) -> str:
     """What the app printed so far."""
     return process.log.read_text(encoding="utf-8", errors="replace")
+
+
+def post_mortem(process: subprocess.Popen) -> str:
+    """How the app stood when a test gave up on it: it is stopped with SIGABRT, which Python's faulthandler
+    (turned on by :func:`start_app`) answers with every thread's stack, then what it printed (a crash's stack too)."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGABRT)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+    return f"the app exited with {process.returncode}; it printed:\n{app_log(process)[-12000:]}"
 
 
 def stop_app(process: subprocess.Popen) -> None:
