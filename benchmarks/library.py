@@ -39,7 +39,7 @@ def novel(name: str, folder: Path) -> dict:
     txt = load_book(CORPUS / f"{name}.txt")
     path = nested_epub(txt, folder / f"{name}.epub")
     book = load_book(path)
-    _, items = epub_spine(path.read_bytes(), path.name)
+    items = epub_spine(path.read_bytes(), path.name).items
     rng = np.random.default_rng(0)
     picked = rng.choice(np.arange(book.first_read, len(book)), PLACES + HIGHLIGHTS, replace=False).tolist()
     places, highlights = picked[:PLACES], picked[PLACES:]

@@ -51,6 +51,8 @@ class BookRecord(TypedDict):
     sentences: int
     chapters: list[Chapter]
     front_matter: list[str]
+    missing: list[str]
+    """Chapter files the book's file lists but does not hold (an EPUB's), read as empty; usually none."""
 
 
 @with_config(DOCUMENTED)
@@ -147,7 +149,7 @@ def book_record(book: Book, book_id: str) -> BookRecord:
     return BookRecord(book=book_id, title=book.title, author=book.author, language=book.language,
                       sentences=len(book), front_matter=[c.title for c in book.chapters if c.kind == "front"],
                       chapters=[Chapter(number=c.ref, title=c.title, kind=c.kind, first_sentence=c.first_sentence)
-                                for c in book.chapters])
+                                for c in book.chapters], missing=list(book.stats.get("missing", [])))
 
 
 def answer_record(book: Book, trace: Trace) -> AnswerRecord:

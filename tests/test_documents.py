@@ -1,6 +1,8 @@
 """Loading books: encodings, repairs, structure, formats and the clear errors for bad files."""
 
+import io
 import re
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -113,6 +115,35 @@ def test_epub_in_spine_order_with_titles_and_html_stripped(tmp_path):
     assert "alert" not in book.text and "<b>" not in book.text
     door = next(book.sentence(i) for i in range(len(book)) if "door" in book.sentence(i).text)
     assert door.chapter_title == "The End"
+
+
+def test_an_epub_missing_a_chapter_file_opens_without_it_and_says_so(tmp_path):
+    from elite_ui.app.render.book import book_card
+    from elite_ui.book.formats import epub_spine
+    from elite_ui.records import book_record
+    from elite_ui.testing.hostile import rezip
+
+    whole = make_epub(tmp_path / "whole.epub", [("One", "<p>Alice found a key.</p>"),
+                                                ("Two", "<p>The key opened the red door.</p>"),
+                                                ("Three", "<p>Behind the door a garden grew.</p>")]).read_bytes()
+    with zipfile.ZipFile(io.BytesIO(whole)) as archive:
+        package = archive.read("EPUB/content.opf").decode()
+    with_style = package.replace("<manifest>", '<manifest><item id="css" href="style/gone.css" media-type="text/css"/>')
+    assert with_style != package
+    path = tmp_path / "torn.epub"
+    path.write_bytes(rezip(whole, {"EPUB/ch2.xhtml": None, "EPUB/content.opf": with_style.encode()}))
+    book = load_book(path, cache_dir=tmp_path / "cache")
+    assert "Alice found a key." in book.text and "garden grew" in book.text and "red door" not in book.text
+    assert [c.title for c in book.chapters] == ["One", "Three"]
+    said = "1 chapter file the book lists is missing from it (ch2.xhtml); read without it"
+    assert book.load_note().endswith(said) and said in book_card(book) and said in book_card(book, hosted=True)
+    assert book_record(book, "id")["missing"] == ["ch2.xhtml"]
+    again = load_book(path, cache_dir=tmp_path / "cache")
+    assert again.stats["cached"] and again.load_note().endswith(said), "the cache keeps what was missing"
+    torn, kept = epub_spine(path.read_bytes(), "torn.epub"), epub_spine(whole, "whole.epub")
+    assert [i.name for i in torn.items] == [i.name if i.name != "ch2.xhtml" else "" for i in kept.items], (
+        "the spine keeps its places: a reading app's position by spine index points where it did")
+    assert "missing" not in load_book(tmp_path / "whole.epub").load_note()
 
 
 def test_pdf_keeps_pages_joins_hyphens_and_drops_running_lines(tmp_path):

@@ -39,7 +39,7 @@ def test_every_way_apps_write_a_place_lands_on_its_sentence(pride_epub):
     """Calibre's CFI, the standard CFI and KOReader's xpointer of 40 sentences (some after an italic word, so a
     second text node) each map to that sentence through the EPUB's structure, not a percentage."""
     path, book = pride_epub
-    _, items = epub_spine(path.read_bytes(), path.name)
+    items = epub_spine(path.read_bytes(), path.name).items
     for sid in sentences(book, 40):
         written = written_places(path, book, sid)
         for place in (written.calibre, written.standard):
@@ -54,7 +54,7 @@ def test_every_way_apps_write_a_place_lands_on_its_sentence(pride_epub):
                                    "javascript:alert(1)", "epubcfi(" + "/2" * 5000 + ")", ""])
 def test_a_place_that_cannot_be_followed_is_none(pride_epub, place):
     path, _ = pride_epub
-    _, items = epub_spine(path.read_bytes(), path.name)
+    items = epub_spine(path.read_bytes(), path.name).items
     found = cfi_place(items, place) if place.startswith("epubcfi") else xpointer_place(items, place)
     assert found is None or isinstance(found, int)
 

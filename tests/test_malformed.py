@@ -17,9 +17,10 @@ EXPECTED_ERRORS = {
     "txt-nul-bytes": "binary file",
     "txt-only-punctuation": "no readable text",
 }
-EXPECTED_BOOKS = {"epub-without-mimetype", "epub-chapter-deeply-nested", "pdf-xref-removed", "pdf-xref-offsets-garbled",
-                  "pdf-trailer-removed", "pdf-startxref-beyond-end", "txt-utf16-no-bom", "txt-one-line-3mb",
-                  "txt-no-punctuation-1mb", "txt-zero-width-and-rtl", "txt-one-character"}
+EXPECTED_BOOKS = {"epub-without-mimetype", "epub-without-ch1.xhtml", "epub-without-nav.xhtml",
+                  "epub-spine-to-missing-items", "epub-chapter-deeply-nested", "pdf-xref-removed",
+                  "pdf-xref-offsets-garbled", "pdf-trailer-removed", "pdf-startxref-beyond-end", "txt-utf16-no-bom",
+                  "txt-one-line-3mb", "txt-no-punctuation-1mb", "txt-zero-width-and-rtl", "txt-one-character"}
 
 
 @pytest.fixture(scope="module")
@@ -46,6 +47,9 @@ def test_every_hostile_book_ends_in_a_book_or_one_clear_sentence(hostile):
         assert not isinstance(outcomes[name], str), (name, outcomes[name])
     assert "Door two opened" in outcomes["pdf-xref-removed"].text, "repaired, pages alike or not"
     assert "The key opened the door." in outcomes["txt-utf16-no-bom"].text
+    torn = outcomes["epub-without-ch2.xhtml"]
+    assert torn.stats["missing"] == ["ch2.xhtml"] and "red door" not in torn.text and "garden grew" in torn.text
+    assert "missing" not in outcomes["epub-without-nav.xhtml"].stats, "the navigation document is no chapter"
 
 
 def test_coverage_guided_fuzzing_of_the_loaders_finds_no_crash(tmp_path):

@@ -7,6 +7,7 @@ import re
 import zipfile
 from collections import Counter
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..errors import BookError
 from .headings import headings, title_and_author
@@ -64,8 +65,16 @@ class SpineItem:
     start: int
 
 
-def epub_spine(data: bytes, name: str):
-    """The EPUB (ebooklib's book) and every item of its spine, or :class:`BookError` saying why not."""
+class Spine(NamedTuple):
+    """An EPUB as ebooklib reads it, every item of its spine in order, and the text documents it lists but lacks."""
+
+    book: object
+    items: list[SpineItem]
+    missing: list[str]
+
+
+def epub_spine(data: bytes, name: str) -> Spine:
+    """The EPUB's :class:`Spine`, or :class:`BookError` saying why it cannot be read."""
     import io
 
     import ebooklib
@@ -74,6 +83,8 @@ def epub_spine(data: bytes, name: str):
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             unpacked = sum(info.file_size for info in archive.infolist())
+            if unpacked <= MAX_UNPACKED:
+                data, missing = without_missing_files(archive, data)
     except Exception as exc:  # zipfile raises BadZipFile, NotImplementedError, struct.error, EOFError...
         raise BookError(f"{name} is not a readable EPUB file ({type(exc).__name__}).") from None
     if unpacked > MAX_UNPACKED:
@@ -90,11 +101,50 @@ def epub_spine(data: bytes, name: str):
         blocks = html_blocks(content) if document else []
         items.append(SpineItem(item.get_name() if item is not None else "", content, blocks, offset))
         offset += sum(len(block) + 2 for block in blocks)
-    return book, items
+    return Spine(book, items, missing)
+
+
+def without_missing_files(archive: zipfile.ZipFile, data: bytes) -> tuple[bytes, list[str]]:
+    """The EPUB ``data`` with the files its package lists but does not hold struck from its manifest (ebooklib
+    refuses a whole book for one missing chapter, image or style sheet; the spine keeps its places, read as empty,
+    so that a reading app's position by spine index still points where it did), and the names of the missing
+    files the spine reads (chapters; the navigation document aside); ``data`` as it is when nothing is missing or
+    its package cannot be read here (ebooklib then says what is wrong)."""
+    import io
+    import posixpath
+    from urllib.parse import unquote
+
+    from lxml import etree
+
+    held = set(archive.namelist())
+    parser = etree.XMLParser(resolve_entities=False, no_network=True)
+    try:
+        container = etree.fromstring(archive.read("META-INF/container.xml"), parser)
+        opf_path = container.xpath("//*[local-name()='rootfile']/@full-path")[0]
+        package = etree.fromstring(archive.read(opf_path), parser)
+    except (KeyError, IndexError, etree.XMLSyntaxError):
+        return data, []
+    folder, struck, missing = posixpath.dirname(opf_path), False, []
+    read = set(package.xpath("//*[local-name()='spine']/*[local-name()='itemref']/@idref"))
+    for item in package.xpath("//*[local-name()='manifest']/*[local-name()='item']"):
+        href = unquote(item.get("href", "").split("#")[0])
+        if href and posixpath.normpath(posixpath.join(folder, href)) not in held:
+            struck = True
+            if item.get("id") in read and "nav" not in item.get("properties", "").split():
+                missing.append(href)
+            item.getparent().remove(item)
+    if not struck:
+        return data, []
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as repaired:
+        for info in archive.infolist():
+            repaired.writestr(info, etree.tostring(package, xml_declaration=True, encoding="utf-8")
+                              if info.filename == opf_path else archive.read(info))
+    return out.getvalue(), missing
 
 
 def read_epub(data: bytes, name: str) -> Draft:
-    book, items = epub_spine(data, name)
+    book, items, missing = epub_spine(data, name)
     titles = {}
     for link in flatten_toc(book.toc):
         titles.setdefault(link.href.split("#")[0], link.title)
@@ -119,6 +169,7 @@ def read_epub(data: bytes, name: str) -> Draft:
         chapters,
         meta_title[0][0] if meta_title else "",
         meta_author[0][0] if meta_author else "",
+        missing=missing,
     )
 
 

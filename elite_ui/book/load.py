@@ -136,6 +136,6 @@ def assemble(draft: Draft, *, path: str, fmt: str, digest: str) -> Book:
         page_starts=page_starts,
         index=index,
         digest=digest,
-        stats={"words": n_words},
+        stats={"words": n_words} | ({"missing": draft.missing} if draft.missing else {}),
         language=language,
     )

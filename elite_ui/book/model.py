@@ -194,15 +194,29 @@ class Book:
         return self.ceiling.first if self.ceiling else 0
 
     def load_note(self) -> str:
-        """How the book was opened: parsed (and cached for next time), or from the cache of an earlier visit."""
+        """How the book was opened: parsed (and cached for next time), or from the cache of an earlier visit; and
+        what of it the file lacks."""
         size = f"{self.stats.get('cache_bytes', 0) / 2**20:.1f} MB"
         if self.stats.get("cached"):
-            return f"opened from the cache in {self.load_seconds:.2f} s (parsed structure {size})"
-        if "cached" in self.stats and self.stats.get("cache_bytes"):
-            return f"loaded in {self.load_seconds:.2f} s; cached for next time ({size})"
-        if "cached" in self.stats:
-            return f"loaded in {self.load_seconds:.2f} s; not cached (the cache folder cannot be written)"
-        return f"loaded in {self.load_seconds:.2f} s"
+            note = f"opened from the cache in {self.load_seconds:.2f} s (parsed structure {size})"
+        elif "cached" in self.stats and self.stats.get("cache_bytes"):
+            note = f"loaded in {self.load_seconds:.2f} s; cached for next time ({size})"
+        elif "cached" in self.stats:
+            note = f"loaded in {self.load_seconds:.2f} s; not cached (the cache folder cannot be written)"
+        else:
+            note = f"loaded in {self.load_seconds:.2f} s"
+        return "; ".join(filter(None, (note, self.missing_note())))
+
+    def missing_note(self) -> str:
+        """What the file lists but does not hold (an EPUB's missing chapters, read as empty), or ""."""
+        missing = self.stats.get("missing") or []
+        if not missing:
+            return ""
+        more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+        names = ", ".join(name[:60] for name in missing[:3]) + more
+        return (f"{len(missing)} chapter file{'s' if len(missing) > 1 else ''} the book lists "
+                f"{'are' if len(missing) > 1 else 'is'} missing from it ({names}); read without "
+                f"{'them' if len(missing) > 1 else 'it'}")
 
     def summary(self) -> dict:
         return {
@@ -231,3 +245,5 @@ class Draft:
     title: str = ""
     author: str = ""
     page_starts: list[int] | None = None
+    missing: list[str] = field(default_factory=list)
+    """Text documents the file lists but does not hold (an EPUB's missing chapters), read as empty."""

@@ -100,7 +100,7 @@ def spine_of(file: str | Path) -> list[SpineItem] | None:
     file = Path(file)
     if file.suffix.lower() != ".epub":
         return None
-    return epub_spine(file.read_bytes(), file.name)[1]
+    return epub_spine(file.read_bytes(), file.name).items
 
 
 def offset_of(items: list[SpineItem] | None, place: str | None) -> int | None:

@@ -51,7 +51,7 @@ def emphasised(paragraph: str) -> str:
 @lru_cache(maxsize=4)
 def spine(path: str, modified: int) -> list:
     """An EPUB's spine items, read once while the file is unchanged."""
-    return epub_spine(Path(path).read_bytes(), Path(path).name)[1]
+    return epub_spine(Path(path).read_bytes(), Path(path).name).items
 
 
 @dataclass

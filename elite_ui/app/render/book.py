@@ -17,10 +17,11 @@ def book_card(book: Book, *, hosted: bool = False) -> str:
     author = f" by {esc(book.author)}" if book.author else ""
     parts = f" in {s['parts']} parts" if s["parts"] else ""
     front = f" · front matter: {esc(', '.join(s['front_matter'])[:120])}" if s["front_matter"] else ""
+    note = "; ".join(filter(None, ("ready", book.missing_note()))) if hosted else book.load_note()
     return (f"<div class='book-card'><b>{esc(book.title)}</b>{author}<br>"
             f"{s['chapters']} chapters{parts}{front} · {s['paragraphs']:,} paragraphs · {s['sentences']:,} sentences · "
             f"{s['words']:,} words (about {len(book.text) // 4:,} tokens) · {esc(book.lexicon.name)} · {book.format} · "
-            f"{'ready' if hosted else esc(book.load_note())}</div>")
+            f"{esc(note)}</div>")
 
 
 def reading_card(opening: Opening) -> str:
