@@ -121,7 +121,8 @@ class Api:
 
     def open_book(self, file: FileData, request: gr.Request) -> BookRecord:
         """Open a novel (a .txt, .epub or .pdf file) and say what it is: the id every other call takes, its title,
-        author, language, sentences, chapters as the book numbers them, and its front matter.
+        author, language, sentences, chapters as the book numbers them, its front matter, and the chapter files an
+        EPUB lists but lacks (read without them).
 
         Args:
             file: the book: a .txt, .epub or .pdf file of at most the server's upload limit.
