@@ -6,7 +6,8 @@ nested_epub`) and read back. For 50 sentences of each (seeded), the sentence's s
 writes it (a CFI of its own form), as the EPUB standard writes it and as KOReader writes it (an xpointer), and
 each is followed back through the EPUB: how many land in the right chapter, and on the exact sentence. 30 more
 sentences of each become highlights whose text an e-reader shows with other typography (curly quotes, an em dash,
-the ligature ﬁ): found with their place, and found with none (the text alone). And the share of the book read
+the ligature ﬁ): found with their place, with none (the text alone), and with their chapter's title alone (what
+KOReader writes of a highlight in a book whose places it cannot give). And the share of the book read
 alone (all a text file's position is): how many land in the right chapter.
 """
 
@@ -55,11 +56,13 @@ def novel(name: str, folder: Path) -> dict:
             counts[kind]["chapter"] += got is not None and book.chapter_of[got] == book.chapter_of[sid]
             counts[kind]["sentence"] += got == sid
     places_seconds = (time.perf_counter() - started) / PLACES
-    marked = {"placed": [], "text alone": []}
+    marked = {"placed": [], "text alone": [], "text and chapter": []}
     for sid in highlights:
         text = shown(book.sentence(sid).text)
         marked["placed"].append(Marked("Calibre", text, place=written_places(path, book, sid).calibre))
         marked["text alone"].append(Marked("Calibre", text))
+        marked["text and chapter"].append(Marked("KOReader", text,
+                                                 chapter=book.chapters[int(book.chapter_of[sid])].title))
     found = {}
     for how, marks in marked.items():
         located = locate(book, path, [Reading("Calibre", marked=marks)])
@@ -80,7 +83,8 @@ def main() -> None:
         print(f"{name}: chapter/sentence of {PLACES}: " + ", ".join(f"{k} {v['chapter']}/{v['sentence']}"
                                                                    for k, v in p.items())
               + f"; highlights of {HIGHLIGHTS} matched: placed {row['highlights']['placed']['matched']}, text alone "
-                f"{row['highlights']['text alone']['matched']}; {row['seconds_a_place'] * 1000:.0f} ms a place")
+                f"{row['highlights']['text alone']['matched']}, text and chapter "
+                f"{row['highlights']['text and chapter']['matched']}; {row['seconds_a_place'] * 1000:.0f} ms a place")
     write_figures("library", {"places_each": PLACES, "highlights_each": HIGHLIGHTS, "rows": rows})
 
 

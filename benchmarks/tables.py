@@ -327,10 +327,12 @@ def library_table() -> str:
     names = {"calibre": "Calibre's viewer (its CFI)", "standard": "an EPUB CFI (standard form)",
              "koreader": "KOReader (xpointer)", "fraction": "the share read alone (a txt's or pdf's position)"}
     body = [[names[k], f"{c} of {n}", f"{s} of {n}"] for k, (c, s) in total.items()]
-    marked = {how: sum(r["highlights"][how]["matched"] for r in f["rows"]) for how in ("placed", "text alone")}
+    marked = {how: sum(r["highlights"][how]["matched"] for r in f["rows"])
+              for how in ("placed", "text alone", "text and chapter")}
     h = f["highlights_each"] * len(f["rows"])
     body += [[f"highlights with their place ({len(f['rows'])} novels)", "", f"{marked['placed']} of {h} matched"],
-             ["highlights by their text alone", "", f"{marked['text alone']} of {h} matched"]]
+             ["highlights by their text alone", "", f"{marked['text alone']} of {h} matched"],
+             ["highlights by their text and chapter title", "", f"{marked['text and chapter']} of {h} matched"]]
     return rows(["position written by", "right chapter", "exact sentence"], body)
 
 

@@ -139,6 +139,21 @@ def test_a_highlight_with_a_stale_place_and_changed_words_is_found_fuzzily(pride
     assert sid in found.sentences and found.how in ("exact", "fuzzy")
 
 
+def test_a_line_the_book_says_twice_is_taken_in_the_chapter_the_app_names(pride_epub):
+    from elite_ui.library import Marked, Reading
+
+    path, book = pride_epub
+    twice = [i for i in range(book.first_read, len(book)) if book.sentence(i).text == "This cannot be!"]
+    assert len(twice) == 2 and book.chapter_of[twice[0]] != book.chapter_of[twice[1]]
+    later = book.chapters[int(book.chapter_of[twice[1]])].title
+    assert later == "CHAPTER LIX."
+    marks = [Marked("KOReader", "This cannot be!"), Marked("KOReader", "This cannot be!", chapter="Chapter LIX"),
+             Marked("KOReader", "This cannot be!", chapter="Chapter XCIX")]
+    found = locate(book, path, [Reading("KOReader", marked=marks)]).found
+    assert [f.sentences for f in found] == [[twice[0]], [twice[1]], [twice[0]]], (
+        "by its text alone the first; in the chapter named, that chapter's; a chapter the book lacks changes nothing")
+
+
 HOSTILE_DBS = {
     "not a database": b"SQLite format 2\x00 this is not one",
     "random bytes": bytes(range(256)) * 40,

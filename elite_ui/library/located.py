@@ -121,8 +121,9 @@ def position_sentence(book: Book, items: list[SpineItem] | None, position: Posit
 
 
 def find(book: Book, plain: str, items: list[SpineItem] | None, marked: Marked) -> Found:
-    """A highlight's sentences: its text at its place (if the app gave one) or anywhere in the book, exactly, else
-    the best fuzzy match near its place or around the sentences holding its rarest words."""
+    """A highlight's sentences: its text at its place (if the app gave one), else in the chapter the app named
+    (a line the book says twice is taken there), else anywhere in the book, exactly; else the best fuzzy match
+    near its place or around the sentences holding its rarest words (those in the named chapter first)."""
     from rapidfuzz import fuzz
 
     wanted = " ".join(compatible(marked.text).translate(PLAIN).split())
@@ -131,18 +132,31 @@ def find(book: Book, plain: str, items: list[SpineItem] | None, marked: Marked) 
     near = offset_of(items, marked.place)
     windows = [(near, near + len(wanted) * 2 + 40), (max(0, near - 400), near + len(wanted) * 2 + 400)] \
         if near is not None else []
-    for start, end in [*windows, (0, len(plain))]:
+    named = chapter_spans(book, marked.chapter)
+    for start, end in [*windows, *named, (0, len(plain))]:
         at = spaced(plain, wanted, start, end)
         if at is not None:
             return Found(marked, covered(book, *at), "exact")
     best = (0.0, 0, 0)
-    for start, end in windows + candidates(book, wanted):
+    around = candidates(book, wanted)
+    inside = [c for c in around if any(start <= c[0] < end for start, end in named)]
+    for start, end in windows + inside + [c for c in around if c not in inside]:
         match = fuzz.partial_ratio_alignment(wanted, plain[start:end], score_cutoff=FUZZY)
         if match is not None and match.score > best[0]:
             best = (match.score, start + match.dest_start, start + match.dest_end)
     if best[0]:
         return Found(marked, covered(book, best[1], best[2]), "fuzzy")
     return Found(marked)
+
+
+def chapter_spans(book: Book, title: str) -> list[tuple[int, int]]:
+    """Where the chapters titled ``title`` (as a reading app writes a highlight's chapter: its table of contents'
+    entry) lie in the book's text; their case, punctuation and spacing aside."""
+    def key(text: str) -> str:
+        return " ".join(re.sub(r"\W+", " ", compatible(text).lower()).split())
+
+    wanted = key(title)
+    return [(c.start, c.end) for c in book.chapters if wanted and key(c.title) == wanted]
 
 
 def spaced(plain: str, wanted: str, start: int, end: int) -> tuple[int, int] | None:
