@@ -8,7 +8,7 @@ from typing import ClassVar
 
 import pytest
 
-from elite_ui.errors import ModelError, QuestionError
+from elite_ui.errors import Cancelled, ModelError, QuestionError
 from elite_ui.models import Request, ScriptedLLM
 from elite_ui.models.llama_cpp import embedded_model_path
 from elite_ui.models.openai import OpenAICompatibleLLM
@@ -112,6 +112,44 @@ def test_a_server_streams_the_reply(server):
             break
     assert pieces == ["Mr.", " Darcy", "."] and result.text == "Mr. Darcy." and result.prompt_tokens == 9
     assert Stub.seen[0][1]["stream"] is True
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_stop_lets_go_of_a_server_still_reading_the_prompt(streamed):
+    """A server sends nothing while it reads a long prompt; Stop (or long work giving way) must not wait for it."""
+    from elite_ui.testing.server import BatchingServer
+
+    with BatchingServer(latency=30, slots=1) as server:
+        llm, cancel = OpenAICompatibleLLM(server.url, "stub"), threading.Event()
+        request = Request("answer", [{"role": "user", "content": "Where does Toad live?"}], 16, cancel=cancel)
+        threading.Timer(0.3, cancel.set).start()
+        with pytest.raises(Cancelled):
+            list(llm.stream(request)) if streamed else llm.complete(request)
+        assert server.requests == 1 and server.in_flight == 1, "let go while the server still held the call"
+
+
+def test_a_stopped_stream_closes_its_connection_at_the_next_piece():
+    """The stream read after Stop ends at its next piece: the server sees its client go and stops writing."""
+    from elite_ui.models.openai import abandonable
+
+    cancel, read, closed = threading.Event(), [], threading.Event()
+
+    def call(emit, stop):
+        for n in range(1000):
+            if stop.is_set():
+                closed.set()
+                return None
+            read.append(n)
+            emit(str(n))
+            time.sleep(0.01)
+        return "all"
+
+    pieces = abandonable(call, cancel)
+    assert [next(pieces) for _ in range(3)] == ["0", "1", "2"]
+    cancel.set()
+    with pytest.raises(Cancelled):
+        list(pieces)
+    assert closed.wait(5) and len(read) < 1000
 
 
 def test_server_errors_are_retried_then_reported(server):

@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Generator, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from ..errors import QuestionError
 
@@ -47,6 +47,18 @@ class Completion:
     completion_tokens: int = 0
     seconds: float = 0.0
     finish_reason: str = "stop"
+
+
+T = TypeVar("T")
+
+
+def finished(pieces: Generator[str, None, T]) -> T:
+    """What a generator returns, its yields read and dropped (a streamed reply read to its end)."""
+    while True:
+        try:
+            next(pieces)
+        except StopIteration as done:
+            return done.value
 
 
 class LLM:

@@ -13,7 +13,7 @@ from collections.abc import Generator, Iterable
 from pathlib import Path
 
 from ..errors import Cancelled, ModelError
-from .base import DEFAULT_CONTEXT, LLM, Completion, Request
+from .base import DEFAULT_CONTEXT, LLM, Completion, Request, finished
 from .catalogue import usable_cpus
 
 PREFILL_SLICE = 128
@@ -171,12 +171,7 @@ class LlamaCppLLM(LLM):
 
     def _complete(self, request: Request) -> Completion:
         """The stream read to its end, so that a stop is seen between tokens."""
-        pieces = self._stream(request)
-        while True:
-            try:
-                next(pieces)
-            except StopIteration as finished:
-                return finished.value
+        return finished(self._stream(request))
 
     def choice_logprobs(self, messages: list[dict[str, str]], choices: Iterable[str]) -> dict[str, float] | None:
         """Reads the last position's logits directly, so no ``logits_all`` memory is needed."""

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import json
 import os
+import queue
+import threading
 import time
-from collections.abc import Generator, Iterable
+from collections.abc import Callable, Generator, Iterable
 
-from ..errors import ModelError
-from .base import DEFAULT_CONTEXT, LLM, Completion, Request
+from ..errors import Cancelled, ModelError
+from .base import DEFAULT_CONTEXT, LLM, Completion, Request, T, finished
 
 SERVERS = {"Ollama": "http://localhost:11434", "llama-server": "http://localhost:8080"}
 """Where common local servers listen by default (one click in the model panel)."""
+CANCEL_POLL = 0.05
+"""Seconds between two looks at the stop flag while a server call runs."""
 DEFAULT_SLOTS = 4
 """Calls sent to a server at once when neither the host nor the server says how many it serves (Ollama's
 ``OLLAMA_NUM_PARALLEL`` defaults to 4 or 1; vLLM batches far more; a server queues what it cannot take)."""
@@ -81,11 +85,14 @@ class OpenAICompatibleLLM(LLM):
     def placement(self) -> str:
         return f"the server at {self.base_url}, {self.slots} calls at once"
 
-    def post(self, payload: dict) -> dict:
+    def post(self, payload: dict, stop: threading.Event | None = None) -> dict:
+        """The server's JSON reply to ``payload``, a failure retried (no more once ``stop`` is set)."""
         import httpx
 
         last = ""
         for attempt in range(self.retries + 1):
+            if stop is not None and stop.is_set():
+                raise Cancelled("stopped.")
             try:
                 response = self.client.post(f"{self.base_url}/chat/completions", json=payload)
             except httpx.TimeoutException:
@@ -121,7 +128,7 @@ class OpenAICompatibleLLM(LLM):
         return payload
 
     def _complete(self, request: Request) -> Completion:
-        data = self.post(self.payload(request))
+        data = finished(abandonable(lambda emit, stop: self.post(self.payload(request), stop), request.cancel))
         try:
             choice = data["choices"][0]
             text = choice["message"]["content"] or ""
@@ -130,6 +137,11 @@ class OpenAICompatibleLLM(LLM):
         return completion(text, data.get("usage") or {}, choice.get("finish_reason") or "stop")
 
     def _stream(self, request: Request) -> Generator[str, None, Completion]:
+        return (yield from abandonable(lambda emit, stop: self.streamed(request, emit, stop), request.cancel))
+
+    def streamed(self, request: Request, emit: Callable[[str], None], stop: threading.Event) -> Completion:
+        """The reply read as the server streams it, each piece handed to ``emit``; the connection is closed at
+        the first piece after ``stop`` is set (a server stops writing for a client gone)."""
         import httpx
 
         payload = self.payload(request) | {"stream": True, "stream_options": {"include_usage": True}}
@@ -141,6 +153,8 @@ class OpenAICompatibleLLM(LLM):
                     raise ModelError(f"the model server at {self.base_url} refused the request: "
                                      f"HTTP {response.status_code} {response.text[:200]}")
                 for line in response.iter_lines():
+                    if stop.is_set():
+                        break
                     if not line.startswith("data:") or line.strip() == "data: [DONE]":
                         continue
                     try:
@@ -153,7 +167,7 @@ class OpenAICompatibleLLM(LLM):
                         finish = choice.get("finish_reason") or finish
                         if piece:
                             pieces.append(piece)
-                            yield piece
+                            emit(piece)
         except httpx.TimeoutException:
             raise ModelError(f"the model server at {self.base_url} stopped answering mid-reply.") from None
         except httpx.HTTPError as exc:
@@ -173,6 +187,39 @@ class OpenAICompatibleLLM(LLM):
             key = entry["token"].strip()
             seen.setdefault(key, entry["logprob"])
         return {c: seen.get(c, -30.0) for c in choices}
+
+
+def abandonable(call: Callable[[Callable[[str], None], threading.Event], T], cancel) -> Generator[str, None, T]:
+    """``call(emit, stop)`` run in a thread of its own: what it emits is yielded as it comes, what it returns is
+    returned. When ``cancel`` is set (the reader's Stop, or long work giving way to a question) the caller is let
+    go at once with :class:`Cancelled`, even while the server is still reading the prompt and has sent nothing;
+    ``stop`` tells the call to close its connection when it next can, and it ends on its own."""
+    out: queue.SimpleQueue = queue.SimpleQueue()
+    stop = threading.Event()
+
+    def work() -> None:
+        try:
+            out.put(("done", call(lambda piece: out.put(("piece", piece)), stop)))
+        except BaseException as exc:  # handed to the caller's thread, raised there
+            out.put(("error", exc))
+
+    threading.Thread(target=work, name="model-server-call", daemon=True).start()
+    try:
+        while True:
+            try:
+                kind, value = out.get(timeout=CANCEL_POLL)
+            except queue.Empty:
+                kind, value = "wait", None
+            if cancel is not None and cancel.is_set():
+                raise Cancelled("stopped.")
+            if kind == "piece":
+                yield value
+            elif kind == "done":
+                return value
+            elif kind == "error":
+                raise value
+    finally:
+        stop.set()
 
 
 def completion(text: str, usage: dict, finish_reason: str) -> Completion:
