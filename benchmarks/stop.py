@@ -3,7 +3,9 @@
 For each stage (ELITE's terms, importance, judge, breadth, depth and answer calls on the `paper` preset, and
 M-RAG's extraction), a question is started and the cancel flag is set ``--delay`` seconds into that stage's first
 model call; printed: the seconds from the flag to the question ending (llama.cpp reads prompts in slices of
-PREFILL_SLICE tokens and checks the flag between slices and between generated tokens).
+PREFILL_SLICE tokens and checks the flag between slices and between generated tokens). Then the same on a model
+server that holds each call ``--server-seconds`` (the loopback stand-in; a server reading a long prompt sends
+nothing meanwhile): the default preset's terms call (a whole reply) and its answer (streamed).
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from elite_ui.methods.mrag import PRESETS as MRAG_PRESETS
 from elite_ui.methods.mrag import Mrag
 from elite_ui.models import MiniLMEmbedder, Request
 from elite_ui.models.llama_cpp import PREFILL_SLICE, LlamaCppLLM
+from elite_ui.models.openai import OpenAICompatibleLLM
+from elite_ui.testing.server import BatchingServer
 
 STAGES = ["terms", "importance", "judge", "breadth", "depth", "answer", "extract"]
 
@@ -47,9 +51,36 @@ def stop_during(llm: LlamaCppLLM, stage: str, delay: float, run) -> float | None
     return None
 
 
+def stop_on_server(seconds: float, delay: float) -> dict[str, float]:
+    """Seconds from the flag, ``delay`` s into the default preset's terms and answer calls, to the question ending,
+    on a server that holds each call ``seconds``."""
+    book = load_book(ROOT / "assets" / "the-wind-in-the-willows.txt")
+    stopped = {}
+    with BatchingServer(latency=seconds) as server:
+        llm = OpenAICompatibleLLM(server.url, "stub")
+        for stage, calls_before in (("terms", 0), ("answer", 1)):
+            cancel, marks = threading.Event(), {}
+
+            def arm(cancel=cancel, marks=marks, calls_before=calls_before):
+                while server.requests <= calls_before:
+                    time.sleep(0.01)
+                time.sleep(delay)
+                marks["set"] = time.perf_counter()
+                cancel.set()
+
+            server.reset()
+            threading.Thread(target=arm, daemon=True).start()
+            try:
+                Elite(llm, PRESETS["laptop"], cancel=cancel).run(book, "Where does Toad live?")
+            except Cancelled:
+                stopped[stage] = round(time.perf_counter() - marks["set"], 2)
+    return stopped
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--delay", type=float, default=0.5)
+    parser.add_argument("--server-seconds", type=float, default=10.0)
     args = parser.parse_args()
     book = load_book(ROOT / "assets" / "the-wind-in-the-willows.txt")
     llm, embed = LlamaCppLLM(n_ctx=4096), MiniLMEmbedder()
@@ -70,6 +101,10 @@ def main() -> None:
         print(f"{stage:10s} " + (f"stopped {seconds:.2f} s after the flag" if seconds is not None
                                  else "never reached (the question ended first)"), flush=True)
         figures["stopped_after"][stage] = None if seconds is None else round(seconds, 2)
+    figures["server_seconds"] = args.server_seconds
+    figures["server_stopped_after"] = stop_on_server(args.server_seconds, args.delay)
+    print(f"a server holding each call {args.server_seconds} s: " + ", ".join(
+        f"{stage} stopped {s:.2f} s after the flag" for stage, s in figures["server_stopped_after"].items()))
     write_figures("stop", figures)
 
 

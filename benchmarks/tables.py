@@ -132,8 +132,11 @@ def side_by_side_table() -> str:
 def stop_line() -> str:
     f = figures("stop")
     stages = ", ".join(f"{stage} {'—' if s is None else f'{s:.2f}'}" for stage, s in f["stopped_after"].items())
+    server = ", ".join(f"{stage} {s:.2f}" for stage, s in f.get("server_stopped_after", {}).items())
     return (f"the flag set {f['delay_seconds']} s into each stage's first call, prompts read in slices of "
-            f"{f['slice_tokens']} tokens; seconds from the flag to the question ending: {stages}")
+            f"{f['slice_tokens']} tokens; seconds from the flag to the question ending: {stages}"
+            + (f"; on a model server holding each call {f['server_seconds']:g} s (nothing sent meanwhile, as while "
+               f"it reads a long prompt): {server}" if server else ""))
 
 
 def soak_line() -> str:
