@@ -138,9 +138,8 @@ def find(book: Book, plain: str, items: list[SpineItem] | None, marked: Marked) 
         if at is not None:
             return Found(marked, covered(book, *at), "exact")
     best = (0.0, 0, 0)
-    around = candidates(book, wanted)
-    inside = [c for c in around if any(start <= c[0] < end for start, end in named)]
-    for start, end in windows + inside + [c for c in around if c not in inside]:
+    around = sorted(candidates(book, wanted), key=lambda c: not any(a <= c[0] < b for a, b in named))
+    for start, end in windows + around:
         match = fuzz.partial_ratio_alignment(wanted, plain[start:end], score_cutoff=FUZZY)
         if match is not None and match.score > best[0]:
             best = (match.score, start + match.dest_start, start + match.dest_end)
