@@ -900,6 +900,9 @@ def test_the_main_views_pass_axe_core(page):
     ask(page, "Where does Toad live?")
     wait_done(page, 1)
     page.wait_for_selector("#export-md:enabled", timeout=10000)
+    # the buttons fade from their disabled colours (a CSS transition): axe reads their contrast once it is over
+    page.wait_for_function("['#export-md', '#export-json'].every(s => !document.querySelector(s).getAnimations()"
+                           ".length)")
     views["a question and its trace"] = accessibility_violations(page)
     heads = page.locator("#trace table.hits th")  # item 11: columns named in words, each explained on hover
     assert heads.all_inner_texts()[:4] == ["rank", "where", "terms in it", "weight"]
