@@ -86,18 +86,18 @@ def questions(limit: int) -> list[dict]:
         book = load_book(CORPUS / name)
         trace = engine.run(book, question)
         t = trace.totals()
-        outside = t["seconds"] - t["llm_seconds"]
-        stages = ", ".join(f"{k} {v:.1f}" for k, v in t["llm_seconds_by_purpose"].items())
-        print(f"{name}: {question!r}\n  {t['iterations']} iterations, {t['llm_calls']} LLM calls, "
-              f"{t['evaluated_tokens']} prompt tokens evaluated, {t['cached_tokens']} reused, "
-              f"{t['completion_tokens']} generated; {t['seconds']:.1f} s total, outside the LLM {outside:.2f} s "
-              f"({outside / t['seconds']:.1%})\n  LLM seconds by stage: {stages}\n"
+        outside = t.seconds - t.llm_seconds
+        stages = ", ".join(f"{k} {v:.1f}" for k, v in t.llm_seconds_by_purpose.items())
+        print(f"{name}: {question!r}\n  {t.iterations} iterations, {t.llm_calls} LLM calls, "
+              f"{t.evaluated_tokens} prompt tokens evaluated, {t.cached_tokens} reused, "
+              f"{t.completion_tokens} generated; {t.seconds:.1f} s total, outside the LLM {outside:.2f} s "
+              f"({outside / t.seconds:.1%})\n  LLM seconds by stage: {stages}\n"
               f"  answer: {trace.answer.text[:150]}")
-        rows.append({"book": name, "question": question, "iterations": t["iterations"], "calls": t["llm_calls"],
-                     "evaluated_tokens": t["evaluated_tokens"], "cached_tokens": t["cached_tokens"],
-                     "generated_tokens": t["completion_tokens"], "seconds": round(t["seconds"], 1),
-                     "outside_share": round(outside / t["seconds"], 4),
-                     "llm_seconds_by_stage": t["llm_seconds_by_purpose"]})
+        rows.append({"book": name, "question": question, "iterations": t.iterations, "calls": t.llm_calls,
+                     "evaluated_tokens": t.evaluated_tokens, "cached_tokens": t.cached_tokens,
+                     "generated_tokens": t.completion_tokens, "seconds": round(t.seconds, 1),
+                     "outside_share": round(outside / t.seconds, 4),
+                     "llm_seconds_by_stage": t.llm_seconds_by_purpose})
     return rows
 
 

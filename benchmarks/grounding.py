@@ -8,12 +8,15 @@
 2. ``--model``: the embedded model answers each question as a free-form one (ELITE's default preset, no options)
    and the check reads its answer: how many answer sentences the evidence supports, how many answers are correct
    (token F1 against the correct option at least 0.5), and how many of those lose a sentence to the check.
+3. ``--answers SET:DIR ...``: a real model's answers, written with the check off (:func:`real_answers`).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 from dataclasses import replace
+from pathlib import Path
 
 from benchmarks import SHARED_BENCHMARKS, write_figures
 from elite_ui.bench import datasets
@@ -60,10 +63,49 @@ def model_answers(questions: list[datasets.Question], books: dict) -> dict:
             "correct_answers_cut": cut}
 
 
+def real_answers(sets: list[str]) -> dict:
+    """The check on a real model's own answers, written with the check off (``benchmarks.answers``' row
+    ``unchecked``): each answer judged right or wrong as a reader would (its key; beyond a ceiling, any answer
+    but "does not say" is wrong), then checked against the evidence it was written from, under its question's
+    ceiling. A right answer should be kept whole; a wrong one should lose a sentence."""
+    from benchmarks.answers import SETS
+    from elite_ui.bench.scoring import ABSTAINED
+    from elite_ui.book.names import names_for
+    from elite_ui.reading import part
+
+    embed, books = MiniLMEmbedder(), {}
+    right = kept_right = wrong = caught = 0
+    for given in sets:
+        key, _, folder = given.partition(":")
+        questions = {q.id: q for q in datasets.read(SETS[key])}
+        for line in (Path(folder) / "results.jsonl").read_text(encoding="utf-8").splitlines():
+            record = json.loads(line)
+            question, said = questions[record["id"]], record["prediction"]
+            if not said or ABSTAINED.search(said) or "evidence" not in record:
+                continue
+            book = books.get(question.book) or books.setdefault(question.book, load_book(question.book))
+            read = part(book, question.up_to).book
+            _, found = grounded(read, said, question.question, record["evidence"], embed, names_for(read, None))
+            if record["correct"]:
+                right, kept_right = right + 1, kept_right + (not found.left_out)
+            else:
+                wrong, caught = wrong + 1, caught + bool(found.left_out)
+    return {"right_answers": right, "right_kept": round(kept_right / max(right, 1), 3), "wrong_answers": wrong,
+            "wrong_caught": round(caught / max(wrong, 1), 3)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", action="store_true", help="also check the embedded model's own answers")
+    parser.add_argument("--answers", nargs="*", default=[], metavar="SET:DIR",
+                        help="check a real model's unchecked answers instead: a question set of benchmarks.answers "
+                             "and the folder of its row 'unchecked' (nc:runs/answers/nc/unchecked)")
     args = parser.parse_args()
+    if args.answers:
+        figures = real_answers(args.answers)
+        print(figures)
+        write_figures("grounding-real", figures)
+        return
     books: dict = {}
     rows = {"lexical": {"correct_kept": 0, "wrong_left_out": 0}, "with MiniLM": {"correct_kept": 0,
                                                                                  "wrong_left_out": 0}}

@@ -11,12 +11,11 @@ from __future__ import annotations
 import argparse
 import itertools
 
-from benchmarks import ROOT, write_figures
+from benchmarks import CORPUS, write_figures
 from elite_ui.book import load_book
 from elite_ui.book.names import found_names
 from elite_ui.testing.leaks import Leaks, scan
 
-CORPUS = ROOT.parent / "shared" / "corpus"
 NOVELS = ["pride-and-prejudice.txt", "jane-eyre.txt", "emma.txt", "the-wind-in-the-willows.txt",
           "a-tale-of-two-cities.txt", "wuthering-heights.txt"]
 ASKED = ["Who does {a} marry?", "What happens to {a} in the end?", "Where does {a} live?",

@@ -1,20 +1,20 @@
-"""How many of the character names found are people: ``python -m benchmarks.names [--code DIR --name F]``.
+"""How many of the character names found are people: ``python -m benchmarks.names [--name F]``.
 
 The names list of three corpus novels, each name checked by hand (``PEOPLE``: a person or an animal of the story,
 or a person its characters speak of; ``NOT_PEOPLE``: places, languages, books, words, families, names from a
 preface). Prints per novel the names listed, how many are people (precision) and any name not checked by hand
-yet. ``--code`` measures the name finder of another checkout (``git worktree add /tmp/before HEAD~1``).
+yet. To measure the name finder of another checkout, run this from it (``git worktree add /tmp/before HEAD~1``,
+then ``cd /tmp/before && python -m benchmarks.names --name names_before``).
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
-import sys
 
-from benchmarks import ROOT, write_figures
+from benchmarks import CORPUS, write_figures
+from elite_ui.book import load_book
+from elite_ui.book.names import build_names
 
-CORPUS = ROOT.parent / "shared" / "corpus"
 PEOPLE = {
     "pride-and-prejudice.txt": {
         "Elizabeth Bennet", "Mr. Darcy", "Jane", "Mr. Bingley", "Wickham", "Mrs. Bennet", "Lydia", "Lydia Bennet",
@@ -49,13 +49,8 @@ NOT_PEOPLE = {
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--code", help="the checkout whose name finder is measured (default: this one)")
     parser.add_argument("--name", default="names", help="the results file's name")
     args = parser.parse_args()
-    if args.code:
-        sys.path.insert(0, args.code)
-    load_book = importlib.import_module("elite_ui.book").load_book
-    build_names = importlib.import_module("elite_ui.book.names").build_names
     figures = {}
     for novel, people in PEOPLE.items():
         listed = [c.name for c in build_names(load_book(CORPUS / novel)).characters]

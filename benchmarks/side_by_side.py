@@ -40,10 +40,10 @@ def main() -> None:
             trace = engine.run(book, question, prepared=prepared[name])
             t = trace.totals()
             row[name] = {"answer": trace.answer.text, "evidence": len(trace.answer.evidence),
-                         "calls": t["llm_calls"], "prompt_tokens": t["prompt_tokens"],
-                         "generated": t["completion_tokens"], "seconds": round(time.perf_counter() - started, 1)}
-            print(f"{question} | {name}: {t['llm_calls']} calls, {t['prompt_tokens']:,} prompt + "
-                  f"{t['completion_tokens']} generated tokens, {row[name]['seconds']} s, "
+                         "calls": t.llm_calls, "prompt_tokens": t.prompt_tokens,
+                         "generated": t.completion_tokens, "seconds": round(time.perf_counter() - started, 1)}
+            print(f"{question} | {name}: {t.llm_calls} calls, {t.prompt_tokens:,} prompt + "
+                  f"{t.completion_tokens} generated tokens, {row[name]['seconds']} s, "
                   f"{row[name]['evidence']} evidence sentences: {trace.answer.text[:100]!r}")
         figures["questions"].append(row)
     print("index build:", preparation)

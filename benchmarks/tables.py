@@ -353,3 +353,21 @@ def feedback_table() -> str:
                          row["llm_calls"], row.get("evaluated_tokens", "")])
     return rows(["questions", "row", "evidence recall (95% interval)", "minus BM25 (paired interval)",
                  "model calls", "prompt tokens evaluated"], body)
+
+
+def answers_table(name: str) -> str:
+    """The answers a reader sees with a real model, row by row (``python -m benchmarks.answers``): accuracy with
+    its interval and against BM25 chunks, and under ceilings what was answered within and what beyond."""
+    f = figures(name)
+    body = []
+    for row, s in f["rows"].items():
+        versus = s.get("vs_bm25")
+        body.append([row, s["questions"], f"{s['accuracy']:.2f} ({s['interval'][0]:.2f}-{s['interval'][1]:.2f})",
+                     f"{versus['difference']:+.2f} ({versus['interval'][0]:+.2f} to {versus['interval'][1]:+.2f})"
+                     if versus else "", num(s.get("within", {}).get("accuracy")),
+                     num(s.get("beyond", {}).get("abstained")), s.get("beyond", {}).get("answered_from_beyond", ""),
+                     num(s.get("key_in_evidence")), num(s.get("seconds_median"), 1), num(s.get("llm_calls"), 1),
+                     num(s.get("evaluated_tokens"), 0)])
+    return rows(["row", "questions", "right (95% interval)", "minus BM25 (paired)", "right, answer read",
+                 "says 'does not say', answer beyond", "answered from beyond", "key in the evidence",
+                 "median s", "model calls", "prompt tokens evaluated"], body)

@@ -46,7 +46,7 @@ def python_render_seconds() -> tuple[int, float]:
     book = load_book(BOOK)
     trace = Elite(ScriptedLLM(json.loads(json.dumps(SCRIPT["replies"]))), PRESETS["paper"],
                   embed=lambda texts: __import__("numpy").ones((len(texts), 4))).run(book, QUESTION)
-    iterations = trace.totals()["iterations"]
+    iterations = trace.totals().iterations
     times = []
     for _ in range(5):
         started = time.perf_counter()

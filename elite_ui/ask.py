@@ -20,7 +20,7 @@ from .methods.parsing import SENTENCE_LABEL
 from .methods.recap import Recaps
 from .methods.trace import Event, Kind, Trace
 from .models import DEFAULT_CONTEXT, open_llm
-from .records import answer_record
+from .reading import Asked, part, preset, preset_for, reading
 from .settings import add_flags, from_flags, given_elsewhere
 
 
@@ -57,8 +57,9 @@ def parser() -> argparse.ArgumentParser:
                         help="under --up-to, search the front matter too")
     parser.add_argument("--language", help="read the book as this language (ISO code: en, fr, de, es, zh...) "
                                            "instead of the detected one")
-    parser.add_argument("--preset", choices=sorted(METHODS["elite"].presets), default="laptop",
-                        help="the method's preset; the settings flags below change single settings")
+    parser.add_argument("--preset", choices=sorted(METHODS["elite"].presets), default="",
+                        help="the method's preset (default: the model's, capable for a model of a billion "
+                             "parameters or more, else laptop); the settings flags below change single settings")
     parser.add_argument("--n-ctx", type=int, default=DEFAULT_CONTEXT, help="model context in tokens")
     parser.add_argument("--n-gpu-layers", type=int, default=-1, help="layers offloaded to a GPU (-1: all)")
     parser.add_argument("--threads", type=int, default=None,
@@ -141,9 +142,9 @@ def report(trace: Trace, book: Book) -> str:
             lines.append(f"  [{c.label}] {' '.join(c.text.split())[:160]}")
     totals = trace.totals()
     lines.append("")
-    lines.append(f"{totals['iterations']} iteration(s), {totals['llm_calls']} LLM calls, "
-                 f"{totals['evaluated_tokens']} prompt tokens evaluated ({totals['cached_tokens']} reused), "
-                 f"{totals['completion_tokens']} generated, {totals.get('seconds', 0):.1f} s")
+    lines.append(f"{totals.iterations} iteration(s), {totals.llm_calls} LLM calls, "
+                 f"{totals.evaluated_tokens} prompt tokens evaluated ({totals.cached_tokens} reused), "
+                 f"{totals.completion_tokens} generated, {totals.seconds:.1f} s")
     return "\n".join(lines)
 
 
@@ -207,7 +208,6 @@ def main(argv: list[str] | None = None) -> int:
         elsewhere = given_elsewhere(method.settings, args, setting_groups())
         if elsewhere:
             raise EliteError(f"{', '.join(elsewhere)} do nothing with --strategy {method.name}.")
-        settings = from_flags(method.presets[args.preset], args)
         options = parse_options(args.option)
         shelf, entry = from_library(args.library, args.book) if args.library else (None, None)
         book = load_book(entry.file() if entry else args.book, cache_dir=default_cache_dir())
@@ -220,24 +220,26 @@ def main(argv: list[str] | None = None) -> int:
             print(" ".join([located.said(book) or "Your reading apps say nothing of where you are.", *problems]),
                   file=sys.stderr)
             args.up_to = f"S{located.sentence}" if located.sentence is not None else ""
-        read = reading_ceiling(book, args.up_to)
-        asked = book.up_to(*read, front=args.with_front_matter) if read else book
+        reading_ceiling(book, args.up_to)  # a ceiling that is no place in the book is said before a model loads
         if not (args.question.strip() or args.recap or args.xray):
             raise EliteError("give a question (or --recap, or --xray NAME).")
         llm = open_llm(args.model_name or args.model, server=args.server, n_ctx=args.n_ctx,
                        n_gpu_layers=args.n_gpu_layers, n_threads=args.threads) if args.written or not (
             args.recap or args.xray) else None
         if args.recap or args.xray:
-            print(story(book.up_to(*(read or (len(book) - 1, ""))), args, f"up to {read[1]}" if read else
-                        "in the whole book", llm))
+            seen = part(book, args.up_to, args.with_front_matter)
+            print(story(seen.book, args, seen.where, llm))
             return 0
+        chosen, why = (args.preset, "as asked") if args.preset else preset_for(llm)
+        settings = from_flags(preset(method.name, chosen), args)
+        print(f"Settings preset {chosen} ({why}).", file=sys.stderr)
         show = None if args.quiet else (lambda e: (line := summary_line(e)) and print(line, file=sys.stderr))
-        names = names_for(asked, default_cache_dir()) if method.uses_names else None
-        engine = method.engine(llm, settings, Tools(names=names))
-        for event in engine.build(book):
+        ready = reading(book, Asked(args.question, args.up_to, args.with_front_matter, method.name, settings,
+                                    options), llm, Tools(cache_dir=default_cache_dir()))
+        for event in ready.engine.build(book):
             if show:
                 show(event)
-        trace = engine.run(asked, args.question, options, prepared=engine.prepare(book), on_event=show)
+        trace = ready.answer(on_event=show)
     except EliteError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -246,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     print(report(trace, book))
     if args.json:
-        Path(args.json).write_text(json.dumps(answer_record(asked, trace), ensure_ascii=False, indent=1),
+        Path(args.json).write_text(json.dumps(ready.record(trace), ensure_ascii=False, indent=1),
                                    encoding="utf-8")
         print(f"answer written to {args.json}", file=sys.stderr)
     if args.trace:

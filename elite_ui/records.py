@@ -166,8 +166,8 @@ def answer_record(book: Book, trace: Trace) -> AnswerRecord:
         citations=[cited(book, c.sentence_id) for c in answer.citations],
         evidence_judged_sufficient=verdicts[-1] if verdicts else None, caveat=answer.caveat,
         sentences_checked=answer.checked, sentences_left_out=answer.left_out, unsupported=answer.unsupported,
-        costs=Costs(llm_calls=totals["llm_calls"], prompt_tokens=totals["prompt_tokens"],
-                    completion_tokens=totals["completion_tokens"], seconds=totals.get("seconds", 0.0)))
+        costs=Costs(llm_calls=totals.llm_calls, prompt_tokens=totals.prompt_tokens,
+                    completion_tokens=totals.completion_tokens, seconds=totals.seconds))
 
 
 def progress_record(trace: Trace, said: str) -> AnswerRecord:

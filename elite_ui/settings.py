@@ -98,13 +98,6 @@ def check_choices(settings) -> None:
             d.check(getattr(settings, d.name))
 
 
-def field_of(cls: type, name: str) -> Described:
-    for d in described(cls):
-        if d.name == name:
-            return d
-    raise SettingsError(f"{name} is not a setting here; the settings are {', '.join(d.name for d in described(cls))}.")
-
-
 def recorded(cls: type, values: dict):
     """The settings a trace recorded (its ``start`` event's), the fields ``cls`` does not know left out."""
     known = {d.name for d in described(cls)}

@@ -183,3 +183,28 @@ def test_a_closed_session_lets_go_of_its_book(monkeypatch, tmp_path):
         assert reading() == 0
     finally:
         demo.close()
+
+
+def test_the_page_handlers_are_named_functions_gradio_reads_whole(tmp_path):
+    """Each page handler is a module-level function bound to the page (a grep finds it, a test calls it); bound,
+    it keeps its name, its streaming and the parameters Gradio fills itself: a ``request`` is the visitor's
+    ``gr.Request`` (were it not, hosted mode's per-visitor limits would see no visitor)."""
+    import inspect
+
+    import gradio as gr
+    from gradio.utils import get_type_hints
+
+    from elite_ui.app.config import Config
+    from elite_ui.app.page import compose
+    from elite_ui.app.state import Model
+
+    config = Config(scripted=str(ROOT / "tests" / "data" / "scripted.json"), cache_dir=str(tmp_path))
+    model = Model(config)
+    model.start()
+    page, _ = compose(config, model)
+    handlers = {fn.api_name: fn.fn for fn in page.demo.fns.values() if fn.fn is not None}
+    asking = [name for name, fn in handlers.items() if "request" in inspect.signature(fn).parameters]
+    assert {"on_sample", "on_upload", "on_page_load", "on_unload", "on_open"} <= set(asking)
+    assert all(get_type_hints(handlers[name]).get("request") is gr.Request for name in asking)
+    assert inspect.isgeneratorfunction(handlers["on_ask"]) and inspect.isgeneratorfunction(handlers["on_recap"])
+    assert handlers["on_ask"].__module__ == "elite_ui.app.panels.chat"

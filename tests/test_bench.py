@@ -232,3 +232,24 @@ def test_novels_300_drafts_parse_and_reworded_means_at_most_one_shared_content_w
     assert question_words("How did Victor's mother come to die?") == ["mother", "come", "die"]
     evidence = ["On the third day my mother sickened", "she died"]
     assert shared_words("How did Victor's mother come to die?", evidence) == ["mother", "die"] and SHARED_AT_MOST == 1
+
+
+def test_an_answer_is_judged_by_its_key_and_beyond_the_ceiling_by_its_abstention():
+    """The answers benchmark judges what a reader sees: the key (each item in one of its forms) for a free-form
+    answer; under a ceiling with the answer beyond it, "does not say", and never the key (the model's memory)."""
+    from elite_ui.bench.datasets import Question
+    from elite_ui.bench.scoring import judged, keyed
+
+    assert keyed("Elizabeth walked across the fields.", [["walk", "foot"]])
+    assert not keyed("Elizabeth rode there.", [["walk", "foot"]]) and keyed("x", None) is None
+    assert keyed("Four or five thousand a year.", [["thousand"], ["four", "five"]])
+    assert not keyed("Five hundred a year.", [["thousand"], ["four", "five"]]), "every item must be said"
+    within = Question("q", "b", "How many daughters?", "Five.", key=[["five", "5"]], up_to="chapter 10")
+    assert judged(within, "The Bennets have five daughters [S237].")["correct"]
+    assert not judged(within, "The Bennets have four daughters.")["correct"]
+    beyond = Question("q", "b", "Who does Elizabeth marry?", "Darcy.", key=[["Darcy"]], up_to="chapter 10",
+                      beyond=True)
+    said = judged(beyond, "Not found so far: the book up to chapter 10 does not say.")
+    assert said == {"correct": True, "abstained": True, "from_beyond": False}
+    assert judged(beyond, "Elizabeth marries Mr. Darcy.") == {"correct": False, "abstained": False,
+                                                              "from_beyond": True}

@@ -724,7 +724,9 @@ def download_the_recommended_model(page, pick) -> None:
     page.wait_for_selector("#model-status:has-text('settings preset')", timeout=120000)
     assert pick.file.removesuffix(".gguf") in page.inner_text("#model-note")
     page.click("#settings-panel button.label-wrap, #settings-panel > button")
-    assert page.input_value("#elite-preset input") == pick.preset
+    # the stand-in Hub serves the 135M demo model's file under the catalogue's name: its size sets the preset
+    assert "settings preset: laptop (the model has 135M parameters" in page.inner_text("#model-status")
+    assert page.input_value("#elite-preset input") == "laptop"
     shot(page, "24-model-downloaded")
 
 

@@ -355,3 +355,44 @@ def test_a_long_passage_that_does_not_fit_keeps_its_best_hit_not_its_first_sente
     assert elite.focused(chunk, rank)[:9] == [3028, 3029, 3030, 3014, 3015, 3016, 3000, 3001, 3002]
     assert {3028, 3029, 3030} <= set(kept) and 3010 not in kept
     assert elite.budgeted_sentences(pride, [chunk], None)[0] == 3000, "without a rank, book order as before"
+
+
+def test_honorifics_are_never_search_words_nor_matched(pride):
+    """Every "Mr." would match "Mr. Darcy": titles before a name are no content word, so no hit is made of them."""
+    assert set(pride.lexicon.content_words("Mr. Darcy and Miss Bingley met Mrs. Hurst")) == {"darcy", "bingley",
+                                                                                              "met", "hurst"}
+    trace = engine({"terms": ["Mr. Darcy\nMiss"], "judge": ["yes"], "answer": ["x"]},
+                   replace(SMALL, importance_samples=0, trim=False)).run(pride, "What does Mr. Darcy say?")
+    assert [t.words for t in trace.of("terms")[0].data.new][:1] == [["darcy"]]
+    assert not {"mr", "miss"} & {w for e in trace.of("collection") for h in e.data.hits for w in h.matched}
+
+
+def test_under_a_ceiling_an_answer_with_no_evidence_says_the_book_does_not_say(pride):
+    """Nothing found up to the ceiling: what the model writes can only come from its memory of the novel."""
+    read = pride.up_to(500, "chapter 5")
+    settings = Settings(model_terms=True, question_words=False, judge=False, importance_samples=0, trim=False)
+    trace = engine({"terms": ["Zzyzx"], "answer": ["In the end Wickham marries Lydia."]}, settings).run(
+        read, "Who is Zzyzx?")
+    assert not trace.answer.evidence and trace.answer.text.startswith("Not found so far: the book up to chapter 5")
+    assert "Wickham" not in trace.answer.text
+
+
+def test_quotes_come_as_soon_as_the_evidence_is_placed_before_the_judge_and_importance(pride):
+    events = list(engine({"terms": ["Pemberley"], "importance": ["x"], "judge": ["yes"], "trim": ["S3"],
+                          "answer": ["An estate."]}).ask(pride, "What is Pemberley?"))
+    order = [e.kind if e.kind != "llm_call" else e.data.purpose for e in events]
+    first = order.index("quotes")
+    assert first < order.index("importance") and first < order.index("judge") < order.index("trim")
+    found = {sid for e in events if e.kind == "chunks" for c in e.data.chunks for sid in range(c.first, c.last + 1)}
+    assert events[first].data.quotes and {q.sentence_id for q in events[first].data.quotes} <= found
+
+
+def test_an_evidence_budget_of_zero_fills_the_models_context(pride):
+    """The budget follows the model's context: all it holds beside the prompt, the question and the answer."""
+    settings = replace(SMALL, recall_index=100, neighbor_num=2, importance_samples=0, judge=False, trim=False,
+                       evidence_tokens=0, answer_tokens=100)
+    llm = ScriptedLLM({"terms": ["Darcy\nElizabeth\nBingley\nletter"], "answer": ["x"]}, n_ctx=3000)
+    elite = Elite(llm, settings, embed=trigram_embed)
+    elite.run(pride, "What does Darcy write?")
+    prompt = next(r for r in llm.log if r.purpose == "answer").messages
+    assert 2500 < llm.count_messages(prompt) <= 3000 - 100

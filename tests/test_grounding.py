@@ -58,7 +58,7 @@ def test_under_a_ceiling_an_unsupported_answer_is_left_out_unstreamed_and_unreco
     events = list(engine.ask(up_to_ten, "Who does Elizabeth marry?"))
     answer = next(e.data for e in events if e.kind == Kind.ANSWER)
     assert answer.left_out == 1 and answer.checked == 1 and not answer.unsupported
-    assert answer.text.startswith("Nothing in the passages found up to chapter 10") and not answer.citations
+    assert answer.text.startswith("Not found so far: the book up to chapter 10") and not answer.citations
     assert "left out" in answer.grounding_note and "famous book" in answer.grounding_note
     assert not [e for e in events if e.kind == Kind.ANSWER_DELTA], "not streamed: it would show before the check"
     page = render.chat(up_to_ten, [Turn("Who does Elizabeth marry?", answer=answer)])
@@ -89,3 +89,21 @@ def test_the_paper_preset_has_no_grounding_check(pride):
 def test_unread_keeps_names_the_book_has_written_so_far(up_to_ten):
     assert unread(up_to_ten, "Mr. Darcy and Miss Bingley") == "Mr. Darcy and Miss Bingley"
     assert unread(up_to_ten, "Wickham, Mrs. Gardiner") == f"{UNREAD}, Mrs. {UNREAD}"
+
+
+def test_an_answer_about_someone_the_question_does_not_ask_about_is_a_swap(pride):
+    """Issue 40's walk: "Who does Elizabeth marry?" answered "Elizabeth marries Bingley [S137]", S137 being the
+    one-word line 'Bingley.', and "Mr. Collins is a painter [S953]", S953 telling of Elizabeth's picture: each
+    cited sentence holds the answer's words, but neither it nor the sentences beside it name whom the question asks
+    about. The same answer citing a sentence that does is kept."""
+    names = found_names(pride)
+    swapped, found = grounded(pride, "Elizabeth marries Bingley [S137].", "Who does Elizabeth marry?", [137],
+                              names=names)
+    assert not swapped and found.missing == [["Elizabeth"]]
+    assert grounded(pride, "Bingley [S137].", "Who does Elizabeth marry?", [137], names=names)[1].left_out
+    assert grounded(pride, "Mr. Collins is a painter [S953].", "What is Mr. Collins's profession?", [953],
+                    names=names)[1].left_out
+    ball = next(sid for sid in range(len(pride)) if "Elizabeth" in pride.sentence(sid).text
+                and "Bingley" in pride.sentence(sid).text)
+    assert not grounded(pride, f"Elizabeth meets Bingley [S{ball}].", "Whom does Elizabeth meet?", [ball],
+                        names=names)[1].left_out

@@ -25,12 +25,12 @@ def answered(pride):
 def test_entries_carry_answers_quotes_and_where_they_are(pride):
     trace = answered(pride)
     entry = notebook.answer_entry(pride, trace, run_label(1, trace))
-    assert entry["question"] == "What is Pemberley?" and entry["run"] == "1. What is Pemberley? (ELITE)"
+    assert entry.question == "What is Pemberley?" and entry.run == "1. What is Pemberley? (ELITE)"
     cited = pride.sentence(trace.answer.citations[0].sentence_id)
-    assert entry["quotes"][0]["label"] == cited.citation
-    assert entry["quotes"][0]["where"].startswith(f"{cited.chapter_name} ({cited.chapter_title})")
+    assert entry.quotes[0].label == cited.citation
+    assert entry.quotes[0].where.startswith(f"{cited.chapter_name} ({cited.chapter_title})")
     quote = notebook.quote_entry(pride, 1000)
-    assert quote["kind"] == "quote" and quote["text"] == " ".join(pride.sentence(1000).text.split())
+    assert quote.kind == "quote" and quote.quotes[0].text == " ".join(pride.sentence(1000).text.split())
     text = render.notebook_markdown([entry, quote])
     shown = MarkdownIt().render(text)
     assert text.startswith("# Reading notebook") and "<h2>Q: What is Pemberley?</h2>" in shown
@@ -60,7 +60,7 @@ def test_entries_sent_back_by_a_browser_are_checked_field_by_field(pride):
     forged = [{"kind": "quote", "sentence": "1' onclick='x", "label": "S1", "where": "ch. 1", "text": "t",
                "book": pride.digest, "title": "P", "when": "now"},
               {"kind": "answer", "question": "Q?", "answer": 3}, "text", None]
-    assert notebook.entries_from(good + forged) == good
+    assert notebook.entries_from([e.record() for e in good] + forged) == good
     assert notebook.entries_from({"not": "a list"}) == []
 
 

@@ -49,3 +49,14 @@ def test_answers_are_cut_where_the_model_starts_looping():
     assert clean_answer("Darcy " * 500) == "Darcy"
     assert clean_answer("He said no, no. It was late. It was late.") == "He said no, no. It was late."
     assert clean_answer("Darcy lives at Pemberley [S12].") == "Darcy lives at Pemberley [S12]."
+
+
+def test_terms_that_copy_the_prompts_own_wording_are_taken_apart():
+    """A small model copies the terms prompt back ("names", "places", "key words from the question"): those words
+    are no search; the question's own words stay, even where the instructions use them too."""
+    from elite_ui.methods.prompts import TERMS, instructions
+
+    ignore = instructions(TERMS, "Which places did Darcy visit?")
+    copied = "names\nplaces\nobjects\nkey words from the question\nDarcy\nPemberley estate\nnames: Wickham"
+    assert parse_terms(copied, 10, ignore) == ["places", "Darcy", "Pemberley estate", "Wickham"]
+    assert "names" in parse_terms(copied, 10), "without the instructions' words nothing is taken out"

@@ -7,7 +7,7 @@ from markdown_it import MarkdownIt
 
 from elite_ui.app import render
 from elite_ui.app.config import Config
-from elite_ui.app.notebook import Turn
+from elite_ui.app.notebook import Entry, Quote, Turn, entries_from
 from elite_ui.app.panels.exports import export
 from elite_ui.app.panels.model_panel import note
 from elite_ui.app.render.common import colour
@@ -107,7 +107,7 @@ def test_the_notebook_export_is_inert_in_a_viewer(pride):
                "quotes": [{"sentence": 3, "label": HOSTILE, "where": HOSTILE, "text": HOSTILE}]}
     passage = {"kind": "quote", "sentence": 4, "label": "S4", "where": HOSTILE, "text": HOSTILE,
                "book": pride.digest, "title": HOSTILE, "when": "2026-12-01 10:01"}
-    shown = MarkdownIt().render(render.notebook_markdown([hostile, passage]))
+    shown = MarkdownIt().render(render.notebook_markdown(entries_from([hostile, passage])))
     assert "<script" not in shown and "<img" not in shown and "<a " not in shown and "href" not in shown
     assert "<li>" not in shown and shown.count("<h2>") == 2, "a reply's newlines make no list or heading"
     assert shown.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 8
@@ -193,7 +193,8 @@ def test_the_settings_panel_maps_to_settings():
              "trim": True, "question_words": False, "name_variants": False, "model_terms": True,
              "option_words": True, "ranking": "bm25", "reach": 2.0, "judge": True, "next_terms": "judge",
              "fuse_chunks": 60.0, "grounding": False, "feedback_terms": 5.0, "rerank": True, "proximity": 0.5,
-             "model_weight": 0.25, "fuse_tilings": 2.0, "passage_weight": 0.5, "best_neighbours": False}
+             "model_weight": 0.25, "fuse_tilings": 2.0, "passage_weight": 0.5, "best_neighbours": False,
+             "evidence_order": "rank", "abstain": True}
     assert set(shown) == set(controls.fields)
     values = {controls.preset: "laptop"} | {controls.fields[name]: value for name, value in shown.items()}
     s = controls.settings(values)
@@ -203,6 +204,7 @@ def test_the_settings_panel_maps_to_settings():
     assert not s.grounding and s.feedback_terms == 5 and s.rerank and s.proximity == 0.5
     assert s.model_weight == 0.25 and s.fuse_tilings == 2 and isinstance(s.fuse_tilings, int)
     assert s.passage_weight == 0.5 and s.best_neighbours is False
+    assert s.evidence_order == "rank" and s.abstain is True
 
 
 def test_the_m_rag_trace_shows_keys_budget_audit_and_paragraph_links(write_book, tmp_path):
@@ -264,8 +266,8 @@ def test_quotes_clipped_text_notebook_labels_and_lists_read_as_they_should():
     assert quoted("Let us _talk_ of <it>.") == "“Let us <em>talk</em> of &lt;it&gt;.”"
     assert clipped("a cousin of mine came", 6) == "a…" and clipped("a cousin of mine came", 9) == "a cousin…"
     assert clipped("short", 9) == "short"
-    entry = {"answer": "She walks S102: and rows [S495].", "book": "ab" * 32,
-             "quotes": [{"sentence": 102, "label": "ch. 3, S102"}, {"sentence": 495, "label": "ch. 9, S495"}]}
+    entry = Entry("answer", "ab" * 32, "", "", answer="She walks S102: and rows [S495].",
+                  quotes=[Quote(102, "ch. 3, S102", "", ""), Quote(495, "ch. 9, S495", "", "")])
     shown = cited_answer(entry)
     assert shown.count("class='cite'") == 2 and "[ch. 3, S102]" in shown and "S495]." not in shown
     assert whole_sentences("The Rat rows. Who rows: 1. the Rat; 2. the Mole; 4.") == "The Rat rows."
@@ -315,6 +317,6 @@ def test_a_turn_kept_by_the_browser_keeps_what_the_grounding_check_did():
 def test_each_iteration_opens_with_one_plain_sentence(pride):
     trace = run(pride)
     said = re.findall(r"<p class='plain'>(.*?)</p>", render.trace_html(pride, trace.events))
-    assert len(said) == trace.totals()["iterations"] == 2
+    assert len(said) == trace.totals().iterations == 2
     assert said[0].startswith("Searched for Netherfield, Bingley: ") and "sentences matched" in said[0]
     assert said[0].endswith("the judge found them not enough.") and said[1].endswith("found them enough.")

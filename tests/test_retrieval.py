@@ -294,7 +294,7 @@ def test_the_feedback_pass_searches_its_words_and_shows_them_as_feedback_terms(w
                                                                         generate=False)
     terms = [e.data.new for e in trace.events if e.kind == Kind.TERMS]
     assert len(terms) == 2 and {t.origin for t in terms[1]} == {"feedback"} and len(terms[1]) <= 6
-    assert trace.totals()["llm_calls"] == 1, "no model call for the feedback"
+    assert trace.totals().llm_calls == 1, "no model call for the feedback"
     off = Elite(ScriptedLLM({"terms": ["Toad\nHall"]}), PRESETS["laptop"]).run(willows, "Where does Toad live?",
                                                                                generate=False)
     assert sum(e.kind == Kind.TERMS for e in off.events) == 1

@@ -6,13 +6,16 @@ what the method is doing, or where its call stands in the shared model's line), 
 from __future__ import annotations
 
 import functools
+import inspect
 import time
 
 import gradio as gr
 
 from ..book import Book
 from ..errors import Cancelled, EliteError
+from ..methods.registry import Method
 from ..methods.trace import PAYLOADS, Kind, Trace
+from ..reading import Asked, Reading, reading
 from . import render
 from .notebook import Turn
 from .render import inert_markdown as md
@@ -38,6 +41,39 @@ def outputs(page) -> list:
     (:func:`.panels.trace.refresh_after`, :func:`.panels.options.spent`)."""
     return [page.session.state, page.chat.conversation, page.trace.html, page.trace.importance, page.trace.book_map,
             page.chat.status, page.chat.stop, page.tabs]
+
+
+def handler(fn, *bound):
+    """``fn``, a module-level handler, with its first arguments bound (the page, the context), as Gradio reads a
+    handler: its name (the page's endpoint is named after it, ``/on_ask``), its other parameters with their
+    annotations (``gr.Request``, ``gr.Progress``), and a generator function where ``fn`` is one (its updates
+    stream)."""
+    if inspect.isgeneratorfunction(fn):
+        def bound_fn(*args, **kwargs):
+            return (yield from fn(*bound, *args, **kwargs))
+    else:
+        def bound_fn(*args, **kwargs):
+            return fn(*bound, *args, **kwargs)
+    functools.update_wrapper(bound_fn, fn)
+    signature = inspect.signature(fn)
+    left = list(signature.parameters.values())[len(bound):]
+    bound_fn.__signature__ = signature.replace(parameters=left)
+    # only the annotations left: the page's and the context's types are imported for type checking alone
+    bound_fn.__annotations__ = {k: v for k, v in fn.__annotations__.items() if k in {p.name for p in left}}
+    return bound_fn
+
+
+def panel_of(page, method: Method):
+    """The settings panel whose controls set ``method``: M-RAG's own, else the main settings panel (whose preset
+    and the settings it shares a method without a panel of its own takes)."""
+    return page.mrag if method.name == "mrag" else page.settings
+
+
+def asked_of(ctx, session: Session, book: Book, asked: Asked) -> Reading:
+    """``asked`` of the open ``book`` on the shared model, ready to run (:func:`elite_ui.reading.reading`): the
+    visitor's tools and character names, and what the method prepared of the book, kept for every visitor."""
+    return reading(book, asked, ctx.model.llm, session.tools(ctx.model, ctx.cache_dir),
+                   names=lambda read: session.names_in(read, ctx.cache_dir), prepare=ctx.model.prepared_for)
 
 
 def releases_stop(page):

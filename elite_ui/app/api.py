@@ -25,6 +25,7 @@ from ..errors import EliteError
 from ..methods.elite.counting import count
 from ..methods.registry import METHODS
 from ..methods.trace import Kind, Trace
+from ..reading import Asked, Part, part, preset
 from ..records import (
     AnswerRecord,
     BookRecord,
@@ -32,7 +33,6 @@ from ..records import (
     Found,
     RecapChapter,
     XRayRecord,
-    answer_record,
     book_record,
     cited,
     found_record,
@@ -40,10 +40,8 @@ from ..records import (
     recap_record,
     xray_record,
 )
-from .answering import doing, status_line
+from .answering import asked_of, doing, status_line
 from .inputs import number, text
-from .panels.session import DIGEST
-from .panels.story import named_in
 from .state import Session
 from .visitors import address
 
@@ -72,10 +70,11 @@ def option_texts(options) -> dict[str, str] | None:
     return {text(k): text(v) for k, v in options.items() if text(k) and text(v)} or None
 
 
-def part(session: Session, up_to: str) -> tuple[Book, str]:
-    """The book as read up to ``up_to``, or a sentence saying why that is no place in it."""
+def read(session: Session, up_to: str) -> Part:
+    """The caller's book as read up to ``up_to`` (:func:`elite_ui.reading.part`), or a sentence saying why that
+    is no place in it."""
     try:
-        return session.read_part(text(up_to))
+        return part(session.book, text(up_to))
     except EliteError as exc:
         raise ApiError(str(exc)) from None
 
@@ -95,7 +94,7 @@ class Api:
     def session(self, request: gr.Request | None, book_id: str) -> Session:
         """The caller's session with the book ``book_id`` names open (opened again from the cache if need be)."""
         digest, _, receipt = text(book_id).partition(".")
-        if not (DIGEST.fullmatch(digest) and self.ctx.receipts.valid(digest, receipt)):
+        if not self.ctx.receipts.valid(digest, receipt):
             raise ApiError("no book has that id here: open the book with open_book and use the id it gives.")
         key = (getattr(request, "session_hash", None) or address(request, self.ctx.config.proxies), digest)
         with self._lock:
@@ -157,27 +156,25 @@ class Api:
                 ranked by MiniLM or BM25), or whole (the whole book in the model's context, when it fits).
         """
         session = self.session(request, book)
-        if method not in METHODS:
+        if not isinstance(method, str) or method not in METHODS:
             raise ApiError(f"the method is one of {', '.join(METHODS)}.")
         if self.ctx.model.llm is None:
             raise ApiError(f"no model: {self.ctx.model.status}")
-        asked = part(session, up_to)[0] if text(up_to).strip() else session.book
-        chosen = METHODS[method]
-        settings = chosen.presets.get(self.ctx.config.preset) or next(iter(chosen.presets.values()))
+        settings = preset(method, self.ctx.config.preset) if self.ctx.config.preset else None
+        asked = Asked(text(question), text(up_to), method=method, settings=settings, options=option_texts(options))
         with session.run(self.ctx.model) as started:
             if not started:
                 raise ApiError("your last question of this book is still being answered: wait for it.")
-            engine = session.engine(chosen, settings, self.ctx.model, self.ctx.cache_dir, asked)
-            trace = Trace(text(question))
             try:
-                for event in engine.ask(asked, text(question), option_texts(options),
-                                        prepared=self.ctx.model.prepared_for(engine, session.book)):
+                ready = asked_of(self.ctx, session, session.book, asked)
+                trace = Trace(asked.question)
+                for event in ready.events():
                     trace.add(event)
                     if event.kind in (Kind.QUEUE, Kind.CALLS) or doing(event.kind):
                         yield progress_record(trace, status_line(event))
             except EliteError as exc:
                 raise ApiError(str(exc)) from None
-        yield answer_record(asked, trace)
+        yield ready.record(trace)
 
     def search(self, book: str, words: str, up_to: str = "", request: gr.Request = None) -> Found:
         """Find where a book writes some words (in any form: walk, walks, walked), as the counting path does: how
@@ -192,7 +189,7 @@ class Api:
         words = text(words).strip()
         if not words:
             raise ApiError("give the words to find.")
-        asked, _ = part(session, up_to)
+        asked = read(session, up_to).book
         return found_record(asked, words, count(asked, words), FOUND_LIMIT)
 
     def passage(self, book: str, sentence: int, around: int = 1, up_to: str = "",
@@ -206,7 +203,7 @@ class Api:
             up_to: the spoiler ceiling ("chapter 12"...); no sentence after it is given. Empty: the whole book.
         """
         session = self.session(request, book)
-        asked, _ = part(session, up_to)
+        asked = read(session, up_to).book
         sentence = number(sentence)
         if sentence is None or not 0 <= sentence < len(asked):
             raise ApiError(f"the sentence is a number from 0 to {len(asked) - 1} (up to the ceiling).")
@@ -223,7 +220,7 @@ class Api:
             last_chapters: only the last this many chapters (0: all), for a reader coming back.
         """
         session = self.session(request, book)
-        asked, _ = part(session, up_to)
+        asked = read(session, up_to).book
         chapters = number(last_chapters)
         chapters = chapters if chapters and 0 < chapters < 1000 else None
         with self.ctx.visitors.heavy(session) as refused:
@@ -241,8 +238,8 @@ class Api:
             up_to: the spoiler ceiling ("chapter 12"...). Empty: the whole book.
         """
         session = self.session(request, book)
-        asked, until = part(session, up_to)
-        cast = named_in(self.ctx, session, asked, text(name)) if text(name).strip() else None
+        asked, until = read(session, up_to)
+        cast = session.named(asked, self.ctx.cache_dir, text(name)) if text(name).strip() else None
         if cast is None:
             raise ApiError(f"no character named {text(name)[:60]!r} {until}.")
         with self.ctx.visitors.heavy(session) as refused:

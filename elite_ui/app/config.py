@@ -51,8 +51,9 @@ class Config:
                            env="ELITE_PROXIES")
     cache_mb: int = setting(2048, "the parsed-book cache's size cap in MB, the least recently used books evicted "
                                   "first (0: no cap)", low=0, high=1_048_576, env="ELITE_CACHE_MB")
-    preset: str = setting("laptop", "the settings preset the page starts with", choices=tuple(sorted(PRESETS)),
-                          env="ELITE_PRESET")
+    preset: str = setting("", "the settings preset the page and the API start with (empty: the loaded model's, "
+                              "capable for a model of a billion parameters or more, else laptop)",
+                          choices=("", *sorted(PRESETS)), env="ELITE_PRESET")
     scripted: str | None = setting(None, "a JSON script for the deterministic scripted model (tests, demos)",
                                    kind=str, env="ELITE_SCRIPTED")
     library: str | None = setting(None, "a Calibre library folder, or any folder of books (KOReader's sidecars beside "

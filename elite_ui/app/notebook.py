@@ -1,71 +1,123 @@
 """The reading notebook: every question and answer of a session, and the passages the reader saved, each with its
-location in the book; kept as plain JSON-able dicts (the page stores them in the browser) and exported as Markdown.
+location in the book (:class:`Entry`); kept in the browser as JSON (:meth:`Entry.record`) and exported as Markdown.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from ..book import Book
 from ..methods.trace import Answer, Citation, Trace
 from .inputs import number
 
 
-def answer_entry(book: Book, trace: Trace, label: str) -> dict:
+@dataclass
+class Quote:
+    """A sentence of the book as the notebook keeps it: its number, its label, where it is, its text."""
+
+    sentence: int
+    label: str
+    where: str
+    text: str
+
+
+@dataclass
+class Entry:
+    """A notebook entry: a question (or a story view, or a highlight) with its answer and the passages it cites
+    (``kind`` answer), or a passage the reader saved (``kind`` quote, its one quote); each in its book."""
+
+    kind: str
+    book: str
+    """The book's content hash."""
+    title: str
+    when: str
+    question: str = ""
+    answer: str = ""
+    run: str = ""
+    """Which run it came from ("1. What is Pemberley? (ELITE)", "Story tab", a reading app's name)."""
+    quotes: list[Quote] = field(default_factory=list)
+    about: list[int] = field(default_factory=list)
+    """A highlight's sentences, which a question about it is asked of."""
+
+    @property
+    def heading(self) -> str:
+        """What the notebook calls it: its question, or the saved passage's label."""
+        return self.question or self.quotes[0].label
+
+    def record(self) -> dict:
+        """The entry as JSON, as the browser keeps it (a passage's one quote flat in its record)."""
+        where = {"book": self.book, "title": self.title, "when": self.when}
+        if self.kind == "quote":
+            return {"kind": "quote", **asdict(self.quotes[0]), **where}
+        record = {"kind": "answer", "question": self.question, "answer": self.answer, "run": self.run, **where,
+                  "quotes": [asdict(q) for q in self.quotes]}
+        return record | ({"about": self.about} if self.about else {})
+
+    @classmethod
+    def from_record(cls, saved) -> Entry | None:
+        """The entry :meth:`record` wrote, checked field by field (None when anything is malformed: a browser's
+        copy is anyone's to edit)."""
+        if not (isinstance(saved, dict) and all(isinstance(saved.get(k), str) for k in ("book", "title", "when"))):
+            return None
+        about = saved.get("about", [])
+        if not (isinstance(about, list) and len(about) <= 20 and all(type(s) is int and s >= 0 for s in about)):
+            return None
+        where = {"book": saved["book"], "title": saved["title"], "when": saved["when"], "about": about}
+        if saved.get("kind") == "quote":
+            quote = quote_from(saved)
+            return cls("quote", quotes=[quote], **where) if quote else None
+        quotes = [quote_from(q) for q in saved.get("quotes", [])] if isinstance(saved.get("quotes"), list) else [None]
+        if saved.get("kind") != "answer" or None in quotes or not all(
+                isinstance(saved.get(k), str) for k in ("question", "answer", "run")):
+            return None
+        return cls("answer", question=saved["question"], answer=saved["answer"], run=saved["run"], quotes=quotes,
+                   **where)
+
+
+def quote_from(saved) -> Quote | None:
+    """A quote a browser sent back, checked (None when malformed)."""
+    if isinstance(saved, dict) and type(saved.get("sentence")) is int and all(
+            isinstance(saved.get(k), str) for k in ("label", "where", "text")):
+        return Quote(saved["sentence"], saved["label"], saved["where"], saved["text"])
+    return None
+
+
+def answer_entry(book: Book, trace: Trace, label: str) -> Entry:
     """A question, its answer and the passages it cites, with their chapters (and pages)."""
     answer = trace.answer or Answer("")
-    return {"kind": "answer", "question": trace.question, "answer": answer.text, "run": label,
-            "book": book.digest, "title": book.title,
-            "quotes": [quote(book, c.sentence_id) for c in answer.citations[:8] if c.sentence_id < len(book)],
-            "when": time.strftime("%Y-%m-%d %H:%M")}
+    return Entry("answer", book.digest, book.title, time.strftime("%Y-%m-%d %H:%M"), trace.question, answer.text,
+                 label, [quote(book, c.sentence_id) for c in answer.citations[:8] if c.sentence_id < len(book)])
 
 
-def story_entry(book: Book, heading: str, summary: str, sentence_ids: list[int]) -> dict:
+def story_entry(book: Book, heading: str, summary: str, sentence_ids: list[int]) -> Entry:
     """The story so far or an X-Ray as the Story tab showed it: a heading, a line, and its cited extracts (kept as
     a question and its answer, so the notebook and its export show it the same way)."""
-    return {"kind": "answer", "question": heading, "answer": summary, "run": "Story tab", "book": book.digest,
-            "title": book.title, "quotes": [quote(book, sid) for sid in sentence_ids[:40] if sid < len(book)],
-            "when": time.strftime("%Y-%m-%d %H:%M")}
+    return Entry("answer", book.digest, book.title, time.strftime("%Y-%m-%d %H:%M"), heading, summary, "Story tab",
+                 [quote(book, sid) for sid in sentence_ids[:40] if sid < len(book)])
 
 
-def highlight_entry(book: Book, source: str, chapter: str, note: str, sentence_ids: list[int]) -> dict:
+def highlight_entry(book: Book, source: str, chapter: str, note: str, sentence_ids: list[int]) -> Entry:
     """A highlight made in a reading app (Calibre, KOReader), found in the book: its sentences as quotes, the
     reader's note as the answer, and the sentences a question about it is asked of (``about``)."""
     heading = f"Your highlight in {source}" + (f" ({chapter})" if chapter else "")
-    return story_entry(book, heading, note, sentence_ids[:8]) | {"run": source, "about": sentence_ids[:20]}
+    return replace(story_entry(book, heading, note, sentence_ids[:8]), run=source, about=sentence_ids[:20])
 
 
-def quote_entry(book: Book, sid: int) -> dict:
+def quote_entry(book: Book, sid: int) -> Entry:
     """A passage the reader saved from the Reader tab."""
-    return {"kind": "quote", **quote(book, sid), "book": book.digest, "title": book.title,
-            "when": time.strftime("%Y-%m-%d %H:%M")}
+    return Entry("quote", book.digest, book.title, time.strftime("%Y-%m-%d %H:%M"), quotes=[quote(book, sid)])
 
 
-def quote(book: Book, sid: int) -> dict:
+def quote(book: Book, sid: int) -> Quote:
     s = book.sentence(sid)
     where = f"{s.chapter_name} ({s.chapter_title})" + (f", page {s.page}" if s.page is not None else "")
-    return {"sentence": sid, "label": s.citation, "where": where, "text": " ".join(s.text.split())}
+    return Quote(sid, s.citation, where, " ".join(s.text.split()))
 
 
-def entries_from(saved: object) -> list[dict]:
+def entries_from(saved: object) -> list[Entry]:
     """The notebook entries a browser sent back, each checked field by field (anything malformed is dropped)."""
-    def quote_ok(q) -> bool:
-        return isinstance(q, dict) and isinstance(q.get("sentence"), int) and all(
-            isinstance(q.get(k), str) for k in ("label", "where", "text"))
-
-    def answer_ok(entry: dict) -> bool:
-        return all(isinstance(entry.get(k), str) for k in ("question", "answer", "run")) \
-            and isinstance(entry.get("quotes"), list) and all(map(quote_ok, entry["quotes"]))
-
-    def about_ok(entry: dict) -> bool:
-        about = entry.get("about", [])
-        return isinstance(about, list) and len(about) <= 20 and all(type(sid) is int and sid >= 0 for sid in about)
-
-    checks = {"answer": answer_ok, "quote": quote_ok}
-    return [entry for entry in (saved if isinstance(saved, list) else [])
-            if isinstance(entry, dict) and all(isinstance(entry.get(k), str) for k in ("book", "title", "when"))
-            and entry.get("kind") in checks and checks[entry["kind"]](entry) and about_ok(entry)]
+    return [entry for entry in map(Entry.from_record, saved if isinstance(saved, list) else []) if entry]
 
 
 @dataclass

@@ -86,6 +86,11 @@ class Page:
 
 def build(config: Config, model: Model | None = None) -> gr.Blocks:
     """The page. ``model`` is loaded by the caller (app.py) so that start-up errors are reported there."""
+    return compose(config, model)[0].demo
+
+
+def compose(config: Config, model: Model | None = None) -> tuple[Page, Context]:
+    """The page's panels, wired, with what every handler is given (a test calls a handler with these)."""
     model = model or Model(config)
     cache_dir = Path(config.cache_dir or default_cache_dir())
     ctx = Context(config, model, cache_dir, Receipts(cache_dir), Visitors(config))
@@ -124,5 +129,5 @@ def build(config: Config, model: Model | None = None) -> gr.Blocks:
     for fn in demo.fns.values():  # the page's own handlers: callable, but no part of the API's description
         if fn.api_name not in API_NAMES:
             fn.api_visibility = "undocumented"
-    return demo
+    return page, ctx
 

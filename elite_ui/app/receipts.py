@@ -12,9 +12,9 @@ import re
 import secrets
 from pathlib import Path
 
-SECRET = re.compile(r"[0-9a-f]{64}")
-"""A kept key: 32 random bytes as hex. Anything else found in its file (empty after a crash or a full disk,
-short, edited) is never trusted: a fresh key replaces it."""
+HEX64 = re.compile(r"[0-9a-f]{64}")
+"""A book's content hash (SHA-256 as hex), and a kept key (32 random bytes as hex). Anything else found in a key's
+file (empty after a crash or a full disk, short, edited) is never trusted: a fresh key replaces it."""
 
 
 def kept_secret(cache_dir: Path, name: str) -> str:
@@ -23,7 +23,7 @@ def kept_secret(cache_dir: Path, name: str) -> str:
     path = Path(cache_dir) / name
     with contextlib.suppress(OSError):
         kept = path.read_text().strip()
-        if SECRET.fullmatch(kept):
+        if HEX64.fullmatch(kept):
             return kept
     secret = secrets.token_hex(32)
     partial = path.with_name(f"{name}.{secrets.token_hex(4)}.partial")
@@ -46,5 +46,7 @@ class Receipts:
     def issue(self, digest: str) -> str:
         return hmac.new(self._key, digest.encode(), hashlib.sha256).hexdigest()
 
-    def valid(self, digest: str, receipt) -> bool:
-        return isinstance(receipt, str) and hmac.compare_digest(self.issue(digest), receipt)
+    def valid(self, digest, receipt) -> bool:
+        """Whether ``receipt`` is this server's for the content hash ``digest`` (anything sent checked here)."""
+        return (isinstance(digest, str) and bool(HEX64.fullmatch(digest)) and isinstance(receipt, str)
+                and hmac.compare_digest(self.issue(digest), receipt))

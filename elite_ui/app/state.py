@@ -22,7 +22,7 @@ from ..models.openai import server_models
 from ..models.registry import chosen
 from . import notebook
 from .config import Config
-from .notebook import Turn
+from .notebook import Entry, Turn
 from .receipts import Receipts
 
 KEPT_TURNS, KEPT_NOTES = 50, 200
@@ -187,7 +187,7 @@ class Session:
         self.book: Book | None = None
         self.current = Shelved("")
         """The open book's part of the visit (its conversation, runs, names and ceiling)."""
-        self.notebook: list[dict] = []
+        self.notebook: list[Entry] = []
         self.reading: tuple[Book, int] | None = None
         """The book and sentence the Reader tab shows (what "Save this passage" saves)."""
         self.shelf: dict[str, Shelved] = {}
@@ -196,7 +196,7 @@ class Session:
         """The sentences of the passage the next question is about (the open book's), if the reader chose one."""
         self.compared: list[Trace] | None = None
         """The last question's two runs side by side, until the page shows them (then None)."""
-        self.story: dict | None = None
+        self.story: Entry | None = None
         """The recap or X-Ray the Story tab shows, as a notebook entry ("Save to the notebook" keeps it)."""
         self.cancel = threading.Event()
         self.key = next(SESSION_KEYS)
@@ -246,33 +246,23 @@ class Session:
             self.unreserve()
             self.end(flag)
 
-    def tools(self, model: Model, cache_dir: Path, background: bool = False, read: Book | None = None) -> Tools:
+    def tools(self, model: Model, cache_dir: Path, background: bool = False) -> Tools:
         """What this visitor's engines use besides the model (:meth:`share` says what ``background`` means): every
-        engine of the app is built with these; the character names are those of ``read``, the book as asked of
-        (cut at the reader's ceiling)."""
-        names = self.names_in(read, cache_dir) if read is not None else None
-        return Tools(model.embed, self.cancel, cache_dir, names, self.share(model, background))
-
-    def engine(self, method, settings, model: Model, cache_dir: Path, asked: Book):
-        """``method``'s engine (a registry entry) with ``settings`` on the shared model, for a question of ``asked``
-        (the book cut at the reader's ceiling): the character names it shows are found only for a method that
-        uses them."""
-        return method.engine(model.llm, settings, self.tools(model, cache_dir, read=asked if method.uses_names
-                                                             else None))
+        engine of the app is built with these (the character names are added for the part of the book asked of,
+        :func:`elite_ui.reading.reading`)."""
+        return Tools(model.embed, self.cancel, cache_dir, None, self.share(model, background))
 
     def names_in(self, book: Book, cache_dir: Path | None) -> NameIndex:
         """The character names this visitor may see in ``book`` (the open book, cut at their spoiler ceiling or
         whole): the list they wrote, cut to what ``book`` names, else the one found in ``book`` alone."""
         return self.names.seen_in(book) if self.names else names_for(book, cache_dir)
 
-    def read_part(self, ceiling: str) -> tuple[Book, str]:
-        """The open book as far as the reader has read, at ``ceiling`` as they wrote it (the front matter left
-        out), and how to say where that is. Raises :class:`~elite_ui.errors.EliteError` on a ceiling that does
-        not read as a place in the book."""
-        read = reading_ceiling(self.book, ceiling)
-        if read is None:
-            return self.book.up_to(len(self.book) - 1, ""), "in the whole book"
-        return self.book.up_to(*read), f"up to {read[1]}"
+    def named(self, part: Book, cache_dir: Path | None, *named: str) -> tuple | None:
+        """The name index of ``part`` (the book cut at the reader's ceiling) and the characters ``named`` as it
+        names them (None when one of them is not named there)."""
+        names = self.names_in(part, cache_dir)
+        found = [names.find(name) for name in named]
+        return None if None in found else (names, *found)
 
     def share(self, model: Model, background: bool = False) -> Share:
         """A run's share of the shared model's capacity for this visitor: the question's place in line taken
@@ -340,7 +330,8 @@ class Session:
         books = [digest for _, digest in self.books()]
         return {"book": self.book.digest if self.book else None, "ceiling": self.ceiling_text,
                 "turns": [t.record() for t in self.turns[-KEPT_TURNS:]], "shelf": shelf,
-                "notebook": self.notebook[-KEPT_NOTES:], "receipts": {d: receipts.issue(d) for d in books}}
+                "notebook": [e.record() for e in self.notebook[-KEPT_NOTES:]],
+                "receipts": {d: receipts.issue(d) for d in books}}
 
     def release(self) -> None:
         """Stop what runs and let go of the books, their indexes and runs, and of its place in the model's line

@@ -4,7 +4,8 @@ One question per line::
 
     {"id": "...", "book": "books/x.txt" (relative to the jsonl file), "question": "...",
      "options": {"A": "...", ...} or null, "answer": "B" (a letter when options are given) or "text" or ["a", "b"],
-     "evidence": ["exact substring of the book", ...], "aspect": "...", "complexity": "sh" or "mh", "reworded": false}
+     "evidence": ["exact substring of the book", ...], "aspect": "...", "complexity": "sh" or "mh", "reworded": false,
+     "up_to": "chapter 10" (optional), "key": [["five", "5"]] (optional), "beyond": false (optional)}
 """
 
 from __future__ import annotations
@@ -31,6 +32,12 @@ class Question:
     complexity: str = ""
     reworded: bool = False
     """Written away from its evidence's words (novels-300 marks it; see benchmarks/novels)."""
+    up_to: str = ""
+    """The spoiler ceiling it is asked under ("chapter 10", "S5210"; empty: the whole book)."""
+    key: list[list[str]] | None = None
+    """What a right free-form answer must say: each item one of its alternatives ([["five", "5"]])."""
+    beyond: bool = False
+    """Its answer lies after ``up_to``: the right answer says the book up to there does not say."""
 
 
 def read(path: str | Path) -> list[Question]:

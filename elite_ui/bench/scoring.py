@@ -1,5 +1,7 @@
-"""How an answer and its context are scored: the chosen letter, token F1 against the references, and evidence
-recall (the share of the gold evidence's sentences found in the context, exactly or with rapidfuzz)."""
+"""How an answer and its context are scored: the chosen letter, token F1 against the references, evidence recall
+(the share of the gold evidence's sentences found in the context, exactly or with rapidfuzz), and as a reader
+judges an answer (:func:`judged`): whether it says the question's key, and under a spoiler ceiling with the answer
+beyond it, whether it says the book does not say."""
 
 from __future__ import annotations
 
@@ -93,3 +95,37 @@ def bootstrap_interval(values: list[float], baseline: list[float] | None = None,
     means = data[rng.integers(0, len(data), (resamples, len(data)))].mean(axis=1)
     low, high = np.quantile(means, [(1 - level) / 2, (1 + level) / 2])
     return round(float(low), 3), round(float(high), 3)
+
+
+ABSTAINED = re.compile(r"does not say|doesn't say|not found|could not find|cannot find|can't find|no answer|"
+                       r"not (?:mentioned|stated|given|said|told)|does not (?:mention|state|tell)", re.I)
+"""An answer that says the book (up to the ceiling) does not say."""
+
+
+def said(text: str, alternative: str) -> bool:
+    """Whether ``text`` says ``alternative``: its words in order, each possibly inflected (walk: walked)."""
+    words = re.findall(r"[\w,]+", alternative.lower())
+    pattern = r"\W+".join(rf"{re.escape(w)}\w{{0,3}}" for w in words)
+    return bool(re.search(rf"(?<!\w){pattern}(?!\w)", text.lower()))
+
+
+def keyed(text: str, key: list[list[str]] | None) -> bool | None:
+    """Whether ``text`` says every item of ``key`` (one of its alternatives each); None without a key."""
+    if not key:
+        return None
+    return all(any(said(text, alternative) for alternative in item) for item in key)
+
+
+def judged(question: datasets.Question, prediction: str) -> dict:
+    """How a reader would judge ``prediction``: right or wrong, whether it abstained, whether it said the key of
+    an answer beyond the ceiling."""
+    if question.options:
+        return {"correct": prediction == question.answer}
+    says_key = keyed(prediction, question.key)
+    abstained = bool(ABSTAINED.search(prediction)) or not prediction.strip()
+    if question.beyond:
+        return {"correct": abstained and not says_key, "abstained": abstained, "from_beyond": bool(says_key)}
+    references = question.answer if isinstance(question.answer, list) else [question.answer]
+    f1 = max((token_f1(prediction, r) for r in references), default=0.0)
+    return {"correct": bool(says_key) if says_key is not None else f1 >= F1_CORRECT, "f1": round(f1, 4),
+            "abstained": abstained}

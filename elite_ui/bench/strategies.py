@@ -15,6 +15,7 @@ from ..methods.base import choose
 from ..methods.parsing import clean_answer
 from ..methods.prompts import answer as answer_prompt
 from ..models import LLM, Embed, MiniLMEmbedder, Request
+from ..reading import Asked, reading
 from ..settings import with_overrides
 
 
@@ -66,13 +67,14 @@ class Strategy:
         self.settings = settings if settings is not None else method.presets["laptop"]
         self.name = method.name
 
-    def engine(self, budget: int | None = None):
+    def asked(self, question: str, options, budget: int | None = None, ceiling: str = "") -> Asked:
+        """``question`` asked with this strategy's settings, its evidence budget set to ``budget``."""
         limit = self.method.budget
         settings = with_overrides(self.settings, **{limit: budget}) if budget and limit else self.settings
-        return self.method.engine(self.llm, settings, Tools(self.embed))
+        return Asked(question, ceiling, method=self.method.name, settings=settings, options=options)
 
     def prepare(self, book: Book) -> Prepared:
-        engine = self.engine()
+        engine = reading(book, self.asked("", None), self.llm, Tools(self.embed)).engine
         for _ in engine.build(book):
             pass
         return engine.prepare(book)
@@ -87,12 +89,13 @@ class Strategy:
     def run(self, book: Book, prepared: Prepared, question: str, options, budget: int,
             generate: bool) -> tuple[Retrieved, str]:
         started = time.perf_counter()
-        engine = self.engine(budget)
-        trace = engine.run(book, question, options, prepared=prepared, generate=generate)
-        context = fill(self.llm, engine.passages(book, trace), budget)
+        ready = reading(book, self.asked(question, options, budget), self.llm, Tools(self.embed),
+                        prepare=lambda engine, opened: prepared)
+        trace = ready.answer(generate=generate)
+        context = fill(self.llm, ready.engine.passages(book, trace), budget)
         totals = trace.totals()
-        found = Retrieved(context, time.perf_counter() - started, totals["llm_calls"], totals["prompt_tokens"],
-                          totals["completion_tokens"], totals["evaluated_tokens"],
+        found = Retrieved(context, time.perf_counter() - started, totals.llm_calls, totals.prompt_tokens,
+                          totals.completion_tokens, totals.evaluated_tokens,
                           [q.text for q in trace.answer.quotes], self.method.figures(trace))
         return found, (trace.answer.choice or "") if options else trace.answer.text
 

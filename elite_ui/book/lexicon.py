@@ -24,7 +24,9 @@ NUMBER = re.compile(r"\b(?:\d[\d,.]*\d|\d|one|two|three|four|five|six|seven|eigh
                     r"thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million)\b", re.I)
 """A number, in digits or in words."""
 
-STOPWORDS = frozenset(ENGLISH_STOP_WORDS) | {"did", "does", "doing", "s", "t", "d", "ll", "ve", "re", "m"}
+HONORIFICS = frozenset({"mr", "mrs", "ms", "miss", "dr", "messrs", "mme", "mlle"})
+"""Titles before a name: never a search term's word nor a matched word (every "Mr." would match "Mr. Darcy")."""
+STOPWORDS = frozenset(ENGLISH_STOP_WORDS) | {"did", "does", "doing", "s", "t", "d", "ll", "ve", "re", "m"} | HONORIFICS
 
 STEMMERS = {"fr": "french", "de": "german", "es": "spanish", "it": "italian", "pt": "portuguese", "nl": "dutch",
             "sv": "swedish", "da": "danish", "nb": "norwegian", "fi": "finnish", "ru": "russian", "pl": "polish",

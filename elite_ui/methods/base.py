@@ -41,6 +41,13 @@ class AnswerSettings:
                                     "names, numbers and most of its words there); under a spoiler ceiling one "
                                     "they do not support is left out, else marked", panel=True)
     seed: int = setting(0, "seed of the model's sampling (and of ELITE's noise levels and perturbations)", low=0)
+    abstain: bool = setting(False, "tell the model it may reply that the passages do not say (a small model then "
+                                   "often says so of passages that do; the grounding check leaves out what they "
+                                   "do not support either way)", panel=True)
+
+
+PROMPT_SLACK = 32
+"""Tokens left free in a full context beside the evidence (the chat template's own markers)."""
 
 
 @dataclass
@@ -63,6 +70,8 @@ class Engine:
     this engine's alone."""
     reading: Book | None = None
     """The book the question at hand is asked of (cut at the reader's ceiling, perhaps)."""
+    asked: tuple[str, dict[str, str] | None] = ("", None)
+    """The question at hand and its options."""
 
     def __init__(self, llm: LLM, settings, *, embed: Embed | None = None, cancel: threading.Event | None = None):
         self.llm = llm
@@ -100,7 +109,7 @@ class Engine:
         if about:
             kwargs["about"] = about
         started = time.perf_counter()
-        self.reading = book
+        self.reading, self.asked = book, (question, options)
         try:
             prepared = prepared if prepared is not None else self.prepare(book)
             yield Event(Kind.START, 0, Start(question=question, options=options, settings=asdict(self.settings),
@@ -171,6 +180,17 @@ class Engine:
                                 f"{self.settings.max_question_chars}.")
         if self.llm.count_tokens(question) > self.llm.n_ctx // 4:
             raise QuestionError("the question is too long for the model's context; shorten it.")
+
+    def room(self, wanted: int) -> int:
+        """The evidence tokens the answer's prompt may hold: ``wanted`` (a budget setting; 0: as many as fit), at
+        most what the model's context holds beside the prompt's own words, the question asked and the answer."""
+        own = self.llm.count_messages(prompts.answer(*self.asked, "", self.settings.abstain))
+        fits = max(self.llm.n_ctx - own - self.settings.answer_tokens - PROMPT_SLACK, 0)
+        return min(wanted, fits) if wanted else fits
+
+    def cost(self, book: Book, sid: int) -> int:
+        """The tokens sentence ``sid`` takes in a prompt: its label, its text and the line break."""
+        return self.llm.count_tokens(prompts.labelled(book, sid)) + 1
 
     def fit(self, text: str, tokens: int) -> str:
         """``text`` cut to about ``tokens`` tokens (a chunk of giant sentences must still fit the context)."""
@@ -266,7 +286,9 @@ class Engine:
         if result.finish_reason == "length" or text != " ".join(result.text.split()):
             text = whole_sentences(text)
         text = without_labels(text, set(evidence)) or "I could not find the answer in the book."
-        if not (self.settings.grounding and evidence):
+        if prompts.NOT_SAID.lower().rstrip(".") in text.lower():  # the model says the passages hold no answer
+            answer = Answer(not_said(book.ceiling), evidence=evidence)
+        elif not (self.settings.grounding and (evidence or book.ceiling)):  # under a ceiling, no evidence holds none
             answer = Answer(text, cite(book, text, evidence), evidence=evidence)
         else:
             kept, found = grounded(book, text, question, evidence, self.embed, getattr(self, "names", None))
@@ -280,7 +302,7 @@ class Engine:
                     evidence: list[int], iteration: int = 1, prompt=prompts.answer):
         """One answering call on ``context`` (put into ``prompt``): the chosen option for a multiple-choice
         question, else a written answer with its citations; what the book says (its quotes) is yielded first."""
-        messages = prompt(question, options, context or "(nothing found)")
+        messages = prompt(question, options, context or "(nothing found)", self.settings.abstain)
         quotes = self.quotes(book, question, options, evidence)
         yield Event(Kind.QUOTES, iteration, Quoted(quotes))
         answer = yield from self.chosen_or_written(book, question, options, messages, evidence, iteration)
@@ -333,10 +355,17 @@ def checked_answer(book: Book, text: str, kept: str, found: Grounding, evidence:
     if ceiling is None:
         return Answer(text, cite(book, text, evidence), evidence=evidence, checked=found.sentences,
                       unsupported=found.left_out)
-    shown = kept or (f"Nothing in the passages found up to {ceiling.label or 'your ceiling'} supports an answer: "
-                     "what the book says there is quoted above.")
+    shown = kept or not_said(ceiling)
     return Answer(shown, cite(book, kept, evidence) if kept else [], evidence=evidence, checked=found.sentences,
                   left_out=len(found.left_out))
+
+
+def not_said(ceiling) -> str:
+    """The answer when the book up to the reader's ``ceiling`` (or the passages found in the whole book, without
+    one) holds none, its closest sentences quoted with it."""
+    where = f"Not found so far: the book up to {ceiling.label or 'your ceiling'}" if ceiling else \
+        "The passages found in the book"
+    return f"{where} does not say (its sentences closest to the question are quoted)."
 
 
 def choose(llm: LLM, messages: list[dict[str, str]], reply: str, options: dict[str, str]) -> str | None:

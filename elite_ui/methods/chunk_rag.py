@@ -33,7 +33,9 @@ class ChunkSettings(AnswerSettings):
     chunk_words: int = setting(100, "words per chunk, about (whole sentences)", low=10, high=2000)
     tilings: int = setting(1, "tilings of the book into chunks, each offset by a share of a chunk: 2 adds chunks "
                               "straddling every boundary (half-overlapping passages)", low=1, high=4)
-    evidence_tokens: int = setting(2000, "token budget of the chunks placed before the answer", low=200, high=8000)
+    evidence_tokens: int = setting(2000, "token budget of the chunks placed before the answer (0: as much as the "
+                                         "model's context holds beside the prompt and the answer)", low=0,
+                                   high=32000)
 
 
 PRESETS = {"paper": ChunkSettings(), "laptop": ChunkSettings(evidence_tokens=800, answer_tokens=96)}
@@ -131,12 +133,12 @@ class ChunkRag(Engine):
         inside a chunk placed already), answer."""
         started = time.perf_counter()
         spans, state = prepared.state
-        placed, budget = [], self.settings.evidence_tokens
+        placed, budget = [], self.room(self.settings.evidence_tokens)
         for index, score in self.ranker.rank(state, question, options, self.embed):
             first, last = spans[index]
             if last >= len(book) or overlaps_half((first, last), [(p.first, p.last) for p in placed]):
                 continue
-            cost = self.llm.count_tokens(book.span_text(first, last))
+            cost = sum(self.cost(book, sid) for sid in range(first, last + 1))
             if cost <= budget:
                 placed.append(Placed(first, last, round(score, 4)))
                 budget -= cost

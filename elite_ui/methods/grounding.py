@@ -3,12 +3,13 @@ out. A model may know a famous novel, and say from memory what the book up to th
 (who Elizabeth marries, under a ceiling at chapter 10); the check keeps only what the evidence supports.
 
 A sentence is supported when every name and number in it is written in the sentences it cites (its [S123] labels;
-a sentence citing none rests on all the evidence) or in the question, and at least :data:`COVERED` of its content
-words are there too, in any of their forms (walked: walks, walking). A sentence whose names and numbers are there
-but whose words fall short by no more than :data:`SECOND_OPINION` gets a second opinion from the shipped MiniLM
-embedding: supported if it is close (:data:`CLOSE`) to one of the sentences it cites. The thresholds are measured
-by ``benchmarks/grounding.py`` on the novels-dev questions: a correct option stated as an answer against its gold
-evidence is kept, the wrong options are left out.
+a sentence citing none rests on all the evidence) or in the question, a name of the question it repeats is written
+in or beside the sentences it cites (so that the claim is about whom the question asks, not a swap), and at least
+:data:`COVERED` of its content words are there too, in any of their forms (walked: walks, walking). A sentence
+whose names and numbers are there but whose words fall short by no more than :data:`SECOND_OPINION` gets a second
+opinion from the shipped MiniLM embedding: supported if it is close (:data:`CLOSE`) to one of the sentences it
+cites. The thresholds are measured by ``benchmarks/grounding.py`` on the novels-dev questions: a correct option
+stated as an answer against its gold evidence is kept, the wrong options are left out.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ COVERED = 0.5
 """The share of a sentence's content words its evidence (or the question) must hold."""
 SECOND_OPINION = 0.3
 """How far below :data:`COVERED` a sentence may fall and still be judged by the embedding."""
+AROUND = 2
+"""Sentences either side of a cited one where the question's names may be written (a pronoun names them)."""
 CLOSE = 0.55
 """The cosine similarity to a cited sentence at which the embedding calls a sentence supported."""
 NAMED = re.compile(r"(?<!^)(?<![.!?:;\"“‘]\s)\b[A-Z][a-z]{2,}\b")
@@ -123,6 +126,30 @@ def support(book: Book, sentence: str, pool: str, pool_sentences: list[str], emb
     return lacking
 
 
+def unconnected(book: Book, sentence: str, question: str, cited: list[int], names: NameIndex | None) -> list[str]:
+    """The names of the question that ``sentence`` is not about: those it repeats that its cited sentences, or the
+    :data:`AROUND` sentences either side of them, never write (nor another name of the same character), or, when
+    those sentences write none of the question's names at all, all of them. The answer's claim is then about
+    someone the question does not ask about ("Elizabeth marries Bingley [S137]", "Bingley [S137]" for "Who does
+    Elizabeth marry?", S137 being the line 'Bingley.')."""
+    def capitalised(text: str) -> list[str]:
+        return list(dict.fromkeys(w for w in re.findall(r"\b[A-Z][a-z]{2,}\b", text)
+                                  if w not in TITLES and w.lower() not in book.lexicon.stopwords))
+
+    asked = capitalised(question.split(maxsplit=1)[-1])  # the question's first word is no name
+    if not asked or not cited:
+        return []
+    near = {sid for c in cited for sid in range(max(c - AROUND, 0), min(c + AROUND, len(book) - 1) + 1)}
+    held = set(book.lexicon.words(" ".join(book.sentence(sid).text for sid in sorted(near))))
+
+    def written(word: str) -> bool:
+        character = names.find(word) if names else None
+        return word.lower() in held or bool(character and held & set(character.tokens))
+
+    missing = [w for w in capitalised(sentence) if w in asked and not written(w)]
+    return missing or ([] if any(map(written, asked)) else asked)
+
+
 def grounded(book: Book, text: str, question: str, evidence: list[int], embed: Embed | None = None,
              names: NameIndex | None = None) -> tuple[str, Grounding]:
     """``text`` with the sentences its evidence does not support left out, and what was found."""
@@ -132,7 +159,8 @@ def grounded(book: Book, text: str, question: str, evidence: list[int], embed: E
     for sentence in answer_sentences(text):
         cited = [sid for sid in parse_sentence_ids(sentence) if sid in allowed] or list(evidence)
         texts = [book.sentence(sid).text for sid in cited]
-        lacking = support(book, sentence, " ".join([question, *texts]), texts, embed, names)
+        lacking = (unconnected(book, sentence, question, cited, names)
+                   or support(book, sentence, " ".join([question, *texts]), texts, embed, names))
         found.sentences += 1
         if lacking:
             found.left_out.append(sentence)

@@ -16,12 +16,13 @@ MAX_TERM_WORDS = 5
 FRAGMENT_START = {"and", "or", "but", "which", "that", "what", "where", "when", "who", "why", "how", "because"}
 
 
-def parse_terms(text: str, limit: int) -> list[str]:
+def parse_terms(text: str, limit: int, ignore: frozenset[str] | set[str] = frozenset()) -> list[str]:
     """Search terms from a list the model wrote (lines, commas, JSON or numbered), deduplicated, junk dropped.
 
     Junk: empty items, items longer than five words (sentences, not terms), items with no content word and
     items mostly of stopwords ("The answer is") or opening like a clause ("and the..."). A label before a colon
-    is dropped ("Names: Darcy" -> Darcy).
+    is dropped ("Names: Darcy" -> Darcy). The words of ``ignore`` (a prompt's own instructions, which a small
+    model copies back: "names", "key words") are taken out of every item first.
     """
     items: list[str] = []
     if "[" in text:
@@ -34,6 +35,8 @@ def parse_terms(text: str, limit: int) -> list[str]:
     for item in items:
         item = item.rsplit(":", 1)[-1]
         item = " ".join(LIST_MARKER.sub("", item.strip()).strip(QUOTES + " .:!?()[]{}").split())
+        if ignore:
+            item = " ".join(w for w in item.split() if not set(words(w)) & ignore).strip(QUOTES + " ,.:;!?()")
         tokens = words(item)
         if not item or len(tokens) > MAX_TERM_WORDS or not content_words(item):
             continue

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from ..book import Book
+from ..book.lexicon import content_words
 
 SYSTEM = "You are a careful reading assistant. You answer questions about a novel using only passages from it."
 
@@ -33,13 +34,27 @@ def count_phrase(question: str) -> list[dict[str, str]]:
     )
 
 
+TERMS = ("Write up to {limit} search terms for finding the passages that answer this question: names, places, "
+         "objects and key words from the question, and words the answering passage is likely to contain. "
+         "One term per line, nothing else.")
+BREADTH = ("The answer is still missing. Write up to {limit} new search terms, different from those already "
+           "searched: related names, places, events or words that could lead to the answer. One per line.")
+DEPTH = ("Copy from these passages up to {limit} names, places, objects or events worth searching for next to "
+         "answer the question. One per line, nothing else.")
+
+
+JUDGE_TERMS = "If not, write up to {limit} new search terms for what is missing, one per line."
+
+
+def instructions(task: str, question: str, options: dict[str, str] | None = None) -> frozenset[str]:
+    """The content words of a prompt's ``task`` that the question and its options do not use: a small model copies
+    them back as terms ("names", "places", "key words from the question"), and they find nothing it asked for."""
+    asked = set(content_words(" ".join([question, *(options or {}).values()])))
+    return frozenset(w for w in content_words(task.format(limit="")) if w not in asked)
+
+
 def terms(question: str, options: dict[str, str] | None, limit: int) -> list[dict[str, str]]:
-    return messages(
-        f"Question: {question}{options_block(options)}\n\n"
-        f"Write up to {limit} search terms for finding the passages that answer this question: names, places, "
-        "objects and key words from the question, and words the answering passage is likely to contain. "
-        "One term per line, nothing else."
-    )
+    return messages(f"Question: {question}{options_block(options)}\n\n" + TERMS.format(limit=limit))
 
 
 def passage_answer(question: str, options: dict[str, str] | None, passage: str) -> list[dict[str, str]]:
@@ -54,27 +69,19 @@ def passages(question: str, options: dict[str, str] | None, evidence: str) -> st
 
 def judge(question: str, options: dict[str, str] | None, evidence: str, next_terms: int = 0) -> list[dict[str, str]]:
     """Does the evidence suffice? With ``next_terms``, the reply also proposes what to search for next."""
-    more = (f" If not, write up to {next_terms} new search terms for what is missing, one per line."
-            if next_terms else "")
+    more = " " + JUDGE_TERMS.format(limit=next_terms) if next_terms else ""
     return messages(passages(question, options, evidence)
                     + "Is this evidence enough to answer the question? Reply yes or no, then give the reason in one "
                       f"line.{more}")
 
 
 def breadth(question: str, tried: list[str], found: str, limit: int) -> list[dict[str, str]]:
-    return messages(
-        f"Question: {question}\n\nAlready searched for: {', '.join(tried)}\nWhat that found:\n{found}\n\n"
-        f"The answer is still missing. Write up to {limit} new search terms, different from those already "
-        "searched: related names, places, events or words that could lead to the answer. One per line."
-    )
+    return messages(f"Question: {question}\n\nAlready searched for: {', '.join(tried)}\nWhat that found:\n{found}"
+                    "\n\n" + BREADTH.format(limit=limit))
 
 
 def depth(question: str, passages: str, limit: int) -> list[dict[str, str]]:
-    return messages(
-        f"Question: {question}\n\nPassages:\n{passages}\n\n"
-        f"Copy from these passages up to {limit} names, places, objects or events worth searching for next "
-        "to answer the question. One per line, nothing else."
-    )
+    return messages(f"Question: {question}\n\nPassages:\n{passages}\n\n" + DEPTH.format(limit=limit))
 
 
 def trim(question: str, options: dict[str, str] | None, evidence: str) -> list[dict[str, str]]:
@@ -82,21 +89,31 @@ def trim(question: str, options: dict[str, str] | None, evidence: str) -> list[d
                     + "Which sentences help answer the question? Reply with their labels only, for example: S12, S40.")
 
 
-def answer_tail(options: dict[str, str] | None) -> str:
+NOT_SAID = "The passages do not say."
+"""What the answer prompt asks a model to reply when the passages hold no answer."""
+
+
+def answer_tail(options: dict[str, str] | None, abstain: bool = False) -> str:
+    """What to reply: the option's letter, or a short answer with the label of the sentence that says it (with
+    ``abstain``, or :data:`NOT_SAID` when the passages hold none)."""
     if options:
         return "Reply with the letter of the correct option."
-    return ("Answer in one or two sentences. After each fact, put the label of the sentence it comes from in square "
-            "brackets.")
+    return ("Answer in one short sentence, from the passages only, and put the label of the sentence that says it "
+            "after it, like [S12]." + (f" If the passages do not say, reply: {NOT_SAID}" if abstain else ""))
 
 
-def answer(question: str, options: dict[str, str] | None, evidence: str) -> list[dict[str, str]]:
-    return messages(passages(question, options, evidence) + answer_tail(options))
+def answer(question: str, options: dict[str, str] | None, evidence: str, abstain: bool = False) -> list[dict[str, str]]:
+    """The question and the passages first (the judge's and the trim's prefix too), then the question again beside
+    what to do: a small model answers the question it read last."""
+    return messages(passages(question, options, evidence) + f"Question: {question}{options_block(options)}\n"
+                    + answer_tail(options, abstain))
 
 
-def reading(question: str, options: dict[str, str] | None, book: str) -> list[dict[str, str]]:
+def reading(question: str, options: dict[str, str] | None, book: str, abstain: bool = False) -> list[dict[str, str]]:
     """The whole book first, then the question: questions on the same book share the book's prefix, so the model
     reads it once and reuses it from its KV cache."""
-    return messages(f"The book:\n{book}\n\nQuestion: {question}{options_block(options)}\n\n" + answer_tail(options))
+    return messages(f"The book:\n{book}\n\nQuestion: {question}{options_block(options)}\n\n"
+                    + answer_tail(options, abstain))
 
 
 MARKER_SYSTEM = "You build a search index of a novel."

@@ -1,7 +1,7 @@
 """The one list of answering methods. The app's strategy and side-by-side choices and settings panels, the command
 line's ``--strategy`` and flags, the benchmark's strategies, budgets and figures, and the docs' settings tables are
-all made from it; a new method is one entry here (its engine, settings class and presets, the settings panel that
-sets it, its evidence budget, its figures, and the trace view that shows it).
+all made from it; a new method is one entry here (its engine, settings class and presets, its evidence budget and
+its figures), and the app binds it to the settings panel that sets it and the trace view that shows it.
 """
 
 from __future__ import annotations
@@ -49,17 +49,12 @@ class Method:
     settings: type
     presets: dict
     create: Callable[[LLM, object, Tools], Engine]
-    view: str
-    """The trace view that shows its runs: ``iterations`` (ELITE), ``markers`` (M-RAG) or ``chunks``."""
     main: bool = False
     """Offered as the app's strategy (every method is offered side by side)."""
     uses_names: bool = False
     """Reads the book's character-name index."""
     builds: str = ""
     """What :meth:`Engine.prepare` builds on a book's first question, said while it is built ("its chunk index")."""
-    panel: str = "settings"
-    """The page's settings panel whose controls set it (``settings``: ELITE's, whose preset and shared settings a
-    method without a panel of its own takes; ``mrag``: M-RAG's)."""
     budget: str = ""
     """Its setting the benchmark's ``--budget`` sets (none: it reads everything)."""
     figures: Callable[[Trace], dict] = lambda trace: {}
@@ -75,23 +70,19 @@ class Method:
 METHODS = {m.name: m for m in (
     Method("elite", "ELITE", "term search with the model's terms, judged and explored; no index", Settings,
            ELITE_PRESETS, lambda llm, s, t: Elite(llm, s, embed=t.embed, cancel=t.cancel, names=t.names),
-           "iterations", main=True, uses_names=True, budget="evidence_tokens",
-           figures=lambda trace: {"iterations": trace.totals()["iterations"]}),
+           main=True, uses_names=True, budget="evidence_tokens",
+           figures=lambda trace: {"iterations": trace.totals().iterations}),
     Method("mrag", "M-RAG", "LLM-written meta-markers, built once per book and model", MragSettings, MRAG_PRESETS,
-           lambda llm, s, t: Mrag(llm, s, embed=t.embed, cancel=t.cancel, cache_dir=t.cache_dir), "markers",
-           main=True, panel="mrag", budget="budget_tokens",
+           lambda llm, s, t: Mrag(llm, s, embed=t.embed, cancel=t.cancel, cache_dir=t.cache_dir), main=True,
+           budget="budget_tokens",
            figures=lambda trace: {"markers_placed": len(trace.of(Kind.ASSEMBLY)[0].data.placed)}),
     Method("embedding", "Chunk embedding (MiniLM)", "100-word chunks ranked by MiniLM cosine", ChunkSettings,
            CHUNK_PRESETS, lambda llm, s, t: ChunkRag(llm, s, ranker="embedding", embed=t.embed, cancel=t.cancel),
-           "chunks", builds="its chunk index", budget="evidence_tokens"),
+           builds="its chunk index", budget="evidence_tokens"),
     Method("bm25", "BM25 chunks", "100-word chunks ranked by BM25 over the question and options", ChunkSettings,
            CHUNK_PRESETS, lambda llm, s, t: ChunkRag(llm, s, ranker="bm25", embed=t.embed, cancel=t.cancel),
-           "chunks", builds="its chunk index", budget="evidence_tokens"),
+           builds="its chunk index", budget="evidence_tokens"),
     Method("whole", "Whole book", "the whole book (up to the ceiling) in the model's context, when it fits",
            WholeSettings, WHOLE_PRESETS, lambda llm, s, t: WholeBook(llm, s, embed=t.embed, cancel=t.cancel),
-           "chunks", main=True),
+           main=True),
 )}
-
-
-def by_label(label: str) -> Method:
-    return next(m for m in METHODS.values() if m.label == label)

@@ -412,6 +412,24 @@ class Done:
     seconds: float
 
 
+@dataclass
+class Totals:
+    """What a run cost: its model calls, their tokens (evaluated: read, not reused from the KV cache), the model's
+    seconds in all and by stage, the seconds its calls waited for a shared model, its iterations, and the whole
+    run's seconds (0 until it is done)."""
+
+    llm_calls: int
+    prompt_tokens: int
+    cached_tokens: int
+    evaluated_tokens: int
+    completion_tokens: int
+    llm_seconds: float
+    llm_seconds_by_purpose: dict[str, float]
+    waited_seconds: float
+    iterations: int
+    seconds: float
+
+
 class Kind(StrEnum):
     """Every kind of trace event, in the order a question meets them."""
 
@@ -511,27 +529,20 @@ class Trace:
     def of(self, kind: Kind | str) -> list[Event]:
         return [e for e in self.events if e.kind == kind]
 
-    def totals(self) -> dict:
+    def totals(self) -> Totals:
         calls = [e.data for e in self.of(Kind.LLM_CALL)]
         by_stage: dict[str, float] = {}
         for call in calls:
             by_stage[call.purpose] = round(by_stage.get(call.purpose, 0.0) + call.seconds, 3)
         done = self.of(Kind.DONE)
-        return {
-            "llm_calls": len(calls),
-            "prompt_tokens": sum(c.prompt_tokens for c in calls),
-            "cached_tokens": sum(c.cached_tokens for c in calls),
-            "evaluated_tokens": sum(c.prompt_tokens - c.cached_tokens for c in calls),
-            "completion_tokens": sum(c.completion_tokens for c in calls),
-            "llm_seconds": round(sum(c.seconds for c in calls), 3),
-            "llm_seconds_by_purpose": by_stage,
-            "waited_seconds": round(sum(c.waited for c in calls), 3),
-            "iterations": max((e.iteration for e in self.events), default=0),
-            **(asdict(done[-1].data) if done else {}),
-        }
+        return Totals(len(calls), sum(c.prompt_tokens for c in calls), sum(c.cached_tokens for c in calls),
+                      sum(c.prompt_tokens - c.cached_tokens for c in calls), sum(c.completion_tokens for c in calls),
+                      round(sum(c.seconds for c in calls), 3), by_stage, round(sum(c.waited for c in calls), 3),
+                      max((e.iteration for e in self.events), default=0), done[-1].data.seconds if done else 0.0)
 
     def to_dict(self) -> dict:
-        return {"question": self.question, "events": [e.to_dict() for e in self.events], "totals": self.totals()}
+        return {"question": self.question, "events": [e.to_dict() for e in self.events],
+                "totals": asdict(self.totals())}
 
     def to_json(self, **kwargs) -> str:
         return json.dumps(self.to_dict(), ensure_ascii=False, **kwargs)

@@ -68,6 +68,9 @@ class LLM:
     n_ctx = DEFAULT_CONTEXT
     slots = 1
     """Calls it answers at once: one for an in-process model (one context), a server's parallel slots."""
+    parameters: float | None = None
+    """Its size in billions of parameters, where the backend can tell (a GGUF file's own count, a size in a
+    server model's name: "qwen2.5:7b"); the settings preset follows it (:func:`elite_ui.reading.preset_for`)."""
 
     def complete(self, request: Request) -> Completion:
         self.check_fits(request)

@@ -37,7 +37,6 @@ class Entry:
     licence: str
     context: int
     memory_gb: float
-    preset: str
 
 
 @cache

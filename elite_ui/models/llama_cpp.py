@@ -45,7 +45,7 @@ class LlamaCppLLM(LLM):
         repeat_penalty: float = 1.15,
         seed: int = 0,
     ):
-        from llama_cpp import Llama
+        from llama_cpp import Llama, llama_model_n_params
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
         path = Path(model_path) if model_path else embedded_model_path()
@@ -65,6 +65,7 @@ class LlamaCppLLM(LLM):
             raise ModelError(f"could not load {path.name} as a GGUF model ({exc}).") from None
         atexit.register(self.close)
         self.name = path.stem
+        self.parameters = llama_model_n_params(self.llama._model.model) / 1e9
         self.n_ctx = self.llama.n_ctx()
         self.repeat_penalty = repeat_penalty
         metadata = self.llama.metadata

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import re
 import threading
 import time
 from collections.abc import Callable, Generator, Iterable
@@ -58,6 +59,18 @@ def server_slots(url: str, timeout: float = 3.0) -> int | None:
     return slots if slots > 0 else None
 
 
+SIZE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*([bm])\b", re.I)
+"""A model's size as its name writes it: "qwen2.5:7b", "Llama-3.1-8B-Instruct", "SmolLM2-135M"."""
+
+
+def size_in(name: str) -> float | None:
+    """The billions of parameters a model's name states, if it states them."""
+    found = SIZE.search(name or "")
+    if not found:
+        return None
+    return float(found.group(1)) / (1000 if found.group(2).lower() == "m" else 1)
+
+
 class OpenAICompatibleLLM(LLM):
     """Any server speaking the OpenAI chat-completions API: llama-server, Ollama, vLLM, LM Studio."""
 
@@ -76,6 +89,7 @@ class OpenAICompatibleLLM(LLM):
 
         self.base_url = api_base(base_url)
         self.name = model
+        self.parameters = size_in(model)
         self.n_ctx = n_ctx
         self.slots = slots or server_slots(base_url) or DEFAULT_SLOTS
         self.retries = retries

@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 
 from ..app import render
 from ..app.notebook import Turn
-from ..book import Book, reading_ceiling
+from ..book import Book
 from ..book.names import found_names, names_for, story_text, written_as
 from ..book.story import recap, xray
-from ..methods.elite import PRESETS, Elite, Settings
+from ..methods.elite import PRESETS, Settings
 from ..models import Request, ScriptedLLM
-from ..records import answer_record
+from ..reading import Asked, part, reading
 
 SENTENCE_REF = re.compile(r"data-sid=['\"](\d+)|\"sentence_id\": (\d+)|\bS(\d{1,7})\b")
 """A sentence a surface cites, links or records: a link's ``data-sid``, a JSON record's id, an [S123] label."""
@@ -94,20 +94,21 @@ def scan(book: Book, ceiling: str, questions: list[str], leaks: Leaks | None = N
     """Ask ``questions`` of ``book`` under ``ceiling`` (with ELITE's default preset, or ``settings``, and the
     knowing model), and scan every surface."""
     leaks = leaks or Leaks()
-    last, label = reading_ceiling(book, ceiling)
-    cut = book.up_to(last, label)
+    cut = part(book, ceiling).book
+    last = cut.ceiling.sentence
     late = late_names(book, cut)
     names = names_for(cut, None)
-    engine = Elite(knowing_model(book, cut), settings, names=names, embed=None)
+    model = knowing_model(book, cut)
     for question in questions:
-        trace = engine.run(cut, question)
+        ready = reading(book, Asked(question, ceiling, settings=settings), model, names=lambda read: names)
+        trace = ready.answer()
         answer = trace.answer
         turn = Turn(question, {}, answer=answer)
         cited = [*(c.text for c in answer.citations), *(q.text for q in answer.quotes)]
         shown = {"answer": " ".join([answer.text, *cited]),
                  "conversation": render.chat(book, [turn]), "trace": render.trace_html(book, trace.events),
                  "markdown export": render.markdown_export(book, trace), "json export": trace.to_json(),
-                 "api": json.dumps(answer_record(cut, trace)),
+                 "api": json.dumps(ready.record(trace)),
                  "charts": render.book_map(book, trace.events).to_json()
                  + render.importance_figure(book, trace.events).to_json()}
         for surface, text in shown.items():

@@ -4,6 +4,7 @@ conversation), and the language the book is read as."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import gradio as gr
 
@@ -13,12 +14,16 @@ from ...book.cache import evict
 from ...errors import EliteError
 from ...methods.whole import fits
 from .. import render
+from ..answering import handler
 from ..inputs import choice
 from ..render import inert_markdown as md
 from ..sample import SAMPLE
 from ..state import Session
 from . import names as names_panel
 from . import reader, story, trace
+
+if TYPE_CHECKING:
+    from ..page import Context, Page
 
 LANGUAGES = ["en", "fr", "de", "es", "zh", "it", "pt", "nl", "ru"]
 """Languages the reader may read a book as (any Snowball language works; these are offered)."""
@@ -108,63 +113,74 @@ def reading(ctx) -> dict:
     return {"concurrency_limit": ctx.config.uploads, "concurrency_id": "book", "show_progress": "minimal"}
 
 
-def after_opening(page, ctx, event) -> None:
+def on_named(page: Page, ctx: Context, session: Session):
+    """The open book's character names up to its ceiling (0.5 s for the longest novel), after it opened."""
+    return {page.session.state: session} | names_panel.listed(page, ctx, session, session.ceiling_text)
+
+
+def after_opening(page: Page, ctx: Context, event) -> None:
     """What follows any event that opens a book: the cursor in the question box, then the book's character names
-    up to its ceiling (0.5 s for the longest novel), the run's views, the language box back to "detected"."""
+    up to its ceiling, the run's views, the language box back to "detected"."""
     state = page.session.state
-
-    def named(session: Session):
-        return {state: session} | names_panel.listed(page, ctx, session, session.ceiling_text)
-
     event.then(None, js="() => focusQuestion()")
-    listed = event.then(named, state, [state, *names_panel.outputs(page)], concurrency_limit=None)
+    listed = event.then(handler(on_named, page, ctx), state, [state, *names_panel.outputs(page)],
+                        concurrency_limit=None)
     trace.refresh_after(listed, page, ctx).then(lambda: "detected", None, page.book.language, concurrency_limit=None)
 
 
-def create_event_handlers(page, ctx) -> None:
+def on_upload(page: Page, ctx: Context, file, session: Session, request: gr.Request):
+    """A book uploaded: opened (or, for a visitor over their limits, refused in one sentence)."""
+    if file is None:
+        yield {page.session.state: session}
+        return
+    yield from open_file(page, ctx, file if isinstance(file, str) else file.name, session, request)
+
+
+def on_sample(page: Page, ctx: Context, session: Session, request: gr.Request):
+    """"Try the sample book": The Wind in the Willows, opened."""
+    yield from open_file(page, ctx, str(SAMPLE), session, request)
+
+
+def on_switch(page: Page, ctx: Context, digest, session: Session):
+    """"Books this visit": back to an earlier book of the visit, with its conversation, runs and ceiling."""
     ui, state = page.book, page.session.state
+    digest = choice(digest, session.shelf)
+    if session.book is None or digest is None:
+        return {state: session}
+    book = load_cached(digest, ctx.cache_dir)
+    if book is None:
+        gone = md(session.shelf[digest].label)
+        return {page.chat.status: f"*{gone}* is no longer in the cache; upload it again.",
+                ui.switch: session.book.digest}
+    session.open(book)
+    return opened(page, ctx, session) | {page.chat.status: f"Back to *{md(book.title)}*."}
 
-    def on_upload(file, session: Session, request: gr.Request):
-        if file is None:
-            yield {state: session}
-            return
-        yield from open_file(page, ctx, file if isinstance(file, str) else file.name, session, request)
 
-    def on_sample(session: Session, request: gr.Request):
-        yield from open_file(page, ctx, str(SAMPLE), session, request)
+def on_language(page: Page, ctx: Context, code, session: Session):
+    """"Book language": the book read as another language (its words, stems and names found again)."""
+    ui, state = page.book, page.session.state
+    book, code = session.book, choice(code, ["detected", *LANGUAGES])
+    if book is None or code is None:
+        return {state: session}
+    wanted = book.stats.get("detected", book.language) if code == "detected" else code
+    if wanted == book.language:
+        return {state: session}
+    session.book = book.read_as(wanted)
+    session.book.stats["detected"] = book.stats.get("detected", book.language)
+    session.names = None
+    return {state: session, ui.card: render.book_card(session.book, hosted=ctx.config.hosted),
+            page.chat.status: f"*{md(session.book.title)}* is read as {session.book.lexicon.name}."
+            } | names_panel.listed(page, ctx, session, session.ceiling_text)
 
-    def on_switch(digest, session: Session):
-        digest = choice(digest, session.shelf)
-        if session.book is None or digest is None:
-            return {state: session}
-        book = load_cached(digest, ctx.cache_dir)
-        if book is None:
-            gone = md(session.shelf[digest].label)
-            return {page.chat.status: f"*{gone}* is no longer in the cache; upload it again.",
-                    ui.switch: session.book.digest}
-        session.open(book)
-        return opened(page, ctx, session) | {page.chat.status: f"Back to *{md(book.title)}*."}
 
-    def on_language(code, session: Session):
-        book, code = session.book, choice(code, ["detected", *LANGUAGES])
-        if book is None or code is None:
-            return {state: session}
-        wanted = book.stats.get("detected", book.language) if code == "detected" else code
-        if wanted == book.language:
-            return {state: session}
-        session.book = book.read_as(wanted)
-        session.book.stats["detected"] = book.stats.get("detected", book.language)
-        session.names = None
-        return {state: session, ui.card: render.book_card(session.book, hosted=ctx.config.hosted),
-                page.chat.status: f"*{md(session.book.title)}* is read as {session.book.lexicon.name}."
-                } | names_panel.listed(page, ctx, session, session.ceiling_text)
-
+def create_event_handlers(page: Page, ctx: Context) -> None:
+    ui, state = page.book, page.session.state
     shown = [*opened_outputs(page), page.chat.status]
     opens = reading(ctx)
-    for event in (ui.upload.upload(on_upload, [ui.upload, state], shown, **opens),
-                  ui.sample.click(on_sample, state, shown, **opens),
-                  ui.switch.input(on_switch, [ui.switch, state], shown, **opens)):
+    for event in (ui.upload.upload(handler(on_upload, page, ctx), [ui.upload, state], shown, **opens),
+                  ui.sample.click(handler(on_sample, page, ctx), state, shown, **opens),
+                  ui.switch.input(handler(on_switch, page, ctx), [ui.switch, state], shown, **opens)):
         after_opening(page, ctx, event)
     # chosen (select), not merely passed by Tab: Gradio sends an input event each time the box loses focus
-    ui.language.select(on_language, [ui.language, state],
+    ui.language.select(handler(on_language, page, ctx), [ui.language, state],
                        [state, ui.card, *names_panel.outputs(page), page.chat.status], concurrency_limit=None)

@@ -4,20 +4,25 @@ answered by the chosen method (and again by a second one for the side-by-side vi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import gradio as gr
 
-from ...book import Book, reading_ceiling
+from ...book import Book
 from ...errors import EliteError
 from ...methods.registry import METHODS
+from ...reading import Asked
 from .. import render
-from ..answering import answer_turn, one_at_a_time, outputs, releases_stop
+from ..answering import answer_turn, asked_of, handler, one_at_a_time, outputs, panel_of, releases_stop
 from ..inputs import text
 from ..render import inert_markdown as md
 from ..sample import EXAMPLES, example_questions, is_sample
 from ..state import Session
 from . import model_panel, trace
+
+if TYPE_CHECKING:
+    from ..page import Context, Page
 
 
 def examples(book: Book | None, names: list[str]) -> gr.Dataset:
@@ -61,90 +66,97 @@ def create_ui(ctx) -> ChatUI:
     return ChatUI(note, conversation, ceiling, front, question, ask, stop, status, shown)
 
 
-def engine_for(page, ctx, name: str, session: Session, values: dict, asked: Book):
-    """The engine of method ``name`` with the settings its panel shows (a method without a panel of its own
-    takes the main settings panel's preset and the settings it shares with it), for a question of ``asked`` (the
-    book cut at the reader's ceiling)."""
+def method_settings(page: Page, name: str, values: dict):
+    """The settings of method ``name`` as its panel shows them (a method without a panel of its own takes the main
+    settings panel's preset and the settings it shares with it)."""
     method = METHODS[name]
-    own = getattr(page, method.panel).controls
-    return session.engine(method, own.settings(values, method.settings, method.presets), ctx.model, ctx.cache_dir,
-                          asked)
+    own = panel_of(page, method).controls
+    return own.settings(values, method.settings, method.presets)
 
 
-def create_event_handlers(page, ctx) -> None:
-    ui, state, model = page.chat, page.session.state, ctx.model
+def on_ask(page: Page, ctx: Context, values: dict):
+    """Ask (or Enter in the question box): the question answered by the chosen method, one run of the visitor at
+    a time, in its place in the model's line."""
+    ui, session = page.chat, values[page.session.state]
+    book, said = session.book, text(values[ui.question]).strip()
+    if book is None:
+        freed = (f" If this page showed a book, its session was idle over {ctx.config.idle_minutes} minutes "
+                 "and was freed: reload the page to bring it back." if ctx.config.hosted else "")
+        yield {ui.status: "Load a book first (or try the sample book)." + freed}
+        return
+    if not said:
+        yield {ui.status: "Type a question first."}
+        return
+    if ctx.model.llm is None:
+        yield {ui.status: f"No model: {md(ctx.model.status)}"}
+        return
+    options = page.options.chosen(values)
+    run = answered(page, ctx, values, session, book, said, options)
+    return (yield from one_at_a_time(page, session, run, ctx.model))
+
+
+def answered(page: Page, ctx: Context, values: dict, session: Session, book: Book, said: str, options):
+    """The question answered by the chosen method (ELITE for a question about a passage), then by the side-by-side
+    one if the reader chose one, both of the same part of the book."""
+    ui = page.chat
+    session.ceiling_text = text(values[ui.ceiling]).strip()
+    about, session.about = session.about, []
+    name = "elite" if about else values[page.strategy.strategy]
+    asked = Asked(said, session.ceiling_text, bool(values[ui.front]), name, method_settings(page, name, values),
+                  options, tuple(about))
+    run = yield from answer_turn(page, ctx, session, book, said, said, "Searching the book…",
+                                 lambda: asked_of(ctx, session, book, asked).events(), options)
+    compare = values[page.strategy.compare]
+    if run is None:
+        return
+    if compare in (None, "none", values[page.strategy.strategy]):
+        yield {ui.status: "Done."}
+        return
+    yield from compared(page, ctx, session, book, replace(asked, method=compare,
+                                                          settings=method_settings(page, compare, values), about=()),
+                        run)
+
+
+def compared(page: Page, ctx: Context, session: Session, book: Book, asked: Asked, run):
+    """The same question answered again by another method, for the Side by side tab beside ``run``."""
+    ui, method = page.chat, METHODS[asked.method]
+    try:
+        again = asked_of(ctx, session, book, asked)
+        first = method.builds and again.engine.prepared_key(book) not in ctx.model.prepared
+        yield {ui.status: f"Answering again with {method.label} for the side-by-side view"
+                          + (f" (building {method.builds} first, once per book)…" if first else "…")}
+        other = again.answer()
+    except EliteError as exc:
+        yield {ui.status: f"**No side-by-side answer from {method.label}:** {md(str(exc))}"}
+        return
+    session.keep(other, book)
+    session.compared = [run, other]
+    yield {ui.status: "Done: both answers are in the Side by side tab."}
+
+
+def on_stop(session: Session):
+    """Stop: the visitor's run ends at its next step; the conversation goes on."""
+    session.cancel.set()
+    session.stop_unfinished()
+    return (render.chat(session.book, session.turns), "Stopped. Ask another question when you like.",
+            gr.Button(interactive=False))
+
+
+def on_example(sample):
+    """An example chosen fills the question box (links.js puts the cursor there: Enter asks it)."""
+    return text(sample[0]) if isinstance(sample, list | tuple) and sample else gr.skip()
+
+
+def create_event_handlers(page: Page, ctx: Context) -> None:
+    ui, state = page.chat, page.session.state
     asked_with = {state, ui.question, ui.ceiling, ui.front, page.strategy.strategy, page.strategy.compare,
                   *page.options.boxes.values(), *page.settings.controls.inputs, *page.mrag.controls.inputs}
-
-    @releases_stop(page)
-    def on_ask(values: dict):
-        session: Session = values[state]
-        book, said = session.book, text(values[ui.question]).strip()
-        if book is None:
-            freed = (f" If this page showed a book, its session was idle over {ctx.config.idle_minutes} minutes "
-                     "and was freed: reload the page to bring it back." if ctx.config.hosted else "")
-            yield {ui.status: "Load a book first (or try the sample book)." + freed}
-            return
-        if not said:
-            yield {ui.status: "Type a question first."}
-            return
-        if model.llm is None:
-            yield {ui.status: f"No model: {md(model.status)}"}
-            return
-        options = page.options.chosen(values)
-        return (yield from one_at_a_time(page, session, answered(values, session, book, said, options), model))
-
-    def answered(values: dict, session: Session, book, said: str, options):
-        """The question answered by the chosen method, then by the side-by-side one if the reader chose one."""
-        session.ceiling_text = text(values[ui.ceiling]).strip()
-        asked = book
-        about, session.about = session.about, []
-
-        def steps():
-            nonlocal asked
-            read = reading_ceiling(book, session.ceiling_text)
-            asked = book.up_to(*read, front=bool(values[ui.front])) if read else book
-            engine = engine_for(page, ctx, "elite" if about else values[page.strategy.strategy], session, values,
-                                asked)
-            return engine.ask(asked, said, options, prepared=ctx.model.prepared_for(engine, book),
-                              **({"about": about} if about else {}))
-
-        run = yield from answer_turn(page, ctx, session, book, said, said, "Searching the book…", steps, options)
-        compare = values[page.strategy.compare]
-        if run is None:
-            return
-        if compare in (None, "none", values[page.strategy.strategy]):
-            yield {ui.status: "Done."}
-            return
-        method = METHODS[compare]
-        try:
-            engine = engine_for(page, ctx, compare, session, values, asked)
-            first = method.builds and engine.prepared_key(book) not in ctx.model.prepared
-            yield {ui.status: f"Answering again with {method.label} for the side-by-side view"
-                              + (f" (building {method.builds} first, once per book)…" if first else "…")}
-            other = engine.run(asked, said, options, prepared=ctx.model.prepared_for(engine, book))
-        except EliteError as exc:
-            yield {ui.status: f"**No side-by-side answer from {method.label}:** {md(str(exc))}"}
-            return
-        session.keep(other, book)
-        session.compared = [run, other]
-        yield {ui.status: "Done: both answers are in the Side by side tab."}
-
-    def on_stop(session: Session):
-        session.cancel.set()
-        session.stop_unfinished()
-        return (render.chat(session.book, session.turns), "Stopped. Ask another question when you like.",
-                gr.Button(interactive=False))
-
-    def on_example(sample):
-        """An example chosen fills the question box (links.js puts the cursor there: Enter asks it)."""
-        return text(sample[0]) if isinstance(sample, list | tuple) and sample else gr.skip()
-
     ui.examples.click(on_example, ui.examples, ui.question, concurrency_limit=None, show_progress="hidden")
     # no limit here: every visitor's calls line up fairly for the model's capacity (models.capacity), one run per
     # visitor at a time (Session.begin)
     boxes = list(page.options.boxes.values())
-    running = [trigger(on_ask, asked_with, outputs(page), concurrency_limit=None)
+    asking = releases_stop(page)(handler(on_ask, page, ctx))
+    running = [trigger(asking, asked_with, outputs(page), concurrency_limit=None)
                for trigger in (ui.ask.click, ui.question.submit)]
     # a build is stopped through the session's cancel flag alone, so that it can say how far it got
     stopped = ui.stop.click(on_stop, state, [ui.conversation, ui.status, ui.stop],

@@ -6,16 +6,21 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import gradio as gr
 
 from ...errors import EliteError
 from ...library import LibraryError, located_in, open_shelf
 from .. import notebook, render
+from ..answering import handler
 from ..inputs import text
 from ..render import inert_markdown as md
 from ..state import Session
 from . import book as book_panel
+
+if TYPE_CHECKING:
+    from ..page import Context, Page
 
 HOSTED = "This app is hosted: it opens no folder of the machine it runs on. Upload the book instead."
 
@@ -47,47 +52,54 @@ def create_ui(ctx) -> LibraryUI:
         )
 
 
-def create_event_handlers(page, ctx) -> None:
+def on_search(page: Page, ctx: Context, folder, words, session: Session):
+    """The library searched by title or author."""
+    ui = page.library
+    if ctx.config.hosted:
+        return {page.chat.status: HOSTED}
+    try:
+        found = open_shelf(text(folder)).search(text(words))
+    except LibraryError as exc:
+        return {page.chat.status: md(str(exc)), ui.found: gr.update(choices=[], value=None)}
+    said = f"{len(found)} book{'s' * (len(found) != 1)} found." if found else "No book found."
+    return {page.chat.status: said, ui.found: gr.update(choices=[(b.label(), b.id) for b in found],
+                                                       value=found[0].id if found else None)}
+
+
+def on_open(page: Page, ctx: Context, folder, picked, session: Session, request: gr.Request):
+    """"Open with my place and highlights": the book opened, its ceiling where the reading apps left the reader,
+    their highlights in the notebook."""
+    if ctx.config.hosted:
+        yield {page.chat.status: HOSTED}
+        return
+    try:
+        shelf = open_shelf(text(folder))
+        entry = shelf.book(picked) if type(picked) is int else None
+    except LibraryError as exc:
+        yield {page.chat.status: md(str(exc))}
+        return
+    if entry is None or entry.file() is None:
+        yield {page.chat.status: "Search the library and choose a book first."}
+        return
+    file = entry.file()
+    yield from book_panel.open_file(page, ctx, str(file), session, request)
+    if session.book is None or session.book.path != str(file):
+        return  # not opened: the sentence saying why is shown
+    yield placed(page, session, shelf, entry, ctx.config.koreader)
+
+
+def create_event_handlers(page: Page, ctx: Context) -> None:
     ui, state = page.library, page.session.state
-
-    def on_search(folder, words, session: Session):
-        if ctx.config.hosted:
-            return {page.chat.status: HOSTED}
-        try:
-            found = open_shelf(text(folder)).search(text(words))
-        except LibraryError as exc:
-            return {page.chat.status: md(str(exc)), ui.found: gr.update(choices=[], value=None)}
-        said = f"{len(found)} book{'s' * (len(found) != 1)} found." if found else "No book found."
-        return {page.chat.status: said, ui.found: gr.update(choices=[(b.label(), b.id) for b in found],
-                                                           value=found[0].id if found else None)}
-
-    def on_open(folder, picked, session: Session, request: gr.Request):
-        if ctx.config.hosted:
-            yield {page.chat.status: HOSTED}
-            return
-        try:
-            shelf = open_shelf(text(folder))
-            entry = shelf.book(picked) if type(picked) is int else None
-        except LibraryError as exc:
-            yield {page.chat.status: md(str(exc))}
-            return
-        if entry is None or entry.file() is None:
-            yield {page.chat.status: "Search the library and choose a book first."}
-            return
-        file = entry.file()
-        yield from book_panel.open_file(page, ctx, str(file), session, request)
-        if session.book is None or session.book.path != str(file):
-            return  # not opened: the sentence saying why is shown
-        yield placed(page, session, shelf, entry, ctx.config.koreader)
-
-    ui.search.click(on_search, [ui.folder, ui.words, state], [ui.found, page.chat.status], concurrency_limit=None)
-    ui.words.submit(on_search, [ui.folder, ui.words, state], [ui.found, page.chat.status], concurrency_limit=None)
+    searching = handler(on_search, page, ctx)
+    ui.search.click(searching, [ui.folder, ui.words, state], [ui.found, page.chat.status], concurrency_limit=None)
+    ui.words.submit(searching, [ui.folder, ui.words, state], [ui.found, page.chat.status], concurrency_limit=None)
     shown = [*book_panel.opened_outputs(page), page.chat.status, page.notebook.view]
-    opened = ui.open.click(on_open, [ui.folder, ui.found, state], shown, **book_panel.reading(ctx))
+    opened = ui.open.click(handler(on_open, page, ctx), [ui.folder, ui.found, state], shown,
+                           **book_panel.reading(ctx))
     book_panel.after_opening(page, ctx, opened)
     opened.then(lambda s: s.saved(ctx.receipts), state, page.session.stored)
-    ui.go.click(lambda picked, session: about_highlight(page, picked, session), [ui.pick, state],
-                [state, page.chat.status, page.chat.question], concurrency_limit=None)
+    ui.go.click(handler(about_highlight, page), [ui.pick, state], [state, page.chat.status, page.chat.question],
+                concurrency_limit=None)
 
 
 def placed(page, session: Session, shelf, entry, koreader: str | None) -> dict:
@@ -98,7 +110,7 @@ def placed(page, session: Session, shelf, entry, koreader: str | None) -> dict:
         located, problems = located_in(session.book, shelf, entry, koreader)
     except (EliteError, OSError) as exc:
         return {page.chat.status: f"Opened; where you are could not be read: {md(str(exc))}"}
-    kept = {(e.get("book"), tuple(e.get("about", []))) for e in session.notebook}
+    kept = {(e.book, tuple(e.about)) for e in session.notebook}
     for found in located.found:
         if found.sentences and (session.book.digest, tuple(found.sentences[:20])) not in kept:
             session.notebook.append(notebook.highlight_entry(session.book, found.marked.source,

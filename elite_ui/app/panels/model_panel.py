@@ -7,6 +7,7 @@ mode. Above the conversation, a note says which model answers, honestly when it 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import gradio as gr
 
@@ -15,9 +16,14 @@ from ...models import BACKENDS, ModelChoice
 from ...models.catalogue import catalogue, entry, this_machine
 from ...models.hub import downloaded, pull
 from ...models.openai import SERVERS, server_models
+from ...reading import preset_for
+from ..answering import handler
 from ..render import esc
 from ..render import inert_markdown as md
 from ..state import Model
+
+if TYPE_CHECKING:
+    from ..page import Context, Page
 
 
 @dataclass
@@ -84,54 +90,55 @@ def note(model: Model) -> str:
     return f"<div class='model-note'>Answering with {name}.</div>"
 
 
-def preset_for(choice: ModelChoice) -> str | None:
-    """The settings preset a model starts with: the catalogue's word for its models, laptop for the demo model;
-    None (the reader's choice stays) for a file or server we know nothing about."""
-    if choice.kind == "catalogue":
-        return entry(choice.name).preset
-    return "laptop" if choice.kind == "embedded" else None
+def loaded(page: Page, ctx: Context, choice: ModelChoice) -> dict:
+    """Load ``choice`` and show it: status, where it runs, the note, the preset that goes with it and why."""
+    ui = page.model
+    try:
+        status = md(ctx.model.load(choice))
+    except EliteError as exc:
+        return {ui.status: f"**Model not loaded:** {md(str(exc))} ({md(ctx.model.status)})"}
+    shown = {ui.status: status, ui.running: md(ctx.model.running()), page.chat.model_note: note(ctx.model),
+             ui.pick: gr.Dropdown(choices=choices())}
+    chosen, why = preset_for(ctx.model.llm)
+    return shown | {page.settings.controls.preset: chosen, ui.status: f"{status}; settings preset: {chosen} "
+                                                                      f"({md(why)})"}
 
 
-def create_event_handlers(page, ctx) -> None:
+def on_load_model(page: Page, ctx: Context, kind, path, url, name):
+    """"Load model": the embedded one, a GGUF file, or a server's model."""
+    return loaded(page, ctx, ModelChoice(str(kind or ""), path=str(path or ""), server=str(url or ""),
+                                         name=str(name or "")))
+
+
+def on_download(page: Page, ctx: Context, name, progress=gr.Progress(track_tqdm=True)):
+    """"Download and load": a catalogue model from the Hugging Face Hub, with progress, then loaded."""
+    try:
+        model = entry(str(name or ""))
+        progress(0, desc=f"Downloading {model.label}")
+        pull(model)
+    except EliteError as exc:
+        return {page.model.status: f"**Not downloaded:** {md(str(exc))}"}
+    return loaded(page, ctx, ModelChoice("catalogue", name=model.name))
+
+
+def on_list(page: Page, ctx: Context, url):
+    """"List the server's models": what the server at ``url`` offers."""
+    ui = page.model
+    try:
+        found = server_models(str(url or ""))
+    except EliteError as exc:
+        return {ui.status: f"**No model list:** {md(str(exc))}"}
+    return {ui.name: gr.Dropdown(choices=found, value=found[0] if found else None), ui.kind: "server",
+            ui.status: f"The server offers {len(found)} model{'s' * (len(found) != 1)}."}
+
+
+def create_event_handlers(page: Page, ctx: Context) -> None:
     ui, preset = page.model, page.settings.controls.preset
-
-    def loaded(choice: ModelChoice) -> dict:
-        """Load ``choice`` and show it: status, where it runs, the note, the preset that goes with it."""
-        try:
-            status = md(ctx.model.load(choice))
-        except EliteError as exc:
-            return {ui.status: f"**Model not loaded:** {md(str(exc))} ({md(ctx.model.status)})"}
-        shown = {ui.status: status, ui.running: md(ctx.model.running()), page.chat.model_note: note(ctx.model),
-                 ui.pick: gr.Dropdown(choices=choices())}
-        chosen = preset_for(choice)
-        return shown | ({preset: chosen, ui.status: f"{status}; settings preset: {chosen}"} if chosen else {})
-
-    def on_load_model(kind, path, url, name):
-        return loaded(ModelChoice(str(kind or ""), path=str(path or ""), server=str(url or ""),
-                                  name=str(name or "")))
-
-    def on_download(name, progress=gr.Progress(track_tqdm=True)):
-        try:
-            model = entry(str(name or ""))
-            progress(0, desc=f"Downloading {model.label}")
-            pull(model)
-        except EliteError as exc:
-            return {ui.status: f"**Not downloaded:** {md(str(exc))}"}
-        return loaded(ModelChoice("catalogue", name=model.name))
-
-    def on_list(url):
-        try:
-            found = server_models(str(url or ""))
-        except EliteError as exc:
-            return {ui.status: f"**No model list:** {md(str(exc))}"}
-        return {ui.name: gr.Dropdown(choices=found, value=found[0] if found else None), ui.kind: "server",
-                ui.status: f"The server offers {len(found)} model{'s' * (len(found) != 1)}."}
-
     if ctx.config.hosted:
         return
     shown = [ui.status, ui.running, page.chat.model_note, ui.pick, preset]
-    ui.load.click(on_load_model, [ui.kind, ui.path, ui.url, ui.name], shown)
-    ui.download.click(on_download, ui.pick, shown)
-    ui.listing.click(on_list, ui.url, [ui.name, ui.kind, ui.status])
+    ui.load.click(handler(on_load_model, page, ctx), [ui.kind, ui.path, ui.url, ui.name], shown)
+    ui.download.click(handler(on_download, page, ctx), ui.pick, shown)
+    ui.listing.click(handler(on_list, page, ctx), ui.url, [ui.name, ui.kind, ui.status])
     for button, address in zip(ui.servers, SERVERS.values(), strict=True):
         button.click(lambda address=address: (address, "server"), None, [ui.url, ui.kind])

@@ -4,6 +4,7 @@ and left, time left; Stop, then Build again resumes)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import gradio as gr
 
@@ -12,10 +13,13 @@ from ...methods.mrag import PRESETS, Mrag, MragSettings
 from ...methods.registry import METHODS
 from ...methods.trace import Kind
 from .. import render
-from ..answering import one_build, releases_stop
+from ..answering import handler, one_build, releases_stop
 from ..render import inert_markdown as md
 from ..state import Session
 from .controls import Controls, create_controls
+
+if TYPE_CHECKING:
+    from ..page import Context, Page
 
 
 @dataclass
@@ -35,45 +39,49 @@ def create_ui(ctx) -> MragUI:
         )
 
 
-def create_event_handlers(page, ctx) -> None:
-    ui, state, model = page.mrag, page.session.state, ctx.model
+def on_build(page: Page, ctx: Context, values: dict):
+    """"Build the index": the open book's markers, written once per book and model (Stop, then Build again
+    resumes)."""
+    session: Session = values[page.session.state]
+    if session.book is None:
+        yield {page.chat.status: "Load a book first."}
+        return
+    if ctx.model.llm is None:
+        yield {page.chat.status: f"No model: {md(ctx.model.status)}"}
+        return
+    return (yield from one_build(page, ctx, session, built(page, ctx, values, session)))
+
+
+def built(page: Page, ctx: Context, values: dict, session: Session):
+    """The build's progress as it goes, then the index's card."""
+    ui, model = page.mrag, ctx.model
+    engine: Mrag = METHODS["mrag"].engine(model.llm, ui.controls.settings(values),
+                                          session.tools(model, ctx.cache_dir, background=True))
+    done = None
+    yield {page.chat.status: "Building the M-RAG index…", page.chat.stop: gr.Button(interactive=True)}
+    try:
+        for event in engine.build(session.book):  # each call waits its turn: others' questions go in between
+            if event.kind == Kind.QUEUE:
+                yield {page.chat.status: event.data.said()}
+            elif event.kind == Kind.INDEX_PROGRESS:
+                done = event.data
+                yield {ui.status: render.build_progress(done), page.chat.status: "Building the M-RAG index…"}
+        index = ctx.model.prepared_for(engine, session.book).state
+    except Cancelled:
+        yield {ui.status: render.build_progress(done) if done else gr.skip(),
+               page.chat.status: f"Stopped after {done.done if done else 0} of {done.total if done else '?'} "
+                                 "windows; build again to resume where it stopped."}
+        return
+    except EliteError as exc:
+        yield {page.chat.status: f"**Could not build the index:** {md(str(exc))}"}
+        return
+    kept = f" ({done.resumed} of {done.total} windows kept from an earlier run)" if done and done.resumed else ""
+    yield {page.session.state: session, ui.status: render.index_card(index.stats()),
+           page.chat.status: f"The M-RAG index is ready{kept}; choose M-RAG and ask."}
+
+
+def create_event_handlers(page: Page, ctx: Context) -> None:
+    ui, state = page.mrag, page.session.state
     ui.controls.on_preset()
-
-    @releases_stop(page)
-    def on_build(values: dict):
-        session: Session = values[state]
-        if session.book is None:
-            yield {page.chat.status: "Load a book first."}
-            return
-        if model.llm is None:
-            yield {page.chat.status: f"No model: {md(model.status)}"}
-            return
-        return (yield from one_build(page, ctx, session, built(values, session)))
-
-    def built(values: dict, session: Session):
-        engine: Mrag = METHODS["mrag"].engine(model.llm, ui.controls.settings(values),
-                                              session.tools(model, ctx.cache_dir, background=True))
-        done = None
-        yield {page.chat.status: "Building the M-RAG index…", page.chat.stop: gr.Button(interactive=True)}
-        try:
-            for event in engine.build(session.book):  # each call waits its turn: others' questions go in between
-                if event.kind == Kind.QUEUE:
-                    yield {page.chat.status: event.data.said()}
-                elif event.kind == Kind.INDEX_PROGRESS:
-                    done = event.data
-                    yield {ui.status: render.build_progress(done), page.chat.status: "Building the M-RAG index…"}
-            index = ctx.model.prepared_for(engine, session.book).state
-        except Cancelled:
-            yield {ui.status: render.build_progress(done) if done else gr.skip(),
-                   page.chat.status: f"Stopped after {done.done if done else 0} of {done.total if done else '?'} "
-                                     "windows; build again to resume where it stopped."}
-            return
-        except EliteError as exc:
-            yield {page.chat.status: f"**Could not build the index:** {md(str(exc))}"}
-            return
-        kept = f" ({done.resumed} of {done.total} windows kept from an earlier run)" if done and done.resumed else ""
-        yield {state: session, ui.status: render.index_card(index.stats()),
-               page.chat.status: f"The M-RAG index is ready{kept}; choose M-RAG and ask."}
-
-    ui.build.click(on_build, {state, *ui.controls.inputs}, [state, ui.status, page.chat.status, page.chat.stop],
-                   concurrency_limit=None)
+    ui.build.click(releases_stop(page)(handler(on_build, page, ctx)), {state, *ui.controls.inputs},
+                   [state, ui.status, page.chat.status, page.chat.stop], concurrency_limit=None)

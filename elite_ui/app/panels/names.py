@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import gradio as gr
 
 from ...book.names import NameIndex, save_names
 from ...errors import EliteError
+from ...reading import part
 from .. import inputs
+from ..answering import handler
 from ..render import inert_markdown as md
 from ..state import Session
 from . import chat
+
+if TYPE_CHECKING:
+    from ..page import Context, Page
 
 
 @dataclass
@@ -37,7 +43,7 @@ def shown_names(ctx, session: Session, ceiling) -> NameIndex | None:
     if session.book is None:
         return None
     try:
-        book, _ = session.read_part(inputs.text(ceiling))
+        book = part(session.book, inputs.text(ceiling)).book
     except EliteError:
         return None
     return session.names_in(book, ctx.cache_dir)
@@ -60,24 +66,30 @@ def outputs(page) -> list:
     return [page.names.box, page.story.character, page.chat.examples]
 
 
-def create_event_handlers(page, ctx) -> None:
+def on_apply_names(page: Page, ctx: Context, text, session: Session):
+    """"Use these names": the reader's list of characters, kept for the book."""
+    if session.book is None:
+        return session, "Load a book first."
+    try:
+        session.names = NameIndex.from_text(inputs.text(text))
+    except EliteError as exc:
+        return session, f"**Names not changed:** {md(str(exc))}"
+    kept = ("for this visit" if ctx.config.hosted else "for this book"
+            if save_names(session.book, session.names, ctx.cache_dir) else
+            "for this visit (the cache folder cannot be written)")
+    return session, (f"{len(session.names.characters)} characters; a term naming one also searches its other "
+                     f"names. Kept {kept}.")
+
+
+def on_ceiling(page: Page, ctx: Context, ceiling, session: Session) -> dict:
+    """The ceiling moved (or a list was applied): the names, the X-Ray's choices and the examples found again."""
+    return listed(page, ctx, session, ceiling)
+
+
+def create_event_handlers(page: Page, ctx: Context) -> None:
     ui, state = page.names, page.session.state
-
-    def on_apply_names(text, session: Session):
-        if session.book is None:
-            return session, "Load a book first."
-        try:
-            session.names = NameIndex.from_text(inputs.text(text))
-        except EliteError as exc:
-            return session, f"**Names not changed:** {md(str(exc))}"
-        kept = ("for this visit" if ctx.config.hosted else "for this book"
-                if save_names(session.book, session.names, ctx.cache_dir) else
-                "for this visit (the cache folder cannot be written)")
-        return session, (f"{len(session.names.characters)} characters; a term naming one also searches its other "
-                         f"names. Kept {kept}.")
-
-    applied = ui.apply.click(on_apply_names, [ui.box, state], [state, page.chat.status], concurrency_limit=None)
+    applied = ui.apply.click(handler(on_apply_names, page, ctx), [ui.box, state], [state, page.chat.status],
+                             concurrency_limit=None)
     # the names are found once when the ceiling moves or a list is applied, not at every key typed into the box
     for changed in (page.chat.ceiling.submit, page.chat.ceiling.blur, applied.then):
-        changed(lambda ceiling, session: listed(page, ctx, session, ceiling), [page.chat.ceiling, state],
-                outputs(page), concurrency_limit=None)
+        changed(handler(on_ceiling, page, ctx), [page.chat.ceiling, state], outputs(page), concurrency_limit=None)

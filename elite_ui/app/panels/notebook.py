@@ -4,12 +4,17 @@ the Reader, and the recaps and X-Rays saved from the Story tab; exported as Mark
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import gradio as gr
 
 from .. import render
+from ..answering import handler
 from ..state import Session
 from .exports import downloads
+
+if TYPE_CHECKING:
+    from ..page import Context, Page
 
 
 @dataclass
@@ -25,19 +30,22 @@ def create_ui(ctx) -> NotebookUI:
                                             interactive=False))
 
 
-def on_save(page, ctx, button: gr.Button, entry_of) -> None:
-    """``button`` saves to the notebook what ``entry_of(session)`` makes of the session (an entry, or the sentence
-    saying why there is none), then shows the notebook and its export, and updates the browser's copy."""
+def saved_to_notebook(page: Page, ctx: Context, entry_of, session: Session) -> dict:
+    """What ``entry_of(session)`` makes of the session (an entry, or the sentence saying why there is none) saved
+    to the notebook; the notebook and its export shown."""
+    entry = entry_of(session)
+    if isinstance(entry, str):
+        return {page.chat.status: entry}
+    session.notebook.append(entry)
+    said = f"Saved “{render.inert_markdown(entry.heading)}” to the notebook."
+    return {page.session.state: session, page.notebook.view: render.notebook_html(session.notebook),
+            page.chat.status: said, page.notebook.export: downloads(page, ctx, session)[page.notebook.export]}
+
+
+def on_save(page: Page, ctx: Context, button: gr.Button, entry_of) -> None:
+    """``button`` saves to the notebook what ``entry_of`` makes of the session (:func:`saved_to_notebook`), then
+    updates the browser's copy."""
     state = page.session.state
-
-    def save(session: Session):
-        entry = entry_of(session)
-        if isinstance(entry, str):
-            return {page.chat.status: entry}
-        session.notebook.append(entry)
-        said = f"Saved “{render.inert_markdown(entry.get('question') or entry['label'])}” to the notebook."
-        return {state: session, page.notebook.view: render.notebook_html(session.notebook), page.chat.status: said,
-                page.notebook.export: downloads(page, ctx, session)[page.notebook.export]}
-
-    button.click(save, state, [state, page.notebook.view, page.chat.status, page.notebook.export],
+    button.click(handler(saved_to_notebook, page, ctx, entry_of), state,
+                 [state, page.notebook.view, page.chat.status, page.notebook.export],
                  concurrency_limit=None).then(lambda s: s.saved(ctx.receipts), state, page.session.stored)

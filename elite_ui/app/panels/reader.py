@@ -6,16 +6,21 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import gradio as gr
 import numpy as np
 
 from ...book import load_cached
 from .. import notebook, render
+from ..answering import handler
 from ..inputs import text
 from ..render import inert_markdown as md
 from ..state import Session
 from . import notebook as notebook_panel
+
+if TYPE_CHECKING:
+    from ..page import Context, Page
 
 PASSAGE = 6
 """Sentences on each side of the one shown that "Ask about this passage" pins, within its paragraph (a selection
@@ -61,51 +66,59 @@ def create_links() -> LinksUI:
                    gr.Button("go", elem_id="reader-go", visible="hidden"))
 
 
-def create_event_handlers(page, ctx) -> None:
+def on_cite(page: Page, ctx: Context, target, session: Session):
+    """A citation clicked anywhere on the page: the Reader opens at that sentence, in its paragraph, never past the
+    reader's spoiler ceiling."""
     ui, state = page.reader, page.session.state
+    found = CITED.fullmatch(str(target or "").strip())
+    if not found:
+        return {state: session}
+    key, sid = found.group(1), int(found.group(2))
+    book = cited_book(ctx, session, key)
+    if book is None:
+        return {page.chat.status: "That passage is in a book not opened in this visit; open the book first."}
+    session.reading = (book, sid)
+    return {state: session, ui.view: render.reader(book, sid, ceiling=session.ceiling_in(book),
+                                                   other=book is not session.book),
+            page.tabs: gr.Tabs(selected="reader-tab")}
 
-    def on_cite(target, session: Session):
-        found = CITED.fullmatch(str(target or "").strip())
-        if not found:
-            return {state: session}
-        key, sid = found.group(1), int(found.group(2))
-        book = cited_book(session, key)
-        if book is None:
-            return {page.chat.status: "That passage is in a book not opened in this visit; open the book first."}
-        session.reading = (book, sid)
-        return {state: session, ui.view: render.reader(book, sid, ceiling=session.ceiling_in(book),
-                                                       other=book is not session.book),
-                page.tabs: gr.Tabs(selected="reader-tab")}
 
-    def cited_book(session: Session, key: str):
-        """The book of this visit whose content hash starts with ``key``: the open one, or one on the shelf
-        (reopened from the parsed-book cache)."""
-        if session.book is not None and session.book.digest.startswith(key):
-            return session.book
-        digest = next((d for d in session.shelf if d.startswith(key)), None)
-        return load_cached(digest, ctx.cache_dir) if digest else None
+def cited_book(ctx: Context, session: Session, key: str):
+    """The book of this visit whose content hash starts with ``key``: the open one, or one on the shelf (reopened
+    from the parsed-book cache)."""
+    if session.book is not None and session.book.digest.startswith(key):
+        return session.book
+    digest = next((d for d in session.shelf if d.startswith(key)), None)
+    return load_cached(digest, ctx.cache_dir) if digest else None
 
-    def quoted(session: Session):
-        if session.reading is None or session.reading[1] >= len(session.reading[0]):
-            return "Open a passage in the Reader first (click a citation)."
-        return notebook.quote_entry(*session.reading)
 
-    def on_about(selected, session: Session):
-        """The text selected in the Reader (else the paragraph it shows) becomes what the next question is about,
-        pinned as evidence."""
-        if session.reading is None or session.book is None or session.reading[0].digest != session.book.digest:
-            return {page.chat.status: "Open a passage of the open book in the Reader first (click a citation)."}
-        book, sid = session.reading
-        paragraph = [int(s) for s in np.flatnonzero(book.paragraph_of == book.paragraph_of[sid])]
-        chosen = sorted({int(n) for n in re.findall(r"\d{1,9}", text(selected)) if abs(int(n) - sid) <= SHOWN})
-        session.about = chosen[:2 * PASSAGE + 1] or [s for s in paragraph if abs(s - sid) <= PASSAGE]
-        where = book.sentence(session.about[0]).citation
-        what = f"the {len(session.about)} selected sentences from {where}" if chosen else f"the passage at {where}"
-        return {state: session, page.chat.status: f"Your next question is about {md(what)}: pinned as evidence, "
-                "and ELITE answers it. Type the question above.", page.chat.question: "", ui.selection: ""}
+def quoted(session: Session):
+    """The passage the Reader shows, as a notebook entry ("Save this passage to the notebook")."""
+    if session.reading is None or session.reading[1] >= len(session.reading[0]):
+        return "Open a passage in the Reader first (click a citation)."
+    return notebook.quote_entry(*session.reading)
 
-    ui.about.click(on_about, [ui.selection, state], [state, page.chat.status, page.chat.question, ui.selection],
-                   concurrency_limit=None)
-    page.links.go.click(on_cite, [page.links.target, state], [state, ui.view, page.tabs, page.chat.status],
-                        concurrency_limit=None)
+
+def on_about(page: Page, ctx: Context, selected, session: Session):
+    """The text selected in the Reader (else the paragraph it shows) becomes what the next question is about,
+    pinned as evidence."""
+    ui, state = page.reader, page.session.state
+    if session.reading is None or session.book is None or session.reading[0].digest != session.book.digest:
+        return {page.chat.status: "Open a passage of the open book in the Reader first (click a citation)."}
+    book, sid = session.reading
+    paragraph = [int(s) for s in np.flatnonzero(book.paragraph_of == book.paragraph_of[sid])]
+    chosen = sorted({int(n) for n in re.findall(r"\d{1,9}", text(selected)) if abs(int(n) - sid) <= SHOWN})
+    session.about = chosen[:2 * PASSAGE + 1] or [s for s in paragraph if abs(s - sid) <= PASSAGE]
+    where = book.sentence(session.about[0]).citation
+    what = f"the {len(session.about)} selected sentences from {where}" if chosen else f"the passage at {where}"
+    return {state: session, page.chat.status: f"Your next question is about {md(what)}: pinned as evidence, "
+            "and ELITE answers it. Type the question above.", page.chat.question: "", ui.selection: ""}
+
+
+def create_event_handlers(page: Page, ctx: Context) -> None:
+    ui, state = page.reader, page.session.state
+    ui.about.click(handler(on_about, page, ctx), [ui.selection, state],
+                   [state, page.chat.status, page.chat.question, ui.selection], concurrency_limit=None)
+    page.links.go.click(handler(on_cite, page, ctx), [page.links.target, state],
+                        [state, ui.view, page.tabs, page.chat.status], concurrency_limit=None)
     notebook_panel.on_save(page, ctx, ui.save, quoted)

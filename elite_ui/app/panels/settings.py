@@ -8,7 +8,13 @@ from dataclasses import dataclass
 import gradio as gr
 
 from ...methods.elite import PRESETS, Settings
+from ...reading import preset_for
 from .controls import Controls, create_controls
+
+PRESET_HELP = ("follows the model loaded: capable for a model of a billion parameters or more (what measured best "
+               "with Qwen2.5 1.5B), laptop for the small demo model (one pass, 2 model calls); paper: every stage of "
+               "the paper, with its parameters: 80 to 416 model calls a question, nearly all for importance "
+               "(measured, docs/settings.md)")
 
 
 @dataclass
@@ -18,12 +24,8 @@ class SettingsUI:
 
 def create_ui(ctx) -> SettingsUI:
     with gr.Accordion("Settings", open=False, elem_id="settings-panel"):
-        return SettingsUI(create_controls(Settings, PRESETS, ctx.config.preset, "Preset",
-                                          "laptop (the default): one pass with the model's terms, what measured "
-                                          "best on a small model, 2 model calls; paper: every stage of the "
-                                          "paper, with its parameters: 80 to 416 model calls a question, nearly "
-                                          "all for importance, 2 to 9 minutes on the embedded demo model "
-                                          "(measured, docs/settings.md)", ids="elite"))
+        return SettingsUI(create_controls(Settings, PRESETS, ctx.config.preset or preset_for(ctx.model.llm)[0],
+                                          "Preset", PRESET_HELP, ids="elite"))
 
 
 def create_event_handlers(page, ctx) -> None:

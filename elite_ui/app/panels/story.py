@@ -5,20 +5,25 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import gradio as gr
 
 from ...book.story import recap, together, xray
 from ...errors import Cancelled, EliteError
 from ...methods.recap import Recaps
+from ...reading import part
 from .. import notebook
-from ..answering import one_build, releases_stop
+from ..answering import handler, one_build, releases_stop
 from ..inputs import text
 from ..render import esc
 from ..render import inert_markdown as md
 from ..render.story import recap_html, together_html, written_html, xray_figure, xray_html
 from ..state import Session
 from . import notebook as notebook_panel
+
+if TYPE_CHECKING:
+    from ..page import Context, Page
 
 
 @dataclass
@@ -113,21 +118,13 @@ def drawn(ctx, session: Session, ceiling, work=None) -> tuple:
     cut, the result, None), or a sentence saying why not in the last place. Without ``work``, only the cut
     book and where it is cut (no heavy view's turn is taken)."""
     try:
-        book, until = session.read_part(text(ceiling))
+        book, until = part(session.book, text(ceiling))
     except EliteError as exc:
         return None, "", None, md(str(exc))
     if work is None:
         return book, until, None, None
     with ctx.visitors.heavy(session) as refused:
         return (book, until, None, refused) if refused else (book, until, work(book), None)
-
-
-def named_in(ctx, session: Session, part, *named: str) -> tuple | None:
-    """The name index of ``part`` (the book cut at the reader's ceiling) and the characters ``named`` as it names
-    them (None when one of them is not named there)."""
-    names = session.names_in(part, ctx.cache_dir)
-    found = [names.find(name) for name in named]
-    return None if None in found else (names, *found)
 
 
 def picked(pick) -> list[str] | None:
@@ -139,68 +136,74 @@ def picked(pick) -> list[str] | None:
     return [str(name) for name in names] if isinstance(names, list) and len(names) == 2 else None
 
 
-def create_event_handlers(page, ctx) -> None:
+def on_recap(page: Page, ctx: Context, how, last, ceiling, session: Session, progress=gr.Progress()):
+    """The story so far up to the ceiling: each chapter's extracts, or (written) the model's recaps, built once per
+    book and model."""
     ui, state, chat = page.story, page.session.state, page.chat
+    if session.book is None:
+        yield {chat.status: "Load a book first (or try the sample book)."}
+        return
+    chapters = int(last) if isinstance(last, int | float) and 0 < last < 1000 else None
+    book, until, recaps, refused = drawn(ctx, session, ceiling, None if how == "written" else
+                                         lambda part: recap(part, last_chapters=chapters))
+    if refused:
+        yield {chat.status: f"**No recap:** {refused}"}
+        return
+    if how != "written":
+        session.story = notebook.story_entry(book, f"The story so far, {until}", f"Extracts of {len(recaps)} "
+                                             "chapters.", [sid for r in recaps for sid in r.sentences])
+        yield {state: session, ui.html: recap_html(book, recaps, until), ui.figure: gr.Plot(visible=False),
+               ui.shared: "", chat.status: f"The story so far, {until}."}
+        return
+    if ctx.model.llm is None:
+        yield {chat.status: f"No model: {md(ctx.model.status)}"}
+        return
+    return (yield from one_build(page, ctx, session, written(page, ctx, book, until, chapters, session,
+                                                             progress)))
 
-    @releases_stop(page)
-    def on_recap(how, last, ceiling, session: Session, progress=gr.Progress()):
-        if session.book is None:
-            yield {chat.status: "Load a book first (or try the sample book)."}
-            return
-        chapters = int(last) if isinstance(last, int | float) and 0 < last < 1000 else None
-        book, until, recaps, refused = drawn(ctx, session, ceiling, None if how == "written" else
-                                             lambda part: recap(part, last_chapters=chapters))
-        if refused:
-            yield {chat.status: f"**No recap:** {refused}"}
-            return
-        if how != "written":
-            session.story = notebook.story_entry(book, f"The story so far, {until}", f"Extracts of {len(recaps)} "
-                                                 "chapters.", [sid for r in recaps for sid in r.sentences])
-            yield {state: session, ui.html: recap_html(book, recaps, until), ui.figure: gr.Plot(visible=False),
-                   ui.shared: "",
-                   chat.status: f"The story so far, {until}."}
-            return
-        if ctx.model.llm is None:
-            yield {chat.status: f"No model: {md(ctx.model.status)}"}
-            return
-        return (yield from one_build(page, ctx, session, written(page, ctx, book, until, chapters, session,
-                                                                 progress)))
 
-    def on_xray(name, ceiling, session: Session):
-        if session.book is None:
-            return {chat.status: "Load a book first (or try the sample book)."}
-        if not text(name).strip():
-            return {chat.status: "Choose a character of the book (the Character names panel lists them)."}
-        book, until, found, refused = drawn(ctx, session, ceiling, lambda part: (
-            (cast := named_in(ctx, session, part, text(name))) and xray(part, *cast)))
-        if refused or not found:
-            return {chat.status: f"**No X-Ray:** {refused}" if refused else
-                    f"No character named “{md(text(name))}” {until} (the Character names panel lists them)."}
-        companions = ", ".join(f"{name} ({count})" for name, count, _ in found.companions[:5]) or "no one"
-        session.story = notebook.story_entry(book, f"X-Ray: {found.name}, {until}", f"Named in {found.mentions} "
-                                             f"sentences; appears most with {companions}.", found.story)
-        return {state: session, ui.html: xray_html(book, found, until), ui.shared: "",
-                ui.figure: gr.Plot(xray_figure(found), visible=True),
-                chat.status: f"X-Ray of {md(found.name)}, {until}."}
+def on_xray(page: Page, ctx: Context, name, ceiling, session: Session):
+    """A character's X-Ray up to the ceiling: mentions, first appearance, descriptions, companions and the map."""
+    ui, state, chat = page.story, page.session.state, page.chat
+    if session.book is None:
+        return {chat.status: "Load a book first (or try the sample book)."}
+    if not text(name).strip():
+        return {chat.status: "Choose a character of the book (the Character names panel lists them)."}
+    book, until, found, refused = drawn(ctx, session, ceiling, lambda part: (
+        (cast := session.named(part, ctx.cache_dir, text(name))) and xray(part, *cast)))
+    if refused or not found:
+        return {chat.status: f"**No X-Ray:** {refused}" if refused else
+                f"No character named “{md(text(name))}” {until} (the Character names panel lists them)."}
+    companions = ", ".join(f"{name} ({count})" for name, count, _ in found.companions[:5]) or "no one"
+    session.story = notebook.story_entry(book, f"X-Ray: {found.name}, {until}", f"Named in {found.mentions} "
+                                         f"sentences; appears most with {companions}.", found.story)
+    return {state: session, ui.html: xray_html(book, found, until), ui.shared: "",
+            ui.figure: gr.Plot(xray_figure(found), visible=True),
+            chat.status: f"X-Ray of {md(found.name)}, {until}."}
 
-    def on_together(pick, ceiling, session: Session):
-        """The passages two characters share: the X-Ray's character and a companion (a name or a map point
-        clicked writes the pair as JSON)."""
-        pair = picked(pick)
-        if pair is None or session.book is None:
-            return {chat.status: "Show a character's X-Ray first, then click one of their companions."}
-        book, until, shared, refused = drawn(ctx, session, ceiling, lambda part: (
-            (cast := named_in(ctx, session, part, *pair)) and (cast, together(part, *cast))))
-        if refused or not shared:
-            return {chat.status: f"**No X-Ray:** {refused}" if refused else
-                    "Show a character's X-Ray first, then click one of their companions."}
-        (_, character, other), passages = shared
-        return {ui.shared: together_html(book, character.name, other.name, passages, until)}
 
+def on_together(page: Page, ctx: Context, pick, ceiling, session: Session):
+    """The passages two characters share: the X-Ray's character and a companion (a name or a map point
+    clicked writes the pair as JSON)."""
+    ui, chat = page.story, page.chat
+    pair = picked(pick)
+    if pair is None or session.book is None:
+        return {chat.status: "Show a character's X-Ray first, then click one of their companions."}
+    book, until, shared, refused = drawn(ctx, session, ceiling, lambda part: (
+        (cast := session.named(part, ctx.cache_dir, *pair)) and (cast, together(part, *cast))))
+    if refused or not shared:
+        return {chat.status: f"**No X-Ray:** {refused}" if refused else
+                "Show a character's X-Ray first, then click one of their companions."}
+    (_, character, other), passages = shared
+    return {ui.shared: together_html(book, character.name, other.name, passages, until)}
+
+
+def create_event_handlers(page: Page, ctx: Context) -> None:
+    ui, state, chat = page.story, page.session.state, page.chat
     shown = [state, ui.html, ui.figure, ui.shared, chat.status]
-    ui.recap.click(on_recap, [ui.how, ui.last, chat.ceiling, state], [*shown, chat.stop],
-                   concurrency_limit=None)
-    ui.xray.click(on_xray, [ui.character, chat.ceiling, state], shown, concurrency_limit=None)
-    ui.go.click(on_together, [ui.pick, chat.ceiling, state], [ui.shared, chat.status],
+    ui.recap.click(releases_stop(page)(handler(on_recap, page, ctx)), [ui.how, ui.last, chat.ceiling, state],
+                   [*shown, chat.stop], concurrency_limit=None)
+    ui.xray.click(handler(on_xray, page, ctx), [ui.character, chat.ceiling, state], shown, concurrency_limit=None)
+    ui.go.click(handler(on_together, page, ctx), [ui.pick, chat.ceiling, state], [ui.shared, chat.status],
                 concurrency_limit=None)
     notebook_panel.on_save(page, ctx, ui.save, lambda s: s.story or "Show the story so far or an X-Ray first.")

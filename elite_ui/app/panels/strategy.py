@@ -4,15 +4,21 @@ lists come from the method registry."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import gradio as gr
 
 from ...errors import EliteError
 from ...methods.registry import METHODS
 from ...methods.whole import fits
+from ...reading import part
+from ..answering import handler
 from ..inputs import text
 from ..render import inert_markdown as md
 from ..state import Session
+
+if TYPE_CHECKING:
+    from ..page import Context, Page
 
 
 @dataclass
@@ -39,7 +45,7 @@ def refused_whole(ctx, session, ceiling) -> str | None:
     if session.book is None or ctx.model.llm is None:
         return None
     try:
-        book, where = session.read_part(text(ceiling))
+        book, where = part(session.book, text(ceiling))
     except EliteError:
         return None
     if fits(book, ctx.model.llm) is not None:
@@ -48,13 +54,13 @@ def refused_whole(ctx, session, ceiling) -> str | None:
             f"context of {ctx.model.llm.n_ctx:,} holds: Whole book reads a book that fits, so ELITE answers.")
 
 
-def create_event_handlers(page, ctx) -> None:
+def on_strategy(page: Page, ctx: Context, chosen, ceiling, session: Session):
+    """Whole book chosen for a book that does not fit is said at once (not after Ask), and ELITE kept."""
+    refused = refused_whole(ctx, session, ceiling) if chosen == "whole" else None
+    return ("elite", refused) if refused else (gr.skip(), gr.skip())
+
+
+def create_event_handlers(page: Page, ctx: Context) -> None:
     ui, state = page.strategy, page.session.state
-
-    def on_strategy(chosen, ceiling, session: Session):
-        """Whole book chosen for a book that does not fit is said at once (not after Ask), and ELITE kept."""
-        refused = refused_whole(ctx, session, ceiling) if chosen == "whole" else None
-        return ("elite", refused) if refused else (gr.skip(), gr.skip())
-
-    ui.strategy.select(on_strategy, [ui.strategy, page.chat.ceiling, state], [ui.strategy, page.chat.status],
-                       concurrency_limit=None)
+    ui.strategy.select(handler(on_strategy, page, ctx), [ui.strategy, page.chat.ceiling, state],
+                       [ui.strategy, page.chat.status], concurrency_limit=None)

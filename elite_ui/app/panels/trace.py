@@ -5,18 +5,23 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import gradio as gr
 
 from ...methods.elite import Edit
 from ...methods.registry import METHODS
+from ...reading import Asked
 from ...settings import recorded
 from .. import render
-from ..answering import answer_turn, charts, one_at_a_time, outputs, releases_stop
+from ..answering import answer_turn, asked_of, charts, handler, one_at_a_time, outputs, releases_stop
 from ..inputs import choice, text
 from ..render import inert_markdown as md
 from ..state import Session, editable
 from .exports import downloads
+
+if TYPE_CHECKING:
+    from ..page import Context, Page
 
 
 @dataclass
@@ -70,85 +75,91 @@ def edit_choices(session: Session, iteration=None):
     return gr.update(choices=sorted(by), value=iteration), "\n".join(by[iteration])
 
 
-def refresh_after(event, page, ctx):
-    """After ``event`` (a run, a new book): the list of runs, the edit panel, the notebook, the exports, the
-    browser's copy of the session."""
+def after_run(page: Page, ctx: Context, session: Session) -> dict:
+    """After a run or a new book: the list of runs, the edit panel, the notebook, the exports, the browser's copy of
+    the session, the model's speed and the side-by-side view."""
     ui = page.trace
+    labels = session.labels()
+    iterations, terms = edit_choices(session)
+    compared, session.compared = session.compared, None
+    return {ui.runs: gr.update(choices=labels, value=labels[session.shown] if labels else None),
+            ui.edit_iteration: iterations, ui.edit_terms: terms,
+            page.notebook.view: render.notebook_html(session.notebook),
+            page.session.stored: session.saved(ctx.receipts), page.model.running: md(ctx.model.running()),
+            page.side.html: render.side_by_side(session.book, compared) if compared else gr.skip()
+            } | downloads(page, ctx, session)
 
-    def after_run(session: Session):
-        labels = session.labels()
-        iterations, terms = edit_choices(session)
-        compared, session.compared = session.compared, None
-        return {ui.runs: gr.update(choices=labels, value=labels[session.shown] if labels else None),
-                ui.edit_iteration: iterations, ui.edit_terms: terms,
-                page.notebook.view: render.notebook_html(session.notebook),
-                page.session.stored: session.saved(ctx.receipts), page.model.running: md(ctx.model.running()),
-                page.side.html: render.side_by_side(session.book, compared) if compared else gr.skip()
-                } | downloads(page, ctx, session)
 
-    return event.then(after_run, page.session.state,
+def refresh_after(event, page: Page, ctx: Context):
+    """:func:`after_run` once ``event`` (a run, a new book) is over."""
+    ui = page.trace
+    return event.then(handler(after_run, page, ctx), page.session.state,
                       [ui.runs, ui.edit_iteration, ui.edit_terms, page.notebook.view, page.session.stored,
                        page.model.running, page.side.html, page.exports.markdown, page.exports.json,
                        page.notebook.export], concurrency_limit=None)
 
 
-def create_event_handlers(page, ctx) -> None:
+def on_rerun(page: Page, ctx: Context, iteration, terms_text, pins_text, session: Session):
+    """"Search again": the shown run's search from the chosen iteration with the reader's terms and pinned
+    passages, its earlier iterations kept as they were."""
+    book = session.book
+    if book is None or not session.traces:
+        yield {page.chat.status: "Ask a question first; then edit its search."}
+        return
+    base = session.traces[session.shown]
+    iteration = choice(iteration, editable(base))
+    if iteration is None:
+        yield {page.chat.status: "Only an ELITE search with terms can be edited (not counting, M-RAG or chunk "
+                                 "RAG runs)."}
+        return
+    terms = [t.strip() for t in re.split(r"[\n,;]+", text(terms_text)) if t.strip()]
+    pinned = [int(n) for n in re.findall(r"\d{1,9}", text(pins_text))]
+    if not terms and not pinned:
+        yield {page.chat.status: "Give at least one term, or pin a passage."}
+        return
+    start = base.of("start")[0].data
+    number = session.shown + 1
+    asked = Asked(base.question, start.ceiling or "", method="elite",
+                  settings=recorded(METHODS["elite"].settings, start.settings), options=start.options,
+                  edit=Edit(base.events, iteration, terms, pinned, run=number))
+    said = f"{base.question} (search edited from run {number}, iteration {iteration})"
+    again = searched_again(page, ctx, session, book, said, base.question, number,
+                           lambda: asked_of(ctx, session, book, asked).events())
+    return (yield from one_at_a_time(page, session, again, ctx.model))
+
+
+def searched_again(page: Page, ctx: Context, session: Session, book, said: str, question: str, number: int, steps):
+    """The edited search as a new turn of the conversation, and a new run in the list of runs."""
+    run = yield from answer_turn(page, ctx, session, book, said, question, "Searching again…", steps)
+    if run is not None:
+        yield {page.chat.status: f"Done. Run {number} stays in the list of runs above the trace."}
+
+
+def on_iteration(iteration, session: Session):
+    """The iteration to search again from, chosen: its terms, one per line."""
+    return edit_choices(session, iteration)[1]
+
+
+def on_run_select(page: Page, ctx: Context, label, session: Session):
+    """"Show the trace of run": that run's trace, charts, terms to edit and exports."""
     ui, state = page.trace, page.session.state
+    labels = session.labels()
+    if label not in labels:
+        return {state: session}
+    session.shown = labels.index(label)
+    shown, book = session.traces[session.shown], session.book
+    iterations, terms = edit_choices(session)
+    return {state: session, ui.html: render.trace_html(book, shown.events), ui.edit_iteration: iterations,
+            ui.edit_terms: terms} | charts(page, book, shown.events) | downloads(page, ctx, session)
 
-    @releases_stop(page)
-    def on_rerun(iteration, terms_text, pins_text, session: Session):
-        book = session.book
-        if book is None or not session.traces:
-            yield {page.chat.status: "Ask a question first; then edit its search."}
-            return
-        base = session.traces[session.shown]
-        iteration = choice(iteration, editable(base))
-        if iteration is None:
-            yield {page.chat.status: "Only an ELITE search with terms can be edited (not counting, M-RAG or chunk "
-                                     "RAG runs)."}
-            return
-        terms = [t.strip() for t in re.split(r"[\n,;]+", text(terms_text)) if t.strip()]
-        pinned = [int(n) for n in re.findall(r"\d{1,9}", text(pins_text))]
-        if not terms and not pinned:
-            yield {page.chat.status: "Give at least one term, or pin a passage."}
-            return
-        start = base.of("start")[0].data
-        method = METHODS["elite"]
-        settings = recorded(method.settings, start.settings)
-        number = session.shown + 1
 
-        def steps():
-            asked = book.cut(start.ceiling) if start.ceiling else book
-            engine = session.engine(method, settings, ctx.model, ctx.cache_dir, asked)
-            return engine.ask(asked, base.question, start.options,
-                              edit=Edit(base.events, iteration, terms, pinned, run=number))
-
-        said = f"{base.question} (search edited from run {number}, iteration {iteration})"
-        again = searched_again(session, book, said, base.question, number, steps)
-        return (yield from one_at_a_time(page, session, again, ctx.model))
-
-    def searched_again(session: Session, book, said: str, question: str, number: int, steps):
-        run = yield from answer_turn(page, ctx, session, book, said, question, "Searching again…", steps)
-        if run is not None:
-            yield {page.chat.status: f"Done. Run {number} stays in the list of runs above the trace."}
-
-    def on_iteration(iteration, session: Session):
-        return edit_choices(session, iteration)[1]
-
-    def on_run_select(label, session: Session):
-        labels = session.labels()
-        if label not in labels:
-            return {state: session}
-        session.shown = labels.index(label)
-        shown, book = session.traces[session.shown], session.book
-        iterations, terms = edit_choices(session)
-        return {state: session, ui.html: render.trace_html(book, shown.events), ui.edit_iteration: iterations,
-                ui.edit_terms: terms} | charts(page, book, shown.events) | downloads(page, ctx, session)
-
-    ui.searched = ui.rerun.click(on_rerun, [ui.edit_iteration, ui.edit_terms, ui.pins, state], outputs(page),
+def create_event_handlers(page: Page, ctx: Context) -> None:
+    ui, state = page.trace, page.session.state
+    ui.searched = ui.rerun.click(releases_stop(page)(handler(on_rerun, page, ctx)),
+                                 [ui.edit_iteration, ui.edit_terms, ui.pins, state], outputs(page),
                                  concurrency_limit=None)
     refresh_after(ui.searched, page, ctx)
     ui.edit_iteration.input(on_iteration, [ui.edit_iteration, state], ui.edit_terms, concurrency_limit=None)
-    ui.runs.input(on_run_select, [ui.runs, state], [state, ui.html, ui.importance, ui.book_map, ui.edit_iteration,
-                                                    ui.edit_terms, page.exports.markdown, page.exports.json,
-                                                    page.notebook.export], concurrency_limit=None)
+    ui.runs.input(handler(on_run_select, page, ctx), [ui.runs, state],
+                  [state, ui.html, ui.importance, ui.book_map, ui.edit_iteration, ui.edit_terms,
+                   page.exports.markdown, page.exports.json, page.notebook.export], concurrency_limit=None)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from ...book import Book
-from ...methods.registry import METHODS
 from ...methods.trace import Event
 from . import chunks, iterations, markers
 from .book import NO_BOOK, book_card, reading_card
@@ -23,20 +22,21 @@ from .notebook import notebook_html, notebook_markdown
 from .reader import reader
 from .side import side_by_side
 
-VIEWS = {"iterations": (iterations.trace_html, iterations.importance_figure),
-         "markers": (markers.trace_html, markers.similarity_figure),
-         "chunks": (chunks.trace_html, iterations.importance_figure)}
-"""Each trace view (a method's ``view`` in the registry): its HTML and its chart."""
+CHUNKS = (chunks.trace_html, iterations.importance_figure)
+VIEWS = {"elite": (iterations.trace_html, iterations.importance_figure),
+         "mrag": (markers.trace_html, markers.similarity_figure),
+         "embedding": CHUNKS, "bm25": CHUNKS, "whole": CHUNKS}
+"""The trace view that shows each method's runs (by its name in the registry): its HTML and its chart."""
 
 
 def trace_html(book: Book, events: list[Event]) -> str:
     """The trace panel of a run, in its method's view."""
-    return VIEWS[METHODS[strategy(events)].view][0](book, events)
+    return VIEWS[strategy(events)][0](book, events)
 
 
 def importance_figure(book: Book, events: list[Event]) -> go.Figure:
     """The chart beside the trace: chunk importance (ELITE) or key similarity (M-RAG)."""
-    return VIEWS[METHODS[strategy(events)].view][1](book, events)
+    return VIEWS[strategy(events)][1](book, events)
 
 
 __all__ = ["NO_BOOK", "book_card", "book_map", "build_progress", "chat", "esc", "highlight", "importance_figure",

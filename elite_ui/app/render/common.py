@@ -6,10 +6,28 @@ from __future__ import annotations
 import html
 import re
 from collections import defaultdict
+from dataclasses import dataclass, field, fields
 
 from ...book import Book
 from ...methods.parsing import SENTENCE_LABEL
-from ...methods.trace import Event, Kind, Trace
+from ...methods.trace import (
+    Answer,
+    Assembly,
+    Chunk,
+    Chunks,
+    Collection,
+    Count,
+    Event,
+    Exploration,
+    Kind,
+    LLMCall,
+    Notice,
+    Retrieval,
+    Terms,
+    Trace,
+    Trim,
+    Verdict,
+)
 
 BOOK_KEY = 16
 """Hex digits of a book's content hash a citation link carries, to open the book it was made in."""
@@ -119,10 +137,35 @@ def marked(book: Book, text: str, words: list[str]) -> str:
     return "".join(out) + esc(text[last:])
 
 
-def grouped(events: list[Event]) -> dict[int, dict[str, list]]:
-    by: dict[int, dict[str, list]] = defaultdict(lambda: defaultdict(list))
+@dataclass
+class Stage:
+    """What an iteration of a run did, by the kind of its events (iteration 0: what comes after the loop, the
+    answer): the payloads the trace views draw."""
+
+    terms: list[Terms] = field(default_factory=list)
+    collection: list[Collection] = field(default_factory=list)
+    chunks: list[Chunks] = field(default_factory=list)
+    importance: list[Chunk] = field(default_factory=list)
+    judge: list[Verdict] = field(default_factory=list)
+    exploration: list[Exploration] = field(default_factory=list)
+    retrieval: list[Retrieval] = field(default_factory=list)
+    trim: list[Trim] = field(default_factory=list)
+    count: list[Count] = field(default_factory=list)
+    assembly: list[Assembly] = field(default_factory=list)
+    warning: list[Notice] = field(default_factory=list)
+    llm_call: list[LLMCall] = field(default_factory=list)
+    answer: list[Answer] = field(default_factory=list)
+
+
+KINDS = {f.name for f in fields(Stage)}
+
+
+def grouped(events: list[Event]) -> dict[int, Stage]:
+    """A run's events by iteration, each iteration's by kind (the kinds a view draws)."""
+    by: dict[int, Stage] = defaultdict(Stage)
     for event in events:
-        by[event.iteration][event.kind].append(event.data)
+        if event.kind.value in KINDS:
+            getattr(by[event.iteration], event.kind.value).append(event.data)
     return by
 
 
@@ -163,9 +206,9 @@ def totals_line(events: list[Event]) -> str:
     if not any(e.kind == Kind.DONE for e in events):
         return ""
     t = Trace("", list(events)).totals()
-    return (f"<div class='totals'>{t['iterations']} iteration(s) · {t['llm_calls']} LLM calls · "
-            f"{t['evaluated_tokens']:,} prompt tokens evaluated ({t['cached_tokens']:,} reused) · "
-            f"{t['completion_tokens']:,} generated · {t.get('seconds', 0):.1f} s</div>")
+    return (f"<div class='totals'>{t.iterations} iteration(s) · {t.llm_calls} LLM calls · "
+            f"{t.evaluated_tokens:,} prompt tokens evaluated ({t.cached_tokens:,} reused) · "
+            f"{t.completion_tokens:,} generated · {t.seconds:.1f} s</div>")
 
 
 def pct(value: float | None) -> str:

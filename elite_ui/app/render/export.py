@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 
 from ...book import Book
 from ...methods.registry import METHODS
@@ -53,6 +54,6 @@ def markdown_export(book: Book, trace: Trace) -> str:
                          f"by {data.order}): " + "; ".join(
                              f"“{md(by[n].key)}” (similarity {by[n].similarity:.2f}, paragraphs "
                              f"{', '.join(f'P{p}' for p in by[n].paragraphs)})" for n in data.placed))
-    totals = trace.totals()
+    totals = asdict(trace.totals())
     lines += ["", "```json", json.dumps({k: v for k, v in totals.items() if k != "llm_seconds_by_purpose"}), "```"]
     return "\n".join(lines) + "\n"

@@ -35,9 +35,9 @@ def book_map(book: Book, events: list[Event]) -> go.Figure:
     marked = [c for c in chapters if c.kind != "front"]
     marked = marked[:: max(1, len(marked) // 12)]
     for iteration in sorted(i for i in by if i > 0):
-        hits = [h for c in by[iteration]["collection"] for h in c.hits]
-        found = [o for c in by[iteration]["count"] for o in c.occurrences]
-        placed = [m for a in by[iteration]["assembly"] for m in a.matches if m.placed]
+        hits = [h for c in by[iteration].collection for h in c.hits]
+        found = [o for c in by[iteration].count for o in c.occurrences]
+        placed = [m for a in by[iteration].assembly for m in a.matches if m.placed]
         xs = [h.sentence_id for h in hits] + [o.sentence_id for o in found] + [m.anchors[0] for m in placed]
         if not xs:
             continue

@@ -10,7 +10,19 @@ import plotly.graph_objects as go
 
 from ...book import Book
 from ...methods.trace import EditMade, Event, Kind, Retrieval
-from .common import ceiling_note, cite_link, clipped, colour, esc, grouped, highlight, place, stage_costs, totals_line
+from .common import (
+    Stage,
+    ceiling_note,
+    cite_link,
+    clipped,
+    colour,
+    esc,
+    grouped,
+    highlight,
+    place,
+    stage_costs,
+    totals_line,
+)
 from .figures import figure
 
 ORIGINS = {"question": "from the question", "breadth": "breadth-wise", "depth": "depth-wise",
@@ -27,14 +39,14 @@ def trace_html(book: Book, events: list[Event]) -> str:
     tried: set[str] = set()
     for iteration in sorted(i for i in by if i > 0):
         parts.append(iteration_block(book, iteration, by[iteration], edits[0] if edits else None, tried))
-    parts += [finals(book, by[0]["answer"]), totals_line(events), "</div>"]
+    parts += [finals(book, by[0].answer), totals_line(events), "</div>"]
     return "".join(parts)
 
 
-def iteration_block(book: Book, iteration: int, stage: dict, edit: EditMade | None, tried: set[str]) -> str:
+def iteration_block(book: Book, iteration: int, stage: Stage, edit: EditMade | None, tried: set[str]) -> str:
     """One iteration: its terms, hits, importance, verdict, next terms, evidence kept and costs (``tried``
     collects the terms seen so far, to mark the ones tried before)."""
-    verdict = stage["judge"][0] if stage["judge"] else None
+    verdict = stage.judge[0] if stage.judge else None
     title = f"Iteration {iteration}"
     if edit and iteration < edit.iteration:
         title += f" (kept from run {edit.run})"
@@ -45,19 +57,19 @@ def iteration_block(book: Book, iteration: int, stage: dict, edit: EditMade | No
     parts = [f"<details open class='iteration' data-iteration='{iteration}'><summary><span class='swatch' "
              f"style='background:{colour(iteration)}'></span>{title}</summary>"
              f"<p class='plain'>{esc(in_words(stage, verdict))}</p>"]
-    parts += [count_block(book, count) for count in stage["count"]]
-    for terms in stage["terms"]:
+    parts += [count_block(book, count) for count in stage.count]
+    for terms in stage.terms:
         parts.append(f"<div class='terms'><b>Terms</b> {chips(terms.new, tried)}</div>")
         tried |= {t.text.casefold() for t in terms.new}
     # beside the terms they are about (not in red after the judge, above the next, usable terms)
     parts += [f"<div class='warning'>{esc(warning.message[:1].upper() + warning.message[1:])}</div>"
-              for warning in stage["warning"]]
-    parts += [hits_table(book, collection.hits, stage["chunks"]) for collection in stage["collection"]]
-    if stage["importance"]:
+              for warning in stage.warning]
+    parts += [hits_table(book, collection.hits, stage.chunks) for collection in stage.collection]
+    if stage.importance:
         parts.append(f"<div class='importance'><b title='{esc(IMPORTANCE)}'>Importance</b> <span class='plain'>"
                      "(how much the answer changed when the passage was blurred: 0 not at all, 1 wholly)</span> "
                      + " ".join(f"<span class='imp' title='{esc(samples_note(c))}'>{cite_link(book, c.first)}–"
-                                f"{cite_link(book, c.last)}: {c.importance:.2f}</span>" for c in stage["importance"])
+                                f"{cite_link(book, c.last)}: {c.importance:.2f}</span>" for c in stage.importance)
                      + "</div>")
     if verdict is not None:
         note = "" if verdict.parsed else " (the reply said neither yes nor no; default taken)"
@@ -66,32 +78,32 @@ def iteration_block(book: Book, iteration: int, stage: dict, edit: EditMade | No
                      f"{esc(note)}</div>")
     parts += ["<div class='exploration'><b>Next</b> breadth-wise: "
               f"{chips(exploration.breadth, tried) or '—'}; depth-wise: {chips(exploration.depth, tried) or '—'}</div>"
-              for exploration in stage["exploration"]]
-    parts += [fused_line(book, retrieval) for retrieval in stage["retrieval"]]
-    for trim in stage["trim"]:
+              for exploration in stage.exploration]
+    parts += [fused_line(book, retrieval) for retrieval in stage.retrieval]
+    for trim in stage.trim:
         kept = " ".join(cite_link(book, sid) for sid in trim.kept)
         how = ("chosen by the model" if trim.by_model else "all kept: trimming is off" if not trim.enabled
                else "all kept: the model's pick was unreadable")
         parts.append(f"<div class='trim'><b>Evidence kept</b> ({how}): {kept}</div>")
-    parts += [stage_costs(stage["llm_call"]), "</details>"]
+    parts += [stage_costs(stage.llm_call), "</details>"]
     return "".join(parts)
 
 
-def in_words(stage: dict, verdict) -> str:
+def in_words(stage: Stage, verdict) -> str:
     """What an iteration did, in one plain sentence ("Searched for toad, hall, live: 48 sentences matched, 12
     passages kept; the judge found them enough."), for someone watching rather than debugging."""
     said = []
-    terms = [t.text for terms in stage["terms"] for t in terms.new if t.in_book]
-    if stage["count"]:
-        count = stage["count"][0]
+    terms = [t.text for terms in stage.terms for t in terms.new if t.in_book]
+    if stage.count:
+        count = stage.count[0]
         said.append(f"Counted “{count.phrase}” in every form: {count.total} time{'s' * (count.total != 1)}")
     elif terms:
         said.append(f"Searched for {', '.join(terms[:8])}{'…' if len(terms) > 8 else ''}")
-    matched = sum(len(c.hits) for c in stage["collection"])
-    kept = sum(len(c.chunks) for c in stage["chunks"])
-    if stage["collection"]:
+    matched = sum(len(c.hits) for c in stage.collection)
+    kept = sum(len(c.chunks) for c in stage.chunks)
+    if stage.collection:
         said.append(f"{matched} sentence{'s' * (matched != 1)} matched"
-                    + (f", {kept} passage{'s' * (kept != 1)} kept" if stage["chunks"] else ""))
+                    + (f", {kept} passage{'s' * (kept != 1)} kept" if stage.chunks else ""))
     sentence = ": ".join(said) or "Nothing new was searched"
     if verdict is not None:
         sentence += f"; the judge found them {'enough' if verdict.sufficient else 'not enough'}"
@@ -229,8 +241,8 @@ def importance_figure(book: Book, events: list[Event]) -> go.Figure:
     by = grouped(events)
     labels: Counter[str] = Counter()
     bars = []
-    for iteration in sorted(i for i in by if by[i]["importance"]):
-        chunks = by[iteration]["importance"]
+    for iteration in sorted(i for i in by if by[i].importance):
+        chunks = by[iteration].importance
         x = []
         for chunk in chunks:
             label = place(book, chunk.first)

@@ -22,7 +22,7 @@ def side_by_side(book: Book, traces: list[Trace]) -> str:
         body = linked(answer.text, book) if answer else "<i>no answer</i>"
         columns.append(
             f"<div class='column' data-strategy='{esc(strategy(trace.events))}'><h4>{esc(name)}</h4>"
-            f"<div class='answer'>{body}</div><div class='cost'>{t['llm_calls']} LLM calls · "
-            f"{t['prompt_tokens']:,} prompt tokens · {t['completion_tokens']:,} generated · "
-            f"{t.get('seconds', 0):.1f} s</div><b>Evidence</b> ({len(evidence)} sentences)<ul>{shown}{more}</ul></div>")
+            f"<div class='answer'>{body}</div><div class='cost'>{t.llm_calls} LLM calls · "
+            f"{t.prompt_tokens:,} prompt tokens · {t.completion_tokens:,} generated · "
+            f"{t.seconds:.1f} s</div><b>Evidence</b> ({len(evidence)} sentences)<ul>{shown}{more}</ul></div>")
     return f"<div class='side-by-side'>{''.join(columns)}</div>"

@@ -18,7 +18,7 @@ from ...book.lexicon import NAME
 from ...book.names import NameIndex
 from ...models import LLM, Embed
 from .. import prompts
-from ..base import Engine, Prepared, chosen_answer
+from ..base import Engine, Prepared, chosen_answer, not_said
 from ..lexical import (
     RANKINGS,
     Target,
@@ -99,6 +99,8 @@ class Elite(Engine):
             found = yield from self.collected(search, (edit.pinned if edit else about) if search.iteration == start
                                               else [])
             found += yield from self.fed_back(search)
+            if generate and (s.judge or s.importance_samples):  # model calls come before the answer: quote now
+                yield from self.quoted(search)
             yield from self.weigh(search, found, rng)
             if not s.judge:
                 break
@@ -111,13 +113,20 @@ class Elite(Engine):
                 break
         verdict = search.verdict
         if book.ceiling and generate and not search.options and verdict is not None and not verdict.sufficient:
-            return Answer(f"Not found so far: the book up to {book.ceiling.label} does not say.",
-                          evidence=search.evidence())
+            return Answer(not_said(book.ceiling), evidence=search.evidence())
         ordered, rank = self.ordered(book, search.chunks, search.tried, search.question)
         answer = yield from self.organise(search, ordered, rank, generate)
         if verdict is not None and not verdict.sufficient and generate:
             answer.caveat = "The passages found may not answer this question: the search was judged insufficient."
         return answer
+
+    def quoted(self, search: Search):
+        """What the book says so far: the best sentences of the evidence as it would be placed now, shown while the
+        judge, importance or further iterations still run (the answer's own quotes come with it)."""
+        book = search.book
+        ordered, rank = self.ordered(book, search.chunks, search.tried, search.question)
+        placed = self.budgeted_sentences(book, ordered, rank)
+        yield Event(Kind.QUOTES, search.iteration, Quoted(self.quotes(book, search.question, search.options, placed)))
 
     def collected(self, search: Search, pins: list[int]):
         """An iteration's terms, the sentences they retrieve and the new passages those widen into (the reader's
@@ -182,7 +191,8 @@ class Elite(Engine):
             reason = whole_sentences(reason) if reason else reason  # a reply cut by its length ends where it was cut
             search.verdict = Verdict(s.judge_default if sufficient is None else sufficient, self.unread(reason),
                                      sufficient is not None)
-            proposed = parse_terms(reply.strip().partition("\n")[2], s.max_terms) if asked else []
+            proposed = parse_terms(reply.strip().partition("\n")[2], s.max_terms,
+                                   prompts.instructions(prompts.JUDGE_TERMS, search.question)) if asked else []
         yield Event(Kind.JUDGE, search.iteration, search.verdict)
         return proposed
 
@@ -193,7 +203,9 @@ class Elite(Engine):
         terms: list[Term] = []
         if s.model_terms:
             reply = yield from self.call("terms", prompts.terms(question, options, s.max_terms), 1)
-            terms = self.new_terms(book, parse_terms(reply, s.max_terms), "question", set())
+            terms = self.new_terms(book, parse_terms(reply, s.max_terms,
+                                                     prompts.instructions(prompts.TERMS, question, options)),
+                                   "question", set())
         tried = {t.text.casefold() for t in terms} | {w for t in terms for w in t.words}
         if not any(t.in_book for t in terms):
             terms += self.new_terms(book, book.lexicon.content_words(question), "fallback", tried, by="lexical")
@@ -252,7 +264,7 @@ class Elite(Engine):
         total, done = len(chosen) * (1 + s.importance_samples), 0
         for chunk in chosen:
             started = time.perf_counter()
-            passage = self.fit(chunk.text, s.evidence_tokens)
+            passage = self.fit(chunk.text, self.room(s.evidence_tokens))
             yield Event(Kind.CALLS, iteration, Calls("importance", done, total))
             done += 1
             chunk.base_answer = yield from self.call(
@@ -285,7 +297,8 @@ class Elite(Engine):
         found = "\n".join(f"- {h.text[:160]}" for h in search.hits[:3]) or "- nothing"
         reply = yield from self.call("breadth", prompts.breadth(search.question, [t.text for t in search.tried], found,
                                                                 self.settings.max_terms), search.iteration)
-        return self.new_terms(search.book, parse_terms(reply, self.settings.max_terms), "breadth", set(tried))
+        ignore = prompts.instructions(prompts.BREADTH, search.question)
+        return self.new_terms(search.book, parse_terms(reply, self.settings.max_terms, ignore), "breadth", set(tried))
 
     def depth(self, search: Search, found: list[Chunk], known: list[Term], tried: set[str]):
         """Terms taken from the iteration's best chunks: the model's picks that occur in them, else their rarest
@@ -294,10 +307,11 @@ class Elite(Engine):
         top = self.ranked(found)[: s.deep_search_index]
         if not top:
             return []
-        text = self.fit("\n\n".join(c.text for c in top), s.evidence_tokens)
+        text = self.fit("\n\n".join(c.text for c in top), self.room(s.evidence_tokens))
         reply = yield from self.call("depth", prompts.depth(question, text, s.deep_search_num), iteration)
         present = set(book.lexicon.words(text))
-        picked = [t for t in parse_terms(reply, s.deep_search_num) if set(book.lexicon.content_words(t)) <= present]
+        picked = [t for t in parse_terms(reply, s.deep_search_num, prompts.instructions(prompts.DEPTH, question))
+                  if set(book.lexicon.content_words(t)) <= present]
         terms = self.new_terms(book, picked, "depth", set(tried))
         if not terms:
             known = {w for t in known for w in t.words}
@@ -306,13 +320,13 @@ class Elite(Engine):
         return terms
 
     def budgeted_sentences(self, book: Book, chunks: list[Chunk], rank: np.ndarray | None = None) -> list[int]:
-        """The sentences of ``chunks``, best chunk first, while they fit the evidence token budget (a sentence
-        that does not fit is skipped; its text and a separator count). A passage's sentences come in
+        """The sentences of ``chunks``, best chunk first, while they fit the evidence token budget (:meth:`room`;
+        a sentence that does not fit is skipped; its label and text count). A passage's sentences come in
         :meth:`focused` order, so that a long passage that does not fit keeps its best sentences, not its first."""
-        budget = self.settings.evidence_tokens
+        budget = self.room(self.settings.evidence_tokens)
         kept = []
         for sid in dict.fromkeys(sid for c in chunks for sid in self.focused(c, rank)):
-            cost = self.llm.count_tokens(book.sentence(sid).text) + 1
+            cost = self.cost(book, sid)
             if cost <= budget:
                 budget -= cost
                 kept.append(sid)
@@ -330,13 +344,19 @@ class Elite(Engine):
         around = [sid for hit in best for sid in range(max(chunk.first, hit - n), min(chunk.last, hit + n) + 1)]
         return list(dict.fromkeys([*around, *span]))
 
-    @staticmethod
-    def listing(book: Book, sentence_ids: list[int], chunks: list[Chunk]) -> str:
-        """The evidence as the judge, the trim and the answer read it: one labelled sentence a line, in book
-        order, a scored chunk's importance before its first sentence."""
+    def listing(self, book: Book, sentence_ids: list[int], chunks: list[Chunk]) -> str:
+        """The evidence as the judge, the trim and the answer read it: one labelled sentence a line, in book order
+        or (``evidence_order`` rank) the best passage of ``chunks`` first, each passage's sentences in book order;
+        a scored chunk's importance before its first sentence."""
         marks = {c.first: f"(importance {c.importance:.2f}) " for c in chunks
                  if c.importance is not None and not math.isnan(c.importance)}
-        return "\n".join(prompts.labelled(book, sid, marks.get(sid, "")) for sid in sentence_ids) or "(nothing found)"
+        place: dict[int, int] = {}
+        if self.settings.evidence_order == "rank":
+            for n, chunk in enumerate(chunks):
+                for sid in range(chunk.first, chunk.last + 1):
+                    place.setdefault(sid, n)
+        read = sorted(sentence_ids, key=lambda sid: (place.get(sid, len(chunks)), sid))
+        return "\n".join(prompts.labelled(book, sid, marks.get(sid, "")) for sid in read) or "(nothing found)"
 
     def ordered(self, book: Book, chunks: dict, all_terms: list[Term],
                 question: str) -> tuple[list[Chunk], np.ndarray]:
@@ -421,6 +441,8 @@ class Elite(Engine):
         candidates = sorted(self.budgeted_sentences(book, chunks, rank))
         listing = self.listing(book, candidates, chunks)
         kept, picked = candidates, []
+        if candidates and self.settings.trim and generate:  # what the book says, before the trim's call
+            yield Event(Kind.QUOTES, iteration, Quoted(self.quotes(book, question, options, candidates)))
         if candidates and self.settings.trim:
             reply = yield from self.call("trim", prompts.trim(question, options, listing), iteration, max_tokens=64)
             picked = [sid for sid in parse_sentence_ids(reply) if sid in set(candidates)]
@@ -439,7 +461,7 @@ class Elite(Engine):
             return Answer("", evidence=kept, quotes=quotes)
         yield Event(Kind.QUOTES, iteration, Quoted(quotes))
         evidence = listing if kept == candidates else self.listing(book, kept, chunks)
-        messages = prompts.answer(question, options, evidence)
+        messages = prompts.answer(question, options, evidence, self.settings.abstain)
         if options:
             answer = yield from self.vote(book, messages, options, kept, iteration)
         else:

@@ -3,7 +3,7 @@ names and defaults."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ...settings import check_choices, setting
 from ..base import AnswerSettings
@@ -80,8 +80,12 @@ class Settings(AnswerSettings):
     best_neighbours: bool = setting(False, "place the fixed chunks that overlap or meet the best one right after it "
                                            "(with fuse_chunks): the answer often lies beside the best match",
                                     panel=True)
-    evidence_tokens: int = setting(2000, "token budget for the evidence shown to the judge and to the answer",
-                                   low=200, high=8000, panel=True)
+    evidence_order: str = setting("book", "the order the model reads the evidence in: book (book order) or rank (the "
+                                          "best passage first, each passage in book order)",
+                                  choices=("book", "rank"), panel=True)
+    evidence_tokens: int = setting(2000, "token budget for the evidence shown to the judge and to the answer (0: as "
+                                         "much as the model's context holds beside the prompt and the answer)",
+                                   low=0, high=32000, panel=True)
 
     def __post_init__(self):
         check_choices(self)
@@ -101,6 +105,7 @@ PRESETS = {
         best_neighbours=True, evidence_tokens=800, answer_tokens=96,
     ),
 }
+PRESETS["capable"] = replace(PRESETS["laptop"])
 """``paper``: the paper's settings, every stage on, and none it does not have (no grounding check). ``laptop``,
 the default: what measured best on the embedded model (docs/benchmark.md, "ELITE stage by stage" and "novels-300"):
 the model's terms (counting half) beside the question's and options' own words, sentences ranked by BM25 with their

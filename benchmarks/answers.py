@@ -1,0 +1,241 @@
+"""The answer a reader sees, measured end to end with a real model: ``python -m benchmarks.answers --set SET --rows
+ROW,ROW [--model PATH] [--fold tune|held] [--sample N] [--limit N]``.
+
+Each question is asked through the app's one front door (:func:`elite_ui.reading.reading`), under its spoiler
+ceiling when it has one, and its answer scored as a reader would judge it: the letter for multiple choice; for a
+free-form answer, whether it says the question's key (each item of ``key``, in any of its alternatives: the name,
+place or number that answers it) and its token F1 against the gold answer; under a ceiling with the answer beyond
+it, whether it says the book up to there does not say (abstention) and whether it said the key anyway (an answer
+from beyond the ceiling: the model's memory, or a leak). Rows (``ROWS``): ``memory`` (no book: what the model
+remembers of a famous novel), ``bm25`` (BM25 chunks with the same answer step), the presets, and each of the
+loop's stages switched on in turn. The model is Qwen2.5-Coder-1.5B-Instruct unless ``--model`` says otherwise
+(:mod:`benchmarks.real_model`).
+
+Runs are kept in ``runs/answers/<set>/<row>/results.jsonl`` (an interrupted run resumes), and every row's figures
+with 95% bootstrap intervals, paired against ``bm25`` where both ran, in
+``benchmarks/results/<date>/answers-<set>.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmarks import ROOT, SHARED_BENCHMARKS, write_figures
+from benchmarks.tables import latest
+from elite_ui.bench import datasets
+from elite_ui.bench.scoring import bootstrap_interval, evidence_recall, judged, keyed
+from elite_ui.book import Book, load_book
+from elite_ui.errors import EliteError
+from elite_ui.methods import Kind, Tools
+from elite_ui.methods.base import choose
+from elite_ui.methods.parsing import clean_answer
+from elite_ui.methods.prompts import answer_tail, messages, options_block
+from elite_ui.models import LLM, MiniLMEmbedder, Request, open_llm
+from elite_ui.reading import Asked, preset, preset_for, reading
+from elite_ui.settings import overridden
+
+
+@dataclass(frozen=True)
+class Row:
+    """How a row answers: ``memory`` (no book), or a registered method with a preset (empty: the model's own,
+    :func:`elite_ui.reading.preset_for`) and settings changed."""
+
+    method: str
+    preset: str = ""
+    settings: tuple[str, ...] = ()
+
+
+ROWS = {
+    "memory": Row("memory"),
+    "bm25": Row("bm25"),
+    "default": Row("elite"),
+    "paper": Row("elite", "paper"),
+    "whole": Row("whole"),
+    "+ terms at full weight": Row("elite", settings=("model_weight=1.0",)),
+    "+ judge and iterations": Row("elite", settings=("judge=true", "next_terms=judge")),
+    "+ breadth/depth": Row("elite", settings=("judge=true", "next_terms=explore")),
+    "+ importance": Row("elite", settings=("importance_samples=1", "importance_chunks=3")),
+    "+ trim": Row("elite", settings=("trim=true",)),
+    "- votes": Row("elite", settings=("voter_num=1",)),
+    "best passage first": Row("elite", settings=("evidence_order=rank",)),
+    "context-wide budget": Row("elite", settings=("evidence_tokens=0",)),
+    "unchecked": Row("elite", settings=("grounding=false",)),
+    "+ abstain": Row("elite", settings=("abstain=true",)),
+}
+SETS = {
+    "walk": ROOT / "benchmarks" / "answer_sets" / "pride-walk.jsonl",
+    "nd": SHARED_BENCHMARKS / "novels-dev" / "novels-dev.jsonl",
+    "nn": ROOT / "benchmarks" / "answer_sets" / "novels-keyed.jsonl",
+    "nc": ROOT / "benchmarks" / "answer_sets" / "novels-ceilings.jsonl",
+    "ql": ROOT / "data" / "quality" / "dataset.jsonl",
+}
+"""Question sets: ``walk``, the questions of issue 40's walk through Pride and Prejudice under "chapter 10" (12
+answered in chapters 1-10, 10 whose answer lies later); ``nd``, novels-dev's 60 multiple-choice questions; ``nn``,
+novels-300's 307 free-form questions with their keys; ``nc``, its single-hop questions under spoiler ceilings
+(``benchmarks/answer_sets/build.py``); ``ql``, QuALITY's 202 multiple-choice questions on 15 stories (L-Eval's copy,
+converted first: ``python -m elite_ui.bench convert leval ../shared/benchmarks/leval/quality.jsonl --out
+data/quality``), in no fold: settings may be chosen on it."""
+FOLDS = {"tune": ("anna-karenina", "frankenstein", "les-miserables", "middlemarch", "the-scarlet-letter",
+                  "pride-and-prejudice"),
+         "held": ("emma", "wuthering-heights", "a-tale-of-two-cities", "the-adventures-of-huckleberry-finn",
+                  "white-fang", "the-picture-of-dorian-gray")}
+"""Settings are chosen on the ``tune`` novels and reported on the ``held`` ones (novels-dev's six): cross-validated
+by novel."""
+
+def remembered(llm: LLM, book: Book, question: datasets.Question) -> tuple[str, dict]:
+    """The ``memory`` row: the model asked with the book's title and author only."""
+    asked = messages(f"About the novel {book.title} by {book.author or 'an unknown author'}:\n\nQuestion: "
+                     f"{question.question}{options_block(question.options)}\n\n{answer_tail(question.options)}")
+    result = llm.complete(Request("answer", asked, max_tokens=12 if question.options else 96))
+    text = (choose(llm, asked, result.text, question.options) or "") if question.options else clean_answer(result.text)
+    return text, {"llm_calls": 1, "evaluated_tokens": result.prompt_tokens - result.cached_tokens,
+                  "seconds": round(result.seconds, 2)}
+
+
+def answered(llm: LLM, embed, book: Book, question: datasets.Question, row: Row) -> tuple[str, dict]:
+    """A row's answer to ``question`` through the app's front door, with what it cost and when it came."""
+    settings = overridden(preset(row.method, row.preset or preset_for(llm)[0]), list(row.settings))
+    ready = reading(book, Asked(question.question, question.up_to, method=row.method, settings=settings,
+                                options=question.options), llm, Tools(embed))
+    started, marks = time.perf_counter(), {}
+
+    def mark(event) -> None:
+        if event.kind in (Kind.QUOTES, Kind.ANSWER_DELTA, Kind.ANSWER):
+            marks.setdefault(event.kind.value, round(time.perf_counter() - started, 2))
+
+    trace = ready.answer(on_event=mark)
+    totals, answer = trace.totals(), trace.answer
+    context = "\n".join(ready.part.book.sentence(sid).text for sid in answer.evidence)
+    first = marks.get("answer_delta", marks.get("answer"))
+    return answer.choice or "" if question.options else answer.text, {
+        "llm_calls": totals.llm_calls, "evaluated_tokens": totals.evaluated_tokens,
+        "seconds": round(time.perf_counter() - started, 2), "quotes_at": marks.get("quotes"),
+        "first_answer_at": first, "evidence_recall": evidence_recall(question.evidence, context),
+        "key_in_evidence": keyed(context, question.key), "evidence": answer.evidence,
+        "quotes": [q.text for q in answer.quotes], "citations": [c.sentence_id for c in answer.citations]}
+
+
+def run_row(llm: LLM, embed, name: str, questions: list[datasets.Question], out: Path) -> list[dict]:
+    """Every question not yet in ``out`` answered by row ``name``; all its results."""
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "results.jsonl"
+    done = {json.loads(line)["id"]: json.loads(line) for line in path.read_text().splitlines()} if path.exists() \
+        else {}
+    books: dict[str, Book] = {}
+    row = ROWS[name]
+    with path.open("a", encoding="utf-8") as sink:
+        for n, question in enumerate(q for q in questions if q.id not in done):
+            book = books.setdefault(question.book, load_book(question.book))
+            try:
+                prediction, costs = (remembered(llm, book, question) if row.method == "memory"
+                                     else answered(llm, embed, book, question, row))
+            except EliteError as exc:
+                prediction, costs = "", {"error": str(exc)}
+            record = {"id": question.id, "row": name, "question": question.question, "up_to": question.up_to,
+                      "beyond": question.beyond, "gold": question.answer, "prediction": prediction,
+                      **judged(question, prediction), **costs}
+            done[question.id] = record
+            sink.write(json.dumps(record, ensure_ascii=False) + "\n")
+            sink.flush()
+            print(f"{name} {n + 1}: {question.id} {'right' if record['correct'] else 'wrong'} "
+                  f"({record.get('seconds', 0)} s) {prediction[:100]!r}", file=sys.stderr, flush=True)
+    return [done[q.id] for q in questions if q.id in done]
+
+
+def kept(out: Path, questions: list[datasets.Question]) -> list[dict] | None:
+    """A row's results already in ``out`` for ``questions`` (the baseline of a row run on its own), if any."""
+    path = out / "results.jsonl"
+    if not path.exists():
+        return None
+    found = {json.loads(line)["id"]: json.loads(line) for line in path.read_text().splitlines()}
+    return [found[q.id] for q in questions if q.id in found] or None
+
+
+def mean(values) -> float | None:
+    values = [float(v) for v in values if v is not None]
+    return round(statistics.mean(values), 3) if values else None
+
+
+def figures(results: list[dict], baseline: list[dict] | None) -> dict:
+    """A row's figures: accuracy with its interval (and paired against ``baseline``), abstention on the questions
+    whose answer lies beyond the ceiling, wrong answers among those answered, costs and latency."""
+    right = [float(r["correct"]) for r in results]
+    within = [r for r in results if not r["beyond"]]
+    beyond = [r for r in results if r["beyond"]]
+    answered_within = [r for r in within if not r.get("abstained")]
+    out = {"questions": len(results), "accuracy": mean(right), "interval": bootstrap_interval(right),
+           "f1": mean(r.get("f1") for r in within), "evidence_recall": mean(r.get("evidence_recall") for r in results),
+           "key_in_evidence": mean(r.get("key_in_evidence") for r in within),
+           "seconds_mean": mean(r.get("seconds") for r in results),
+           "seconds_median": round(statistics.median(r.get("seconds") or 0 for r in results), 2) if results else None,
+           "first_answer_after_quotes": mean(r["first_answer_at"] - r["quotes_at"] for r in results
+                                             if None not in (r.get("first_answer_at"), r.get("quotes_at"))),
+           "llm_calls": mean(r.get("llm_calls") for r in results),
+           "evaluated_tokens": mean(r.get("evaluated_tokens") for r in results)}
+    if within and beyond:
+        out["within"] = {"questions": len(within), "accuracy": mean(r["correct"] for r in within),
+                         "wrong_among_answered": mean(not r["correct"] for r in answered_within)}
+    if beyond:
+        out["beyond"] = {"questions": len(beyond), "abstained": mean(r["abstained"] for r in beyond),
+                         "answered_from_beyond": sum(r["from_beyond"] for r in beyond)}
+    if baseline is not None:
+        base = {r["id"]: float(r["correct"]) for r in baseline}
+        paired = [r for r in results if r["id"] in base]
+        out["vs_bm25"] = {"difference": mean(float(r["correct"]) - base[r["id"]] for r in paired),
+                          "interval": bootstrap_interval([float(r["correct"]) for r in paired],
+                                                         [base[r["id"]] for r in paired])}
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--set", choices=sorted(SETS), required=True)
+    parser.add_argument("--rows", default="memory,bm25,default")
+    parser.add_argument("--model", help="a GGUF file (default: Qwen2.5-Coder-1.5B-Instruct, assembled once)")
+    parser.add_argument("--n-ctx", type=int, default=4096)
+    parser.add_argument("--repeat-penalty", type=float, default=None, help="llama.cpp's repeat penalty (default: "
+                                                                            "the backend's)")
+    parser.add_argument("--fold", choices=sorted(FOLDS), help="only the questions of this fold's novels")
+    parser.add_argument("--sample", type=int, default=0, help="at most this many questions a novel (the first ones)")
+    parser.add_argument("--limit", type=int, default=0)
+    parser.add_argument("--out", default="runs/answers")
+    args = parser.parse_args()
+    if args.model is None:
+        from benchmarks.real_model import real_model
+
+        args.model = str(real_model())
+    questions = datasets.read(SETS[args.set])
+    if args.fold:
+        questions = [q for q in questions if Path(q.book).stem in FOLDS[args.fold]]
+    if args.sample:
+        taken: Counter[str] = Counter()
+        questions = [q for q in questions if taken.update([q.book]) or taken[q.book] <= args.sample]
+    questions = questions[: args.limit] if args.limit else questions
+    llm, embed = open_llm(args.model, n_ctx=args.n_ctx), MiniLMEmbedder()
+    if args.repeat_penalty is not None:
+        llm.repeat_penalty = args.repeat_penalty
+    names = args.rows.split(",")
+    results = {name: run_row(llm, embed, name, questions, Path(args.out) / args.set / name.replace(" ", "_")
+                             .replace("/", "-")) for name in names}
+    baseline = results.get("bm25") or kept(Path(args.out) / args.set / "bm25", questions)
+    table = {name: figures(rows, baseline if name != "bm25" else None) for name, rows in results.items()}
+    for name, row in table.items():
+        print(name, json.dumps(row))
+    name = f"answers-{args.set}" + (f"-{args.fold}" if args.fold else "")
+    try:
+        earlier = json.loads(latest(name).read_text(encoding="utf-8"))["rows"]
+    except (FileNotFoundError, KeyError, ValueError):
+        earlier = {}
+    write_figures(name, {"model": llm.name, "n_ctx": llm.n_ctx, "questions": len(questions),
+                         "sample": args.sample, "rows": earlier | table})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,131 @@
+"""One way to ask a book (elite_ui/reading.py): what an empty ceiling means, said once, and the same question
+asked through each front door (the page's handler, the API, the command line, the service the benchmarks and the
+leak harness call) gives the same answer record."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from elite_ui import ask as cli
+from elite_ui.app.api import Api
+from elite_ui.app.config import Config
+from elite_ui.app.page import compose
+from elite_ui.app.panels.chat import on_ask
+from elite_ui.app.state import Model, Session
+from elite_ui.book import load_book, reading_ceiling
+from elite_ui.errors import BookError, QuestionError
+from elite_ui.methods import Tools
+from elite_ui.methods.elite import PRESETS
+from elite_ui.models import Request, ScriptedLLM
+from elite_ui.reading import WHOLE_BOOK, Asked, part, reading
+from elite_ui.records import answer_record
+
+from .conftest import BOOKS, ROOT, trigram_embed
+
+QUESTION, CEILING = "Where does Toad live?", "chapter 6"
+
+
+def reply(request: Request) -> str:
+    """The same reply to the same prompt, whoever asks: terms from the question, an answer that cites the first
+    sentence of its evidence."""
+    prompt = request.messages[-1]["content"]
+    if request.purpose == "terms":
+        return "Toad Hall\nriver"
+    if request.purpose == "answer":
+        first = re.search(r"\[S(\d+)\]\s*([^\n\[]+)", prompt)
+        return f"{first.group(2).strip()} [S{first.group(1)}]" if first else "Nothing."
+    return "yes"
+
+
+def same(record: dict) -> dict:
+    """An answer record without its seconds (the one field that differs between two runs)."""
+    return {**record, "costs": {k: v for k, v in record["costs"].items() if k != "seconds"}}
+
+
+def test_an_empty_ceiling_is_the_whole_book_and_a_ceiling_leaves_the_front_matter_out(pride):
+    whole = part(pride, "")
+    assert whole.book is pride and whole.where == WHOLE_BOOK and whole.book.ceiling is None
+    last, label = reading_ceiling(pride, "chapter 10")
+    cut = part(pride, "chapter 10")
+    assert cut.where == f"up to {label}" and cut.book.ceiling.sentence == last and len(cut.book) == last + 1
+    assert cut.book.searched_from == pride.first_read > 0, "the front matter is not searched under a ceiling"
+    assert part(pride, "chapter 10", front=True).book.searched_from == 0
+    again = part(pride, cut.book.ceiling)
+    assert again.book.ceiling == cut.book.ceiling and again.where == cut.where, "a recorded ceiling cuts alike"
+    with pytest.raises(BookError, match="chapter 900 is not in this book"):
+        part(pride, "chapter 900")
+
+
+def test_a_method_that_is_not_registered_is_one_sentence(pride):
+    for method in ("nope", ["elite"], {"a": 1}):
+        with pytest.raises(QuestionError, match="the method is one of elite"):
+            reading(pride, Asked("Who?", method=method), ScriptedLLM(reply))
+
+
+def test_the_page_the_api_the_command_line_and_the_service_give_the_same_answer_record(tmp_path, monkeypatch,
+                                                                                     capsys, willows):
+    """The same question under the same ceiling, on the same deterministic model, through every front door."""
+    asked = Asked(QUESTION, CEILING)
+    service = reading(willows, asked, ScriptedLLM(reply), Tools(embed=trigram_embed))
+    expected = same(service.record(service.answer()))
+    assert expected["up_to"].startswith("chapter 6") and expected["citations"], "the record says something"
+
+    config = Config(scripted=str(ROOT / "tests" / "data" / "scripted.json"), cache_dir=str(tmp_path))
+    model = Model(config)
+    model.start()
+    model.llm, model.embed = ScriptedLLM(reply), trigram_embed
+    page, ctx = compose(config, model)
+
+    session = Session()
+    session.open(willows)
+    values = {page.session.state: session, page.chat.question: QUESTION, page.chat.ceiling: CEILING,
+              page.chat.front: False, page.strategy.strategy: "elite", page.strategy.compare: "none",
+              **dict.fromkeys(page.options.boxes.values(), "")}
+    list(on_ask(page, ctx, values))
+    assert len(session.traces) == 1, "the page's handler answered"
+    read = part(willows, CEILING).book
+    assert same(answer_record(read, session.traces[-1])) == expected, "the page"
+
+    api = Api(ctx)
+    book_id = api.open_book({"path": str(BOOKS["the-wind-in-the-willows.txt"])}, None)["book"]
+    *_, last = api.ask(book_id, QUESTION, CEILING)
+    assert same(last) == expected, "the API"
+
+    monkeypatch.setattr(cli, "open_llm", lambda *args, **kwargs: ScriptedLLM(reply))
+    out = tmp_path / "answer.json"
+    assert cli.main([str(BOOKS["the-wind-in-the-willows.txt"]), QUESTION, "--up-to", CEILING, "--json", str(out),
+                     "--quiet"]) == 0
+    assert same(json.loads(out.read_text(encoding="utf-8"))) == expected, "the command line"
+
+
+def test_the_service_cuts_no_further_than_the_ceiling_and_names_from_the_part_read(willows):
+    seen = []
+    ready = reading(willows, Asked(QUESTION, CEILING), ScriptedLLM(reply), Tools(embed=trigram_embed),
+                    names=lambda read: seen.append(len(read)) or None)
+    assert seen == [len(ready.part.book)] and ready.part.book.ceiling is not None
+    trace = ready.answer()
+    assert all(c.sentence_id <= ready.part.book.ceiling.sentence for c in trace.answer.citations)
+    assert load_book(BOOKS["the-wind-in-the-willows.txt"]).digest == willows.digest
+
+
+def test_the_preset_follows_the_models_size_and_says_why():
+    """A real model (a billion parameters or more, from its GGUF's own count or its server name) answers with the
+    capable preset; the demo model, and a model of unknown size, with laptop."""
+    from elite_ui.models.openai import size_in
+    from elite_ui.reading import preset_for
+
+    assert [size_in(n) for n in ("qwen2.5:7b", "Llama-3.1-8B-Instruct", "SmolLM2-135M-Instruct", "gpt-4o")] == [
+        7.0, 8.0, 0.135, None]
+    sized = ScriptedLLM(reply)
+    for size, expected in ((1.5, ("capable", "the model has 1.5B parameters")),
+                           (0.135, ("laptop", "the model has 135M parameters, a demo model")),
+                           (None, ("laptop", "the model's size is unknown (choose 'capable' for a real model)"))):
+        sized.parameters = size
+        assert preset_for(sized) == expected
+    sized.parameters = 7.0
+    ready = reading(load_book(BOOKS["the-wind-in-the-willows.txt"]), Asked(QUESTION), sized,
+                    Tools(embed=trigram_embed))
+    assert ready.engine.settings == PRESETS["capable"], "no settings given: the model's preset"
