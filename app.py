@@ -12,7 +12,10 @@ import sys
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from starlette.middleware import Middleware
+
 from elite_ui.app.config import from_args
+from elite_ui.app.fetching import NoFetching
 from elite_ui.app.logs import cap_output
 from elite_ui.app.page import CSS, HEAD, build
 from elite_ui.app.state import Model
@@ -38,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     # a thread per model call in flight (each waits on the model's answer), and some for everything else
     demo.launch(server_name=config.host, server_port=config.port, css=CSS, head=HEAD,
                 max_file_size=f"{config.max_upload_mb}mb", footer_links=["api"], mcp_server=config.mcp,
-                max_threads=max(40, model.capacity.slots + 16))
+                max_threads=max(40, model.capacity.slots + 16), app_kwargs={"middleware": [Middleware(NoFetching)]})
     return 0
 
 

@@ -60,7 +60,7 @@ LOOP = [*CORE, "model_terms=true", "judge=true", "iter_max=2"]
 class Row(NamedTuple):
     """One row of the ablation (see ROWS)."""
 
-    strategy: str
+    method: str
     preset: str
     settings: list[str]
     at_most: int = 0
@@ -88,7 +88,7 @@ ROWS = {
     "default preset": Row("elite", "laptop", []),
     "default preset with its answer": Row("elite", "laptop", [], answered=True),
 }
-"""Each row: strategy, preset, the settings it overrides, at most how many of the set's questions it takes (0: all)
+"""Each row: method, preset, the settings it overrides, at most how many of the set's questions it takes (0: all)
 and whether the method also answers (its own answer step: the cost a reader waits for). The rows whose loop costs
 4-6 calls a question take the first ``FEW`` of the seeded order, the paper preset fewer, and every row but the paper
 preset is also summarised on those same questions. The stages are added in the order the issue asked."""
@@ -100,7 +100,7 @@ def run_row(key: str, name: str, out: Path) -> list[dict]:
     row = ROWS[name]
     limit = min(limit or row.at_most, row.at_most or limit)
     folder = out / key / re.sub(r"[^a-z0-9]+", "-", name).strip("-")
-    argv = ["run", str(dataset), "--strategy", row.strategy, "--preset", row.preset, "--out", str(folder),
+    argv = ["run", str(dataset), "--method", row.method, "--preset", row.preset, "--out", str(folder),
             "--own-answer" if row.answered else "--retrieval-only", "--shuffle", "--seed", "0",
             *(["--limit", str(limit)] if limit else []), "--skip", str(skip)]
     for item in row.settings:
@@ -115,7 +115,7 @@ def row_figures(name: str, results: list[dict]) -> dict:
     summary = summarise(results)
     return {k: summary[k] for k in ("questions", "evidence_recall", "quote_hit", "llm_calls", "evaluated_tokens",
                                     "seconds_median", "context_tokens", "accuracy")} | {
-        "settings": row.settings, "preset": row.preset, "strategy": row.strategy}
+        "settings": row.settings, "preset": row.preset, "method": row.method}
 
 
 def main() -> None:

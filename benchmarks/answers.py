@@ -7,13 +7,13 @@ free-form answer, whether it says the question's key (each item of ``key``, in a
 place or number that answers it) and its token F1 against the gold answer; under a ceiling with the answer beyond
 it, whether it says the book up to there does not say (abstention) and whether it said the key anyway (an answer
 from beyond the ceiling: the model's memory, or a leak). Rows (``ROWS``): ``memory`` (no book: what the model
-remembers of a famous novel), ``bm25`` (BM25 chunks with the same answer step), the presets, and each of the
-loop's stages switched on in turn. The model is Qwen2.5-Coder-1.5B-Instruct unless ``--model`` says otherwise
-(:mod:`benchmarks.real_model`).
+remembers of a famous novel), ``bm25`` (BM25 chunks with the same answer step), ``default`` (the preset the model
+gets, :func:`elite_ui.reading.preset_for`), the other presets, and each of the loop's stages switched on in turn.
+The model is Qwen2.5-Coder-1.5B-Instruct unless ``--model`` says otherwise (:mod:`benchmarks.real_model`).
 
 Runs are kept in ``runs/answers/<set>/<row>/results.jsonl`` (an interrupted run resumes), and every row's figures
 with 95% bootstrap intervals, paired against ``bm25`` where both ran, in
-``benchmarks/results/<date>/answers-<set>.json``.
+``benchmarks/results/<date>/answers-<set>[-<fold>].json`` (rows run before are kept there).
 """
 
 from __future__ import annotations
@@ -56,6 +56,7 @@ ROWS = {
     "memory": Row("memory"),
     "bm25": Row("bm25"),
     "default": Row("elite"),
+    "laptop": Row("elite", "laptop"),
     "paper": Row("elite", "paper"),
     "whole": Row("whole"),
     "+ terms at full weight": Row("elite", settings=("model_weight=1.0",)),
@@ -66,6 +67,9 @@ ROWS = {
     "- votes": Row("elite", settings=("voter_num=1",)),
     "best passage first": Row("elite", settings=("evidence_order=rank",)),
     "context-wide budget": Row("elite", settings=("evidence_tokens=0",)),
+    "1600 tokens": Row("elite", settings=("evidence_tokens=1600",)),
+    "bm25 1600 tokens": Row("bm25", settings=("evidence_tokens=1600",)),
+    "1600 tokens unchecked": Row("elite", settings=("evidence_tokens=1600", "grounding=false")),
     "unchecked": Row("elite", settings=("grounding=false",)),
     "+ abstain": Row("elite", settings=("abstain=true",)),
 }

@@ -67,31 +67,47 @@ def real_answers(sets: list[str]) -> dict:
     """The check on a real model's own answers, written with the check off (``benchmarks.answers``' row
     ``unchecked``): each answer judged right or wrong as a reader would (its key; beyond a ceiling, any answer
     but "does not say" is wrong), then checked against the evidence it was written from, under its question's
-    ceiling. A right answer should be kept whole; a wrong one should lose a sentence."""
+    ceiling, with labels kept as the model wrote them and moved where another evidence sentence supports the
+    claim (the default). A right answer should be kept whole; a wrong one should lose a sentence. ``right after
+    the check``: the share of all the questions a reader then sees answered right (what the ``default`` row
+    measures, the check on)."""
     from benchmarks.answers import SETS
-    from elite_ui.bench.scoring import ABSTAINED
+    from elite_ui.bench.scoring import ABSTAINED, judged
     from elite_ui.book.names import names_for
+    from elite_ui.methods.grounding import RECITED
     from elite_ui.reading import part
 
     embed, books = MiniLMEmbedder(), {}
-    right = kept_right = wrong = caught = 0
+    variants = {"labels as written": 0, "labels moved": RECITED}
+    tally = {name: dict.fromkeys(("right", "kept_right", "wrong", "caught", "after", "questions"), 0)
+             for name in variants}
     for given in sets:
         key, _, folder = given.partition(":")
         questions = {q.id: q for q in datasets.read(SETS[key])}
         for line in (Path(folder) / "results.jsonl").read_text(encoding="utf-8").splitlines():
             record = json.loads(line)
             question, said = questions[record["id"]], record["prediction"]
-            if not said or ABSTAINED.search(said) or "evidence" not in record:
-                continue
             book = books.get(question.book) or books.setdefault(question.book, load_book(question.book))
             read = part(book, question.up_to).book
-            _, found = grounded(read, said, question.question, record["evidence"], embed, names_for(read, None))
-            if record["correct"]:
-                right, kept_right = right + 1, kept_right + (not found.left_out)
-            else:
-                wrong, caught = wrong + 1, caught + bool(found.left_out)
-    return {"right_answers": right, "right_kept": round(kept_right / max(right, 1), 3), "wrong_answers": wrong,
-            "wrong_caught": round(caught / max(wrong, 1), 3)}
+            for name, recite in variants.items():
+                count = tally[name]
+                count["questions"] += 1
+                if not said or ABSTAINED.search(said) or "evidence" not in record:
+                    count["after"] += bool(record["correct"])
+                    continue
+                kept, found = grounded(read, said, question.question, record["evidence"], embed,
+                                       names_for(read, None), recite)
+                shown = kept if read.ceiling is not None else found.text
+                count["after"] += bool(judged(question, shown)["correct"])
+                if record["correct"]:
+                    count["right"], count["kept_right"] = count["right"] + 1, count["kept_right"] + (not found.left_out)
+                else:
+                    count["wrong"], count["caught"] = count["wrong"] + 1, count["caught"] + bool(found.left_out)
+    return {name: {"questions": c["questions"], "right_answers": c["right"],
+                   "right_kept": round(c["kept_right"] / max(c["right"], 1), 3), "wrong_answers": c["wrong"],
+                   "wrong_caught": round(c["caught"] / max(c["wrong"], 1), 3),
+                   "right_after_the_check": round(c["after"] / max(c["questions"], 1), 3)}
+            for name, c in tally.items()}
 
 
 def main() -> None:

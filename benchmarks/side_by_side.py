@@ -1,4 +1,4 @@
-"""One question answered by each strategy of the app's side-by-side view, on the embedded model:
+"""One question answered by each method of the app's side-by-side view, on the embedded model:
 ``python -m benchmarks.side_by_side [BOOK] [--question Q ...]``.
 
 For each question: ELITE (laptop preset, with the book's character-name index), chunk-embedding RAG (MiniLM) and

@@ -180,7 +180,7 @@ def hosted_memory_line() -> str:
 
 def whole_book_table() -> str:
     """Whole-book mode against ELITE and BM25 chunks on FairytaleQA (``python -m benchmarks.whole_book``)."""
-    rows = ["| strategy | questions (answered) | accuracy | F1 | calls | evaluated tokens | median s |",
+    rows = ["| method | questions (answered) | accuracy | F1 | calls | evaluated tokens | median s |",
             "| --- | --- | --- | --- | --- | --- | --- |"]
     for name, r in figures("whole_book").items():
         rows.append(f"| {name} | {r['questions']} ({r['answered']}) | {num(r['accuracy'])} | {num(r['f1'])} | "
@@ -366,8 +366,19 @@ def answers_table(name: str) -> str:
                      f"{versus['difference']:+.2f} ({versus['interval'][0]:+.2f} to {versus['interval'][1]:+.2f})"
                      if versus else "", num(s.get("within", {}).get("accuracy")),
                      num(s.get("beyond", {}).get("abstained")), s.get("beyond", {}).get("answered_from_beyond", ""),
-                     num(s.get("key_in_evidence")), num(s.get("seconds_median"), 1), num(s.get("llm_calls"), 1),
+                     num(s.get("evidence_recall")), num(s.get("key_in_evidence")), num(s.get("seconds_median"), 1),
+                     num(s.get("first_answer_after_quotes"), 1), num(s.get("llm_calls"), 1),
                      num(s.get("evaluated_tokens"), 0)])
     return rows(["row", "questions", "right (95% interval)", "minus BM25 (paired)", "right, answer read",
-                 "says 'does not say', answer beyond", "answered from beyond", "key in the evidence",
-                 "median s", "model calls", "prompt tokens evaluated"], body)
+                 "says 'does not say', answer beyond", "answered from beyond", "evidence recall",
+                 "key in the evidence", "median s", "first answer word after the quotes, s", "model calls",
+                 "prompt tokens evaluated"], body)
+
+
+def grounding_real_table() -> str:
+    """The grounding check on a real model's own answers (``python -m benchmarks.grounding --answers``), with the
+    labels as the model wrote them and moved to the evidence sentence that supports the claim."""
+    body = [[name, s["questions"], s["right_answers"], num(s["right_kept"]), s["wrong_answers"],
+             num(s["wrong_caught"]), num(s["right_after_the_check"])] for name, s in figures("grounding-real").items()]
+    return rows(["labels", "questions", "right answers (check off)", "of those, kept whole", "wrong answers",
+                 "of those, a sentence left out", "right after the check"], body)

@@ -42,7 +42,7 @@ def parser() -> argparse.ArgumentParser:
                                         "server's model name")
     parser.add_argument("--server", help="base URL of an OpenAI-compatible server (llama-server, Ollama, vLLM...)")
     parser.add_argument("--model-name", help="model name on the server (same as --model with --server)")
-    parser.add_argument("--strategy", choices=list(METHODS), default="elite",
+    parser.add_argument("--method", "--strategy", choices=list(METHODS), default="elite",
                         help="; ".join(f"{m.name}: {m.summary}" for m in METHODS.values()))
     parser.add_argument("--up-to", metavar="WHERE", default="",
                         help='spoiler ceiling: "chapter 12", "book 2, chapter 10", "page 80", "40%%" or "S5210"; '
@@ -203,11 +203,11 @@ def from_library(folder: str, words: str):
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    method = METHODS[args.strategy]
+    method = METHODS[args.method]
     try:
         elsewhere = given_elsewhere(method.settings, args, setting_groups())
         if elsewhere:
-            raise EliteError(f"{', '.join(elsewhere)} do nothing with --strategy {method.name}.")
+            raise EliteError(f"{', '.join(elsewhere)} do nothing with --method {method.name}.")
         options = parse_options(args.option)
         shelf, entry = from_library(args.library, args.book) if args.library else (None, None)
         book = load_book(entry.file() if entry else args.book, cache_dir=default_cache_dir())

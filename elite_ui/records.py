@@ -91,6 +91,8 @@ class AnswerRecord(TypedDict):
     """Answer sentences the grounding check read."""
     sentences_left_out: int
     """Of those, left out under the ceiling: what they cite does not support them."""
+    citations_moved: int
+    """Of those, how many cited a sentence that does not support them and now cite the evidence sentence that does."""
     unsupported: list[str]
     """Without a ceiling, the answer's sentences what they cite does not support (kept in ``answer``)."""
     costs: Costs
@@ -159,14 +161,14 @@ def answer_record(book: Book, trace: Trace) -> AnswerRecord:
     start = trace.of(Kind.START)[0].data
     verdicts = [e.data.sufficient for e in trace.of(Kind.JUDGE)]
     return AnswerRecord(
-        done=True, progress="", question=trace.question, method=start.strategy,
+        done=True, progress="", question=trace.question, method=start.method,
         up_to=start.ceiling.label if start.ceiling else None, answer=answer.text, choice=answer.choice,
         count=answer.count.total if answer.count else None,
         quotes=[cited(book, q.sentence_id) for q in answer.quotes],
         citations=[cited(book, c.sentence_id) for c in answer.citations],
         evidence_judged_sufficient=verdicts[-1] if verdicts else None, caveat=answer.caveat,
         sentences_checked=answer.checked, sentences_left_out=answer.left_out, unsupported=answer.unsupported,
-        costs=Costs(llm_calls=totals.llm_calls, prompt_tokens=totals.prompt_tokens,
+        citations_moved=answer.recited, costs=Costs(llm_calls=totals.llm_calls, prompt_tokens=totals.prompt_tokens,
                     completion_tokens=totals.completion_tokens, seconds=totals.seconds))
 
 
@@ -175,10 +177,10 @@ def progress_record(trace: Trace, said: str) -> AnswerRecord:
     start = trace.of(Kind.START)
     ceiling = start[0].data.ceiling if start else None
     return AnswerRecord(
-        done=False, progress=said, question=trace.question, method=start[0].data.strategy if start else "",
+        done=False, progress=said, question=trace.question, method=start[0].data.method if start else "",
         up_to=ceiling.label if ceiling else None, answer="", choice=None, count=None, quotes=[], citations=[],
         evidence_judged_sufficient=None, caveat="", sentences_checked=0, sentences_left_out=0, unsupported=[],
-        costs=Costs(llm_calls=0, prompt_tokens=0, completion_tokens=0, seconds=0.0))
+        citations_moved=0, costs=Costs(llm_calls=0, prompt_tokens=0, completion_tokens=0, seconds=0.0))
 
 
 def found_record(book: Book, words: str, count: Count, limit: int) -> Found:

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from elite_ui.bench import cli, datasets, harness, scoring, strategies
+from elite_ui.bench import cli, datasets, harness, methods, scoring
 from elite_ui.models import ScriptedLLM
 from elite_ui.settings import overridden
 
@@ -78,13 +78,13 @@ def test_metrics():
 
 def test_summary_arithmetic():
     rows = [
-        {"strategy": "s", "book": "a", "book_bytes": 1000, "storage_bytes": 500, "aspect": "plot", "complexity": "sh",
+        {"method": "s", "book": "a", "book_bytes": 1000, "storage_bytes": 500, "aspect": "plot", "complexity": "sh",
          "correct": True, "f1": None, "evidence_recall": 1.0, "context_tokens": 10, "llm_calls": 2,
          "book_prepare_seconds": 1.0, "retrieval_seconds": 0.5, "generation_seconds": 1.0},
-        {"strategy": "s", "book": "a", "book_bytes": 1000, "storage_bytes": 500, "aspect": "plot", "complexity": "mh",
+        {"method": "s", "book": "a", "book_bytes": 1000, "storage_bytes": 500, "aspect": "plot", "complexity": "mh",
          "correct": False, "f1": None, "evidence_recall": 0.0, "context_tokens": 30, "llm_calls": 4,
          "book_prepare_seconds": 1.0, "retrieval_seconds": 1.5, "generation_seconds": 3.0},
-        {"strategy": "s", "book": "b", "book_bytes": 3000, "storage_bytes": 0, "aspect": "setting", "complexity": "sh",
+        {"method": "s", "book": "b", "book_bytes": 3000, "storage_bytes": 0, "aspect": "setting", "complexity": "sh",
          "correct": True, "f1": None, "evidence_recall": None, "context_tokens": 20, "llm_calls": 3,
          "book_prepare_seconds": 3.0, "retrieval_seconds": 1.0, "generation_seconds": 2.0},
     ]
@@ -104,8 +104,8 @@ def small_dataset(tmp_path, n=5):
     return datasets.write(tmp_path / "dataset.jsonl", questions)
 
 
-def args_for(dataset, out, strategy="bm25", limit=0, retrieval_only=False):
-    return cli.parser().parse_args(["run", str(dataset), "--strategy", strategy, "--out", str(out), "--budget",
+def args_for(dataset, out, method="bm25", limit=0, retrieval_only=False):
+    return cli.parser().parse_args(["run", str(dataset), "--method", method, "--out", str(out), "--budget",
                                       "200", *(["--limit", str(limit)] if limit else []),
                                       *(["--retrieval-only"] if retrieval_only else [])])
 
@@ -129,25 +129,26 @@ def test_skip_takes_a_held_out_sample_after_the_first_questions(tmp_path):
     dataset = small_dataset(tmp_path, 6)
     args = cli.parser().parse_args(["run", str(dataset), "--strategy", "bm25", "--out", str(tmp_path / "held-out"),
                                     "--retrieval-only", "--skip", "4", "--limit", "5"])
+    assert args.method == "bm25", "--strategy, the flag's old name, still sets the method"
     rows = (harness.run(args) / "results.jsonl").read_text().splitlines()
     assert [json.loads(line)["id"] for line in rows] == ["q4", "q5"]
 
 
-@pytest.mark.parametrize("strategy", ["elite", "vanilla", "embedding", "bm25", "mrag"])
-def test_every_strategy_fills_the_budget_with_the_evidence(tmp_path, strategy):
-    dataset, out = small_dataset(tmp_path, 1), tmp_path / strategy
+@pytest.mark.parametrize("method", ["elite", "vanilla", "embedding", "bm25", "mrag"])
+def test_every_method_fills_the_budget_with_the_evidence(tmp_path, method):
+    dataset, out = small_dataset(tmp_path, 1), tmp_path / method
     llm = ScriptedLLM({"terms": ["youngest son\ncat"], "judge": ["yes"], "importance": ["x"], "answer": ["B"]})
-    harness.run(args_for(dataset, out, strategy, retrieval_only=True), llm, trigram_embed)
+    harness.run(args_for(dataset, out, method, retrieval_only=True), llm, trigram_embed)
     [row] = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert row["prediction"] is None and 0 < row["context_tokens"] <= 200
-    assert row["evidence_recall"] == 1.0, strategy
+    assert row["evidence_recall"] == 1.0, method
 
 
 def test_the_report_page_has_its_table_and_charts(tmp_path):
     dataset = small_dataset(tmp_path, 2)
     runs = []
-    for strategy in ("bm25", "vanilla"):
-        runs.append(harness.run(args_for(dataset, tmp_path / strategy, strategy), ScriptedLLM({"answer": ["B"]}),
+    for method in ("bm25", "vanilla"):
+        runs.append(harness.run(args_for(dataset, tmp_path / method, method), ScriptedLLM({"answer": ["B"]}),
                               trigram_embed))
     page = tmp_path / "report.html"
     assert cli.main(["report", *map(str, runs), "--out", str(page)]) == 0
@@ -172,7 +173,7 @@ def test_settings_can_be_overridden_from_the_command_line():
     changed = overridden(PRESETS["laptop"], ["trim=true", "recall_index=25"])
     assert changed.trim is True and changed.recall_index == 25
     assert changed.neighbor_num == PRESETS["laptop"].neighbor_num, "a setting not given keeps the preset's value"
-    mrag = overridden(strategies.defaults("mrag", "laptop"), ["order=similarity", "few_shot=no"])
+    mrag = overridden(methods.defaults("mrag", "laptop"), ["order=similarity", "few_shot=no"])
     assert mrag.order == "similarity" and mrag.few_shot is False and mrag.window_tokens == 1024
     with pytest.raises(EliteError, match="order must be one of"):
         overridden(mrag, ["order=random"])
@@ -196,7 +197,7 @@ def test_bad_inputs_give_one_line_errors(tmp_path, capsys):
     cases = [["convert", "leval", str(tmp_path / "missing.jsonl"), "--out", str(tmp_path / "o")],
              ["convert", "leval", str(broken), "--out", str(tmp_path / "o")],
              ["report", str(tmp_path / "no-run"), "--out", str(tmp_path / "r.html")],
-             ["run", str(small_dataset(tmp_path, 1)), "--strategy", "elite", "--set", "recall_index=abc", "--out",
+             ["run", str(small_dataset(tmp_path, 1)), "--method", "elite", "--set", "recall_index=abc", "--out",
               str(tmp_path / "run")]]
     for argv in cases:
         assert cli.main(argv) == 2

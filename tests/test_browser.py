@@ -288,7 +288,7 @@ def big_book(tmp_path) -> Path:
 
 def test_m_rag_build_stop_resume_and_ask_with_its_trace(page, tmp_path):
     upload(page, lighthouse(tmp_path, chapters=8))  # 8 windows, 8 s: Stop lands within the build on a busy machine too
-    page.click("#strategy label:has-text('M-RAG')")
+    page.click("#method label:has-text('M-RAG')")
     ask(page, "Who mended the lamp?")
     page.wait_for_selector("#chat .msg.bot:has-text('build it first')", timeout=30000)
     page.click("#mrag-panel button.label-wrap, #mrag-panel > button")
@@ -459,7 +459,7 @@ def test_one_question_side_by_side_with_bm25(page):
     page.wait_for_selector("#side-by-side .column")
     columns = page.locator("#side-by-side .column")
     assert columns.count() == 2
-    assert columns.evaluate_all("els => els.map(e => e.dataset.strategy)") == ["elite", "bm25"]
+    assert columns.evaluate_all("els => els.map(e => e.dataset.method)") == ["elite", "bm25"]
     for n in range(2):
         column = columns.nth(n)
         assert "LLM calls" in column.locator(".cost").inner_text()
@@ -846,7 +846,7 @@ def test_the_story_so_far_and_a_character_x_ray_stop_at_the_ceiling(page):
 def test_a_short_book_is_offered_whole_and_read_whole(page, tmp_path):
     upload(page, lighthouse(tmp_path))
     page.wait_for_selector("#status:has-text(\"fits the model's context\")")
-    page.locator("#strategy label", has_text="Whole book").click()
+    page.locator("#method label", has_text="Whole book").click()
     ask(page, "What broke the lamp?")
     page.wait_for_selector("#status:has-text('Done')", timeout=60000)
     assert "whole book" in page.inner_text("#trace").lower()
@@ -951,7 +951,7 @@ def test_a_keyboard_alone_opens_the_sample_book_and_asks_in_five_key_presses(pag
 
 
 def test_tabbing_through_the_settings_changes_nothing_and_a_radio_group_is_one_stop(page):
-    """Issue 29 item 7: Tab passes the book's language without changing it (or the status line), and the strategy
+    """Issue 29 item 7: Tab passes the book's language without changing it (or the status line), and the method
     is one tab stop whose choice the arrow keys move, as a browser's own radio group."""
     upload(page, BOOKS["pride-and-prejudice.txt"])
     page.wait_for_selector("#examples:has-text('PREJUDICE')")  # what follows an opened book is done
@@ -962,11 +962,11 @@ def test_tabbing_through_the_settings_changes_nothing_and_a_radio_group_is_one_s
     for _ in range(8):
         page.keyboard.press("Tab")
         stops.append(page.evaluate("[document.activeElement.type, document.activeElement.closest('[id]')?.id]"))
-    assert stops.count(["radio", "strategy"]) == 1, stops
+    assert stops.count(["radio", "method"]) == 1, stops
     assert page.inner_text("#status") == status and page.input_value("#language input") == "detected"
-    page.focus("#strategy input[value=elite]")
+    page.focus("#method input[value=elite]")
     page.keyboard.press("ArrowRight")
-    page.wait_for_function("document.querySelector('#strategy input[value=mrag]').checked")
+    page.wait_for_function("document.querySelector('#method input[value=mrag]').checked")
 
 
 def test_a_phone_shows_the_book_then_the_question_then_the_settings(browser, app):
@@ -1022,10 +1022,10 @@ def test_a_big_book_shows_its_card_before_its_sentences_are_indexed_and_its_own_
 def test_whole_book_chosen_for_a_book_that_does_not_fit_is_refused_at_once(page):
     """Issue 29 item 6: said when chosen, not after Ask; ELITE stays chosen."""
     upload(page, BOOKS["pride-and-prejudice.txt"])
-    page.locator("#strategy label", has_text="Whole book").click()
+    page.locator("#method label", has_text="Whole book").click()
     page.wait_for_selector("#status:has-text(\"more than the model's context\")")
     assert page.inner_text("#status").startswith("PRIDE")
-    page.wait_for_function("document.querySelector('#strategy input[value=elite]').checked")
+    page.wait_for_function("document.querySelector('#method input[value=elite]').checked")
 
 
 def test_a_book_opens_from_the_readers_calibre_library_where_they_are_with_their_highlights(page, tmp_path):

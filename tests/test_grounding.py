@@ -49,6 +49,20 @@ def test_numbers_must_be_written_and_a_name_may_be_another_of_the_characters(pri
     assert grounded(pride, f"{said[:-1]} 14 times.", "What happens?", [sid], names=found_names(pride))[1].left_out
 
 
+def test_a_claim_labelled_a_few_lines_off_has_its_label_moved_to_the_sentence_that_says_it(pride):
+    """The right claim cited to a neighbouring sentence that does not say it is kept, its label moved to the
+    evidence sentence that supports it alone; a claim no evidence sentence supports is still left out."""
+    says = next(sid for sid in range(len(pride)) if "five thousand" in pride.sentence(sid).text)
+    evidence = list(range(says - 3, says + 4))
+    claim = f"{pride.sentence(says).text.rstrip('.')} [S{says - 2}]."
+    kept, found = grounded(pride, claim, "What does the book say?", evidence)
+    assert not found.left_out and found.recited == 1 and kept.endswith(f"[S{says}].") and f"S{says - 2}" not in kept
+    assert found.text == kept
+    wrong, found = grounded(pride, f"Mr. Darcy has 7,000 a year at Pemberley [S{says - 2}].", "How rich is he?",
+                            evidence)
+    assert not wrong and found.left_out and not found.recited
+
+
 def answering(reply: str) -> ScriptedLLM:
     return ScriptedLLM({"terms": ["Netherfield\nWickham\nMrs. Gardiner"], "judge": ["yes"], "answer": [reply]})
 

@@ -9,6 +9,8 @@ import os
 import threading
 import time
 
+import gradio as gr
+import httpx
 import numpy as np
 import pytest
 
@@ -17,6 +19,7 @@ from elite_ui.app.logs import CappedLines
 from elite_ui.app.panels.exports import removed_old
 from elite_ui.app.receipts import kept_secret
 from elite_ui.app.state import Model
+from elite_ui.app.visitors import address
 from elite_ui.book.cache import evict
 from elite_ui.errors import Cancelled
 from elite_ui.methods.chunk_rag import EMBED_BATCH
@@ -87,6 +90,66 @@ def test_f3_f4_sessions_and_heavy_views_per_visitor_are_bounded(tmp_path):
         assert drawn >= 1 and drawn + refused == 10
     finally:
         stop_app(process)
+
+
+def opened_with_forwarded_lines(url: str, lines: list[str]) -> str:
+    """``/on_sample`` called over HTTP with one ``X-Forwarded-For`` header line for each of ``lines``, as a client
+    adds its own line before the proxy adds one; the status line it ends with."""
+    headers = [("x-forwarded-for", line) for line in lines]
+    with httpx.Client(base_url=url, timeout=60) as http:
+        event = http.post("gradio_api/call/on_sample", json={"data": []}, headers=headers).json()["event_id"]
+        return http.get(f"gradio_api/call/on_sample/{event}", headers=headers).text.rsplit("\n\n", 2)[-2]
+
+
+def test_r4_a_forged_forwarded_line_does_not_make_a_new_visitor(tmp_path):
+    """Issue 36 item 3: behind one proxy, a client that sends its own X-Forwarded-For line (a new address each
+    time) while the proxy adds the real one is still one visitor: its third session with a book is refused."""
+    process, url = start_app("--hosted", "--scripted", SCRIPT, "--proxies", "1", "--sessions-per-visitor", "2",
+                             cache=tmp_path)
+    try:
+        said = [opened_with_forwarded_lines(url, [f"10.0.0.{n}", "203.0.113.7"]) for n in range(3)]
+        assert "Loaded" in said[0] and "Loaded" in said[1], said
+        assert "2 sessions with a book open here, the limit" in said[2], said
+    finally:
+        stop_app(process)
+
+
+def test_r4_a_visitor_is_the_proxys_entry_of_every_line_and_an_ipv6_host_its_64():
+    from starlette.requests import Request
+
+    def request(*lines: str, host: str = "198.51.100.1"):
+        raw = [(b"x-forwarded-for", line.encode()) for line in lines]
+        return gr.Request(Request({"type": "http", "headers": raw, "client": (host, 1234)}))
+
+    assert address(request("10.0.0.1", "203.0.113.7, 198.51.100.9"), 1) == "198.51.100.9"
+    assert address(request("10.0.0.1", "203.0.113.7, 198.51.100.9"), 2) == "203.0.113.7"
+    assert address(request("10.0.0.1"), 2) == "198.51.100.1", "fewer entries than proxies: the connection's"
+    first, second = (address(request(f"2001:db8:1:2::{n:x}"), 1) for n in (1, 0xFFFF))
+    assert first == second == "2001:db8:1:2::/64" and address(request("2001:db8:1:3::1"), 1) != first
+    assert address(request(host="2001:db8::5"), 0) == "2001:db8::/64"
+
+
+def test_r4_an_xray_takes_its_turn_before_finding_the_names_of_a_new_ceiling(tmp_path, monkeypatch):
+    """Issue 36 item 5: an X-Ray refused for want of a turn finds no names first (each new ceiling's names are a
+    read of the whole part), so new ceilings cannot stand in for X-Rays."""
+    from elite_ui.app.api import Api, ApiError
+    from elite_ui.app.page import compose
+    from elite_ui.app.state import Session
+
+    config = Config(scripted=SCRIPT, cache_dir=str(tmp_path), hosted=True, views_per_visitor=1)
+    model = Model(config)
+    model.start()
+    api = Api(compose(config, model)[1])
+    book = api.open_book({"path": str(ROOT / "assets" / "the-wind-in-the-willows.txt")}, None)["book"]
+    session, named, found = api.session(None, book), Session.named, []
+    monkeypatch.setattr(Session, "named", lambda self, *args: found.append(args[0]) or named(self, *args))
+    with api.ctx.visitors.heavy(session) as refused:  # the visitor's one X-Ray at a time is running
+        assert refused is None
+        for chapter in range(2, 6):
+            with pytest.raises(ApiError, match="still being made"):
+                api.xray(book, "Toad", f"chapter {chapter}")
+    assert not found, "no names were found for the refused X-Rays' ceilings"
+    assert api.xray(book, "Toad", "chapter 3")["name"] == "Toad" and len(found) == 1
 
 
 def test_f3_uploads_per_minute_are_bounded(tmp_path):

@@ -15,6 +15,7 @@ import pytest
 from elite_ui.book import load_book
 from elite_ui.book.formats import epub_spine
 from elite_ui.library import CalibreLibrary, LibraryError, locate, read_sidecar, sidecar_for
+from elite_ui.library.model import Reading
 from elite_ui.library.places import cfi_place, xpointer_place
 from elite_ui.testing.reading_apps import calibre_library, koreader_sidecar, nested_epub, written_places
 
@@ -205,6 +206,8 @@ SIDECARS = {
     "not lua": "{{{{ not lua at all",
     "not a table": 'return "text"',
     "deep": "return " + "{" * 50 + "}" * 50,
+    "deep parentheses": "return { a = " + "(" * 100_000 + "1" + ")" * 100_000 + " }",
+    "an unclosed string": 'return { text = "never closed }',
 }
 
 
@@ -216,6 +219,50 @@ def test_a_sidecar_with_code_or_no_table_is_one_sentence_and_nothing_runs(tmp_pa
     with pytest.raises(LibraryError, match=r"^.+\.$"):
         read_sidecar(path)
     assert not Path("/tmp/elite-pwned").exists()
+
+
+def test_brackets_are_counted_outside_strings_and_comments_before_parsing():
+    """Issue 36 item 6: the nesting is counted in one pass before luaparser reads the file; brackets inside
+    strings, long strings and comments do not count, and a real sidecar's shape passes."""
+    from elite_ui.library.koreader import MAX_BRACKETS, brackets
+
+    assert brackets('return { ["a"] = { [1] = "x" } }') == 3
+    assert brackets('return { t = "((((\\"((((", u = \'{{{{\', v = [==[ ]] (((( ]==] } -- ((((\n--[[ {{{{ ]]') == 1
+    assert brackets("return { t = [[ never closed") > MAX_BRACKETS
+    assert brackets("(" * 100_000) > MAX_BRACKETS
+
+
+def test_highlights_are_bounded_in_number_length_and_fuzzy_work(pride_epub):
+    """Issue 36 item 6: 1,200 highlights of 10,000 characters each (none the book's text) are not all looked for,
+    none is compared loosely (too long), and what was not done is said in sentences."""
+    from elite_ui.library.located import FUZZY_CHARS, MAX_HIGHLIGHTS
+    from elite_ui.library.model import Marked
+
+    path, book = pride_epub
+    long = Reading("Calibre", marked=[Marked("Calibre", f"{n} " + "Elizabeth walked on alone. " * 370)
+                                     for n in range(1200)])
+    located = locate(book, path, [long])
+    assert len(located.found) == MAX_HIGHLIGHTS and located.left_out == 200
+    assert located.exact_only == MAX_HIGHLIGHTS and all(len(m.text) > FUZZY_CHARS for m in long.marked)
+    said = located.said(book)
+    assert "0 of 1000 highlights found" in said and "exact text only" in said and "200 more were not looked for" \
+        in said
+    common = Marked("Calibre", "She was not the one to be in the room with him at all then.")  # 60 passages each
+    few = Reading("Calibre", marked=[common] * 60)
+    spent = locate(book, path, [few])
+    assert spent.fuzzy_left == 0 and spent.exact_only > 0, "the loose comparisons of all highlights are bounded"
+
+
+def test_a_folder_library_does_not_follow_a_link_to_a_book_outside_it(pride_epub, tmp_path):
+    from elite_ui.library import open_shelf
+
+    path, _ = pride_epub
+    books = tmp_path / "Books"
+    books.mkdir()
+    (books / "inside.epub").write_bytes(path.read_bytes())
+    (books / "outside.epub").symlink_to(path)
+    (books / "also-inside.epub").symlink_to(books / "inside.epub")
+    assert sorted(b.title for b in open_shelf(books).search("")) == ["also-inside", "inside"]
 
 
 def test_sidecar_values_of_the_wrong_type_are_left_out(tmp_path):

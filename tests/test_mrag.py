@@ -247,7 +247,7 @@ def test_values_fill_the_budget_in_either_order(lake, tmp_path, order):
         assert [m.rank for m in chosen] == sorted(m.rank for m in chosen)
     answer = trace.answer
     assert answer.text and answer.citations and set(answer.evidence) <= set(range(len(lake)))
-    assert trace.of("start")[0].data.strategy == "mrag"
+    assert trace.of("start")[0].data.method == "mrag"
 
 
 def test_flagged_values_can_be_replaced_by_their_paragraphs_and_audited_by_the_model(lake, tmp_path):

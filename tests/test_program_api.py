@@ -4,6 +4,7 @@
 import ast
 import asyncio
 import json
+import re
 
 import pytest
 from gradio_client import Client, handle_file
@@ -138,3 +139,54 @@ def test_an_mcp_client_lists_the_tools_with_their_descriptions_and_asks_a_book(o
 @pytest.fixture(scope="module")
 def pride():
     return load_book(BOOKS["pride-and-prejudice.txt"])
+
+
+def test_a_book_named_by_a_web_address_is_refused_in_a_sentence_and_never_fetched(served):
+    """Issue 36 item 7: a file given as an address (which Gradio would fetch) is refused before Gradio reads the
+    request, by every door: gradio_client, the REST call, MCP; a book given as base64 data over MCP opens."""
+    import base64
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    import httpx
+    from gradio_client.exceptions import ValidationError
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    from elite_ui.app.fetching import REFUSED
+
+    fetched = []
+
+    class Book(BaseHTTPRequestHandler):
+        def do_GET(self):
+            fetched.append(self.path)
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b"CHAPTER I\n\nA book served to the app.\n")
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Book)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    address = f"http://127.0.0.1:{server.server_address[1]}/book.txt"
+    process, url = served
+    try:
+        with pytest.raises(ValidationError, match=re.escape(REFUSED)):
+            Client(url, verbose=False).predict(file={"path": address, "meta": {"_type": "gradio.FileData"}},
+                                               api_name="/open_book")
+        rest = httpx.post(f"{url}gradio_api/call/open_book", json={"data": [{"path": address}]})
+        assert rest.status_code == 422 and rest.json()["error"] == REFUSED
+
+        async def session():
+            async with streamable_http_client(f"{url}gradio_api/mcp/") as (read, write, _), \
+                    ClientSession(read, write) as mcp:
+                await mcp.initialize()
+                data = base64.b64encode(BOOKS["pride-and-prejudice.txt"].read_bytes()).decode()
+                return (await mcp.call_tool("open_book", {"file": address}),
+                        await mcp.call_tool("open_book", {"file": f"data:text/plain;base64,{data}"}))
+
+        named, given = asyncio.run(session())
+        assert named.isError and named.content[0].text == REFUSED
+        assert not given.isError and ast.literal_eval(given.content[0].text)["sentences"] > 5000
+    finally:
+        server.shutdown()
+    assert fetched == [], "nothing was fetched"
+    assert "Traceback" not in app_log(process).split("MCP server")[-1]

@@ -82,7 +82,7 @@ def test_the_page_the_api_the_command_line_and_the_service_give_the_same_answer_
     session = Session()
     session.open(willows)
     values = {page.session.state: session, page.chat.question: QUESTION, page.chat.ceiling: CEILING,
-              page.chat.front: False, page.strategy.strategy: "elite", page.strategy.compare: "none",
+              page.chat.front: False, page.method.method: "elite", page.method.compare: "none",
               **dict.fromkeys(page.options.boxes.values(), "")}
     list(on_ask(page, ctx, values))
     assert len(session.traces) == 1, "the page's handler answered"

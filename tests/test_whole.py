@@ -31,7 +31,7 @@ def test_a_short_book_is_read_whole_book_first(write_book):
     from elite_ui.app import render
 
     assert "Whole book" in render.trace_html(book, again.events)
-    assert fits(book, llm) is not None and METHODS["whole"].main and trace.of("start")[0].data.strategy == "whole"
+    assert fits(book, llm) is not None and METHODS["whole"].main and trace.of("start")[0].data.method == "whole"
 
 
 def test_a_book_too_long_for_the_context_is_one_sentence(write_book, pride):

@@ -31,7 +31,7 @@ DELTA_SECONDS = 0.1
 """The answer being written is shown at most this often (a server that sends it in one burst is one update)."""
 NOTHING_TO_DRAW = {Kind.TERMS, Kind.ANSWER}
 """Milestones after which the charts are not drawn again: terms add nothing to draw, and ``done`` follows the
-answer at once (drawing both charts costs about 30 ms of the app's CPU, a sixth of a short question's)."""
+answer at once (what drawing the charts costs: docs/serving.md, "What limits the app")."""
 
 
 def outputs(page) -> list:

@@ -239,12 +239,12 @@ class Api:
         """
         session = self.session(request, book)
         asked, until = read(session, up_to)
-        cast = session.named(asked, self.ctx.cache_dir, text(name)) if text(name).strip() else None
-        if cast is None:
-            raise ApiError(f"no character named {text(name)[:60]!r} {until}.")
-        with self.ctx.visitors.heavy(session) as refused:
+        with self.ctx.visitors.heavy(session) as refused:  # the turn first: finding the names is heavy work too
             if refused:
                 raise ApiError(refused)
+            cast = session.named(asked, self.ctx.cache_dir, text(name)) if text(name).strip() else None
+            if cast is None:
+                raise ApiError(f"no character named {text(name)[:60]!r} {until}.")
             return xray_record(asked, xray_of(asked, *cast))
 
     def register(self) -> None:

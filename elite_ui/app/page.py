@@ -27,9 +27,9 @@ from .panels import (
     settings,
     side,
     story,
-    strategy,
     trace,
 )
+from .panels import method as method_panel
 from .panels import mrag as mrag_panel
 from .receipts import Receipts
 from .state import Model
@@ -64,7 +64,7 @@ class Page:
     book: book.BookUI
     library: library.LibraryUI
     model: model_panel.ModelUI
-    strategy: strategy.StrategyUI
+    method: method_panel.MethodUI
     names: names.NamesUI
     mrag: mrag_panel.MragUI
     settings: settings.SettingsUI
@@ -103,7 +103,7 @@ def compose(config: Config, model: Model | None = None) -> tuple[Page, Context]:
                 book_ui = book.create_ui(ctx)
                 library_ui = library.create_ui(ctx)
                 model_ui = model_panel.create_ui(ctx)
-                strategy_ui = strategy.create_ui(ctx)
+                method_ui = method_panel.create_ui(ctx)
                 names_ui = names.create_ui(ctx)
                 mrag_ui = mrag_panel.create_ui(ctx)
                 settings_ui = settings.create_ui(ctx)
@@ -119,7 +119,7 @@ def compose(config: Config, model: Model | None = None) -> tuple[Page, Context]:
                     story_ui = story.create_ui(ctx)
                     notebook_ui = notebook.create_ui(ctx)
         page = Page(demo=demo, tabs=tabs, session=kept, book=book_ui, library=library_ui, model=model_ui,
-                    strategy=strategy_ui, names=names_ui, mrag=mrag_ui, settings=settings_ui, options=options_ui,
+                    method=method_ui, names=names_ui, mrag=mrag_ui, settings=settings_ui, options=options_ui,
                     chat=chat_ui, exports=exports_ui, trace=trace_ui, side=side_ui, reader=reader_ui, story=story_ui,
                     links=links_ui, notebook=notebook_ui)
         for panel in page.panels():

@@ -355,7 +355,7 @@ class Session:
 
 def run_label(number: int, trace: Trace) -> str:
     start = trace.of("start")[0].data if trace.of("start") else None
-    name = METHODS[start.strategy].label if start else "ELITE"
+    name = METHODS[start.method].label if start else "ELITE"
     edits = trace.of("edit")
     note = f", edited from run {edits[0].data.run}" if edits else ""
     question = trace.question if len(trace.question) <= 60 else trace.question[:57] + "…"

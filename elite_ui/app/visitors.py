@@ -5,6 +5,7 @@ mint, an address is not. Beyond a limit the visitor hears one sentence, and noth
 
 from __future__ import annotations
 
+import ipaddress
 import threading
 import time
 from collections import defaultdict, deque
@@ -23,15 +24,33 @@ VIEW_WAIT = 10.0
 
 def address(request: gr.Request | None, proxies: int) -> str:
     """The visitor's address: the connection's, or with ``proxies`` trusted proxies in front, the entry the
-    nearest of them wrote into ``X-Forwarded-For`` (the entries before it are the client's own to forge)."""
+    nearest of them wrote into ``X-Forwarded-For`` (every line of it joined: the entries before the proxies' are
+    the client's own to forge, in a line of its own too). An IPv6 visitor is its /64, the block one host holds."""
     if request is None:
         return "local"
     if proxies:
-        hops = [h.strip() for h in (request.headers.get("x-forwarded-for") or "").split(",") if h.strip()]
+        hops = [h.strip() for line in header_lines(request.headers, "x-forwarded-for") for h in line.split(",")]
+        hops = [h for h in hops if h]
         if len(hops) >= proxies:
-            return hops[-proxies]
+            return grouped(hops[-proxies])
     client = getattr(request, "client", None)
-    return getattr(client, "host", None) or "unknown"
+    return grouped(getattr(client, "host", None) or "unknown")
+
+
+def header_lines(headers, name: str) -> list[str]:
+    """Every line of header ``name`` in order (a plain dict holds one, the lines already joined)."""
+    if hasattr(headers, "getlist"):
+        return headers.getlist(name)
+    return [value for key, value in dict(headers or {}).items() if key.lower() == name]
+
+
+def grouped(host: str) -> str:
+    """``host`` as a visitor: an IPv6 address as its /64 network, anything else as it is."""
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    return str(ipaddress.ip_network(f"{ip}/64", strict=False)) if ip.version == 6 else host
 
 
 class Visitors:

@@ -1,6 +1,6 @@
 """The benchmark's command line: ``python -m elite_ui.bench convert|run|report``.
 
-``run`` answers a question set with one strategy and writes DIR/results.jsonl (one line per question, appended as
+``run`` answers a question set with one method and writes DIR/results.jsonl (one line per question, appended as
 it goes, so an interrupted run resumes where it stopped) and DIR/summary.json. ``report`` compares runs in one
 self-contained HTML page. ``convert`` turns a third-party QA set into our format.
 """
@@ -17,7 +17,7 @@ from ..methods.elite import PRESETS
 from ..models import DEFAULT_CONTEXT
 from . import datasets
 from .harness import run
-from .strategies import NAMES
+from .methods import NAMES
 
 
 def convert(args: argparse.Namespace) -> Path:
@@ -51,16 +51,16 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--book", help="novelqa: the novel's text file")
     c.add_argument("--out", required=True)
     c.set_defaults(func=convert)
-    r = commands.add_parser("run", help="answer a question set with one strategy")
+    r = commands.add_parser("run", help="answer a question set with one method")
     r.add_argument("dataset")
-    r.add_argument("--strategy", choices=NAMES, required=True)
+    r.add_argument("--method", "--strategy", choices=NAMES, required=True)
     r.add_argument("--model")
     r.add_argument("--server")
     r.add_argument("--model-name")
     r.add_argument("--n-ctx", type=int, default=DEFAULT_CONTEXT)
-    r.add_argument("--preset", choices=sorted(PRESETS), default="laptop", help="the strategy's preset")
+    r.add_argument("--preset", choices=sorted(PRESETS), default="laptop", help="the method's preset")
     r.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
-                   help="override one of the strategy's settings (ELITE's or M-RAG's), e.g. --set trim=false "
+                   help="override one of the method's settings (ELITE's or M-RAG's), e.g. --set trim=false "
                         "--set recall_index=25 --set order=similarity")
     r.add_argument("--budget", type=int, default=1000, help="context tokens given to the generator")
     r.add_argument("--limit", type=int, default=0)

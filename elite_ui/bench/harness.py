@@ -1,5 +1,5 @@
 """Running a question set: each question answered (or, with ``--retrieval-only``, only retrieved for) by one
-strategy, one line per question appended to DIR/results.jsonl as it goes (an interrupted run resumes where it
+method, one line per question appended to DIR/results.jsonl as it goes (an interrupted run resumes where it
 stopped), then DIR/summary.json: accuracy by aspect and complexity, evidence recall, times, storage."""
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from ..errors import EliteError
 from ..models import LLM, Embed, open_llm
 from ..settings import overridden
 from . import datasets
+from .methods import Generated, Retrieved, benched, defaults, generate
 from .scoring import evidence_recall, quote_hit, score
-from .strategies import Generated, Retrieved, defaults, generate, strategy
 
 
 def done_ids(path: Path) -> set[str]:
@@ -43,14 +43,14 @@ def run(args: argparse.Namespace, llm: LLM | None = None, embed: Embed | None = 
     results = out / "results.jsonl"
     finished = done_ids(results)
     todo = [q for q in questions if q.id not in finished]
-    settings = overridden(defaults(args.strategy, args.preset), args.set)
+    settings = overridden(defaults(args.method, args.preset), args.set)
     llm = llm or open_llm(args.model_name or args.model, server=args.server, n_ctx=args.n_ctx)
-    chosen = strategy(args.strategy, llm, embed, settings)
+    chosen = benched(args.method, llm, embed, settings)
     prepared = {}
     books: dict[str, Book] = {}
 
     with results.open("a", encoding="utf-8") as sink:
-        for q in tqdm(todo, desc=f"{args.strategy}", unit="question", initial=len(finished),
+        for q in tqdm(todo, desc=f"{args.method}", unit="question", initial=len(finished),
                       total=len(questions), file=sys.stderr):
             if q.book not in books:
                 books[q.book] = load_book(q.book)
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace, llm: LLM | None = None, embed: Embed | None = 
                 generated = None if args.retrieval_only else Generated("", 0.0, 0, 0, 0)
             correct, f1 = score(q, generated.prediction if generated else None)
             row = {
-                "id": q.id, "strategy": args.strategy, "book": Path(q.book).name, "book_bytes": len(book.text.encode()),
+                "id": q.id, "method": args.method, "book": Path(q.book).name, "book_bytes": len(book.text.encode()),
                 "aspect": q.aspect, "complexity": q.complexity, "question": q.question,
                 "prediction": generated.prediction if generated else None, "answer": q.answer,
                 "correct": correct, "f1": f1, "evidence_recall": evidence_recall(q.evidence, found.context),
@@ -115,7 +115,7 @@ def summarise(rows: list[dict]) -> dict:
     storage = sum(r["storage_bytes"] for r in books.values())
     book_bytes = sum(r["book_bytes"] for r in books.values())
     return {
-        "strategy": rows[0]["strategy"] if rows else None,
+        "method": rows[0]["method"] if rows else None,
         "questions": len(rows),
         "accuracy": accuracy(rows),
         "f1": mean([r["f1"] for r in rows]),

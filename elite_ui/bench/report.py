@@ -28,7 +28,7 @@ def quality_figure(runs) -> go.Figure:
 
 
 def time_figure(runs) -> go.Figure:
-    """Seconds per phase against book length (characters), one line per strategy and phase (paper Table 3)."""
+    """Seconds per phase against book length (characters), one line per method and phase (paper Table 3)."""
     fig = go.Figure()
     for label, _, rows in runs:
         per_book = defaultdict(list)

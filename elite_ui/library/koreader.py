@@ -7,12 +7,20 @@ name, an operation) refuses the whole file in one sentence."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 from pathlib import Path
 
 from .model import LibraryError, Marked, Position, Reading, cut, fraction
 
 MAX_BYTES = 5 * 2**20
 MAX_DEPTH = 8
+"""Tables nest at most this deep in a sidecar (KOReader's go three or four deep)."""
+MAX_BRACKETS = 2 * MAX_DEPTH + 2
+"""Brackets of any kind nest at most this deep outside strings and comments, counted before the parser reads the
+file (a parser given 100,000 nested parentheses runs for minutes and gigabytes)."""
+SPECIAL = re.compile(r"""--|[\[\](){}"']""")
+SHORT_STRING = {q: re.compile(rf"{q}(?:[^{q}\\\n]|\\.)*{q}", re.S) for q in "\"'"}
+LONG_OPEN = re.compile(r"\[(=*)\[")
 
 
 def sidecar_for(book_file: str | Path, settings: str | Path | None = None) -> Path | None:
@@ -60,6 +68,8 @@ def read_sidecar(path: str | Path) -> Reading:
         raise LibraryError(f"{path.name} could not be read ({exc.strerror or type(exc).__name__}).") from None
     except UnicodeDecodeError:
         raise LibraryError(f"{path.name} is not a KOReader settings file (not Lua text).") from None
+    if brackets(source) > MAX_BRACKETS:
+        raise LibraryError(f"{path.name} nests its tables deeper than KOReader does; it was not read.")
     try:
         tree = ast.parse(source)
     except Exception:  # luaparser raises its own SyntaxException and ANTLR errors
@@ -71,6 +81,35 @@ def read_sidecar(path: str | Path) -> Reading:
     if not isinstance(settings, dict):
         raise LibraryError(f"{path.name} is not a KOReader settings file: it must only return a table.")
     return reading(settings)
+
+
+def brackets(source: str) -> int:
+    """How deep brackets of any kind nest in Lua ``source`` outside its strings and comments, read once from start
+    to end (an unclosed string or long bracket counts as deeper than any file may be)."""
+    depth = deepest = 0
+    at = 0
+    while found := SPECIAL.search(source, at):
+        token, at = found.group(), found.end()
+        long = LONG_OPEN.match(source, found.start() + 2 if token == "--" else found.start())
+        if long:  # a long string or a long comment: to its closing bracket of the same level
+            close = source.find(f"]{long.group(1)}]", long.end())
+            if close < 0:
+                return MAX_BRACKETS + 1
+            at = close + len(long.group(1)) + 2
+        elif token == "--":
+            line_end = source.find("\n", at)
+            at = len(source) if line_end < 0 else line_end
+        elif token in "\"'":
+            string = SHORT_STRING[token].match(source, found.start())
+            if not string:
+                return MAX_BRACKETS + 1
+            at = string.end()
+        elif token in "[({":
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth -= 1
+    return deepest
 
 
 def literal(node, name: str, depth: int):

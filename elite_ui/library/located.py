@@ -29,6 +29,14 @@ HEADING = re.compile(r"^\s*(?:(?:chapter|letter|stave|book|part|volume)\s+(?:\d+
 
 FUZZY = 85.0
 """The least RapidFuzz partial-ratio score (0-100) at which a highlight is taken to be a passage of the book."""
+MAX_HIGHLIGHTS = 1000
+"""Highlights of a book looked for at most; more are left out, and the count says so."""
+FUZZY_CHARS = 2000
+"""The longest highlight matched fuzzily (the work grows with its length times the passages compared); a longer
+one is looked for by its exact text only."""
+FUZZY_PASSAGES = 3000
+"""Passages compared fuzzily for all of a book's highlights together; once spent, highlights are looked for by
+their exact text only."""
 
 
 @dataclass
@@ -50,6 +58,12 @@ class Located:
     source: str = ""
     when: float | None = None
     found: list[Found] = field(default_factory=list)
+    left_out: int = 0
+    """Highlights beyond :data:`MAX_HIGHLIGHTS`, not looked for."""
+    exact_only: int = 0
+    """Highlights looked for by their exact text only (too long to match fuzzily, or the fuzzy share spent)."""
+    fuzzy_left: int = FUZZY_PASSAGES
+    """Passages that may still be compared fuzzily."""
 
     def said(self, book: Book, now: float | None = None) -> str:
         """"You are at chapter 14, 'The Letter' (from KOReader, 2 days ago)", and how many highlights."""
@@ -63,6 +77,11 @@ class Located:
         matched = sum(bool(f.sentences) for f in self.found)
         if self.found:
             parts.append(f"{matched} of {len(self.found)} highlight{'s' * (len(self.found) != 1)} found in the book.")
+        if self.exact_only:
+            parts.append(f"{self.exact_only} of them were looked for by their exact text only (longer than "
+                         f"{FUZZY_CHARS:,} characters, or past the {FUZZY_PASSAGES:,} passages compared loosely).")
+        if self.left_out:
+            parts.append(f"{self.left_out:,} more were not looked for: at most {MAX_HIGHLIGHTS:,} a book.")
         return " ".join(parts)
 
 
@@ -91,7 +110,8 @@ def locate(book: Book, file: str | Path, readings: list[Reading]) -> Located:
         if sentence is not None:
             located.sentence, located.how, located.source, located.when = sentence, how, latest.source, latest.when
     plain = book.text.translate(PLAIN) if marked else ""
-    located.found = [find(book, plain, items, m) for m in marked]
+    located.found = [find(book, plain, items, m, located) for m in marked[:MAX_HIGHLIGHTS]]
+    located.left_out = max(0, len(marked) - MAX_HIGHLIGHTS)
     return located
 
 
@@ -120,10 +140,11 @@ def position_sentence(book: Book, items: list[SpineItem] | None, position: Posit
     return None, ""
 
 
-def find(book: Book, plain: str, items: list[SpineItem] | None, marked: Marked) -> Found:
+def find(book: Book, plain: str, items: list[SpineItem] | None, marked: Marked, located: Located) -> Found:
     """A highlight's sentences: its text at its place (if the app gave one), else in the chapter the app named
     (a line the book says twice is taken there), else anywhere in the book, exactly; else the best fuzzy match
-    near its place or around the sentences holding its rarest words (those in the named chapter first)."""
+    near its place or around the sentences holding its rarest words (those in the named chapter first), within
+    ``located``'s fuzzy share."""
     from rapidfuzz import fuzz
 
     wanted = " ".join(compatible(marked.text).translate(PLAIN).split())
@@ -137,9 +158,14 @@ def find(book: Book, plain: str, items: list[SpineItem] | None, marked: Marked) 
         at = spaced(plain, wanted, start, end)
         if at is not None:
             return Found(marked, covered(book, *at), "exact")
+    if len(wanted) > FUZZY_CHARS or located.fuzzy_left <= 0:
+        located.exact_only += 1
+        return Found(marked)
     best = (0.0, 0, 0)
     around = sorted(candidates(book, wanted), key=lambda c: not any(a <= c[0] < b for a, b in named))
-    for start, end in windows + around:
+    compared = (windows + around)[: located.fuzzy_left]
+    located.fuzzy_left -= len(compared)
+    for start, end in compared:
         match = fuzz.partial_ratio_alignment(wanted, plain[start:end], score_cutoff=FUZZY)
         if match is not None and match.score > best[0]:
             best = (match.score, start + match.dest_start, start + match.dest_end)

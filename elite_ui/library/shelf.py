@@ -19,12 +19,14 @@ MAX_FILES = 20_000
 
 
 class BookFolder:
-    """A folder of book files (and its subfolders), each found by its file name."""
+    """A folder of book files (and its subfolders), each found by its file name; a link to a file outside the
+    folder is no book of it."""
 
     def __init__(self, folder: str | Path):
         self.folder = Path(folder).expanduser()
         if not self.folder.is_dir():
             raise LibraryError(f"{self.folder} is not a folder.")
+        self.root = self.folder.resolve()
 
     def search(self, words: str = "", limit: int = 50) -> list[Shelved]:
         """The book files whose names hold ``words``, each numbered by its place among all the folder's book
@@ -37,7 +39,7 @@ class BookFolder:
                 seen += 1
                 path = Path(parent) / name
                 fmt = path.suffix.lower()[1:]
-                if fmt not in PREFERRED:
+                if fmt not in PREFERRED or (path.is_symlink() and not path.resolve().is_relative_to(self.root)):
                     continue
                 if wanted in path.stem.lower():
                     found.append(Shelved(number, path.stem, "", {fmt: path}))

@@ -22,7 +22,7 @@ from ..models import LLM, Embed, MiniLMEmbedder, Request
 from ..models.capacity import POLL_SECONDS, Share
 from ..settings import setting
 from . import prompts
-from .grounding import Grounding, grounded, unread
+from .grounding import Grounding, grounded, sharing, unread
 from .lexical import best_sentences, bm25_scores, targets
 from .parsing import clean_answer, parse_choice, parse_sentence_ids, whole_sentences, without_labels
 from .trace import Answer, Citation, Delta, Done, Event, Kind, LLMCall, Queue, Quoted, Start, Trace
@@ -113,7 +113,7 @@ class Engine:
         try:
             prepared = prepared if prepared is not None else self.prepare(book)
             yield Event(Kind.START, 0, Start(question=question, options=options, settings=asdict(self.settings),
-                                             book=book.summary(), model=self.llm.name, strategy=self.name,
+                                             book=book.summary(), model=self.llm.name, method=self.name,
                                              ceiling=book.ceiling, index=self.index_card(prepared),
                                              about=about))
             answer = yield from self.steps(book, question, options, prepared=prepared, generate=generate, **kwargs)
@@ -349,15 +349,16 @@ def checked_answer(book: Book, text: str, kept: str, found: Grounding, evidence:
     """The answer after the grounding check: under a spoiler ceiling the sentences the evidence does not support
     are left out (a model that knows the novel may say what only a later chapter tells), and an answer left with
     none says so; without one they stay, marked."""
-    ceiling = book.ceiling
+    ceiling, text = book.ceiling, found.text or text
     if not found.left_out:
-        return Answer(text, cite(book, text, evidence), evidence=evidence, checked=found.sentences)
+        return Answer(text, cite(book, text, evidence), evidence=evidence, checked=found.sentences,
+                      recited=found.recited)
     if ceiling is None:
         return Answer(text, cite(book, text, evidence), evidence=evidence, checked=found.sentences,
-                      unsupported=found.left_out)
+                      unsupported=found.left_out, recited=found.recited)
     shown = kept or not_said(ceiling)
     return Answer(shown, cite(book, kept, evidence) if kept else [], evidence=evidence, checked=found.sentences,
-                  left_out=len(found.left_out))
+                  left_out=len(found.left_out), recited=found.recited)
 
 
 def not_said(ceiling) -> str:
@@ -391,9 +392,5 @@ def cite(book: Book, text: str, evidence: list[int]) -> list[Citation]:
     cited = [sid for sid in parse_sentence_ids(text) if sid in allowed]
     automatic = not cited
     if automatic and evidence:
-        wanted = set(book.lexicon.content_words(text))
-        scored = sorted(((len(wanted & set(book.lexicon.content_words(book.sentence(sid).text))), sid)
-                         for sid in evidence),
-                        key=lambda x: (-x[0], x[1]))
-        cited = [sid for overlap, sid in scored[:2] if overlap > 0] or [evidence[0]]
+        cited = [sid for overlap, sid in sharing(book, text, evidence)[:2] if overlap > 0] or [evidence[0]]
     return [Citation(sid, book.sentence(sid).citation, book.sentence(sid).text, automatic) for sid in cited]

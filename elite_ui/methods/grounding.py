@@ -10,6 +10,11 @@ whose names and numbers are there but whose words fall short by no more than :da
 opinion from the shipped MiniLM embedding: supported if it is close (:data:`CLOSE`) to one of the sentences it
 cites. The thresholds are measured by ``benchmarks/grounding.py`` on the novels-dev questions: a correct option
 stated as an answer against its gold evidence is kept, the wrong options are left out.
+
+A model often labels the right claim with a sentence a few lines off ("The Bennets have five daughters [S128]",
+S128 saying nothing of five): a sentence its labels do not support is checked, by the same rules, against each
+of the :data:`RECITED` evidence sentences sharing most of its words, and where one supports it alone, its label is
+moved there (and the trace says so) rather than the claim left out.
 """
 
 from __future__ import annotations
@@ -33,6 +38,10 @@ AROUND = 2
 """Sentences either side of a cited one where the question's names may be written (a pronoun names them)."""
 CLOSE = 0.55
 """The cosine similarity to a cited sentence at which the embedding calls a sentence supported."""
+RECITED = 3
+"""Evidence sentences a sentence whose labels do not support it is checked against, most words shared first."""
+LABELS = re.compile(r"\s*\[\s*S\s?\d{1,7}(?:\s*[,;]\s*S?\s?\d{1,7})*\s*\]")
+"""A citation label as a model writes it: [S12], [S12, S14]."""
 NAMED = re.compile(r"(?<!^)(?<![.!?:;\"“‘]\s)\b[A-Z][a-z]{2,}\b")
 """A capitalised word that opens no sentence: a name (or a title) the evidence must write too."""
 CAPITALISED = re.compile(r"\b(?:(" + "|".join(TITLES) + r")\.?[ \t]+)?([A-Z][a-z]{2,})(?:[ \t]+([A-Z][a-z]{2,}))?\b")
@@ -49,6 +58,10 @@ class Grounding:
     sentences: int = 0
     left_out: list[str] = field(default_factory=list)
     missing: list[list[str]] = field(default_factory=list)
+    recited: int = 0
+    """Sentences whose label was moved to the evidence sentence that supports them."""
+    text: str = ""
+    """The whole answer, labels moved where they were."""
 
 
 UNREAD = "…"
@@ -150,21 +163,60 @@ def unconnected(book: Book, sentence: str, question: str, cited: list[int], name
     return missing or ([] if any(map(written, asked)) else asked)
 
 
+def lacking(book: Book, sentence: str, question: str, cited: list[int], embed: Embed | None,
+            names: NameIndex | None) -> list[str]:
+    """What ``sentence`` says that the sentences ``cited`` (and the question) do not: [] when they support it."""
+    texts = [book.sentence(sid).text for sid in cited]
+    return (unconnected(book, sentence, question, cited, names)
+            or support(book, sentence, " ".join([question, *texts]), texts, embed, names))
+
+
+def recited(book: Book, sentence: str, question: str, evidence: list[int], labelled: list[int],
+            embed: Embed | None, names: NameIndex | None, tried: int = RECITED) -> int | None:
+    """The evidence sentence, other than those ``labelled``, that supports ``sentence`` alone: the first of the
+    ``tried`` sharing most of its content words; None when none does."""
+    shared = sharing(book, LABELS.sub(" ", sentence), [sid for sid in evidence if sid not in labelled])
+    return next((sid for overlap, sid in shared[:tried]
+                 if overlap and not lacking(book, sentence, question, [sid], embed, names)), None)
+
+
+def sharing(book: Book, text: str, sentences: list[int]) -> list[tuple[int, int]]:
+    """``sentences`` by how many content words of ``text`` each holds, most first (then in book order), each with
+    that count."""
+    wanted = set(book.lexicon.content_words(text))
+    return sorted(((len(wanted & set(book.lexicon.content_words(book.sentence(sid).text))), sid)
+                   for sid in sentences), key=lambda pair: (-pair[0], pair[1]))
+
+
 def grounded(book: Book, text: str, question: str, evidence: list[int], embed: Embed | None = None,
-             names: NameIndex | None = None) -> tuple[str, Grounding]:
-    """``text`` with the sentences its evidence does not support left out, and what was found."""
+             names: NameIndex | None = None, recite: int = RECITED) -> tuple[str, Grounding]:
+    """``text`` with the sentences its evidence does not support left out (their labels moved where one of
+    ``recite`` other evidence sentences supports them), and what was found."""
     allowed = set(evidence)
     found = Grounding()
-    kept = []
+    kept, written = [], []
     for sentence in answer_sentences(text):
-        cited = [sid for sid in parse_sentence_ids(sentence) if sid in allowed] or list(evidence)
-        texts = [book.sentence(sid).text for sid in cited]
-        lacking = (unconnected(book, sentence, question, cited, names)
-                   or support(book, sentence, " ".join([question, *texts]), texts, embed, names))
+        labelled = [sid for sid in parse_sentence_ids(sentence) if sid in allowed]
+        missing = lacking(book, sentence, question, labelled or list(evidence), embed, names)
+        moved = recited(book, sentence, question, evidence, labelled, embed, names, recite) \
+            if missing and labelled and recite else None
+        if moved is not None:
+            sentence, missing = relabelled(sentence, moved), []
+            found.recited += 1
         found.sentences += 1
-        if lacking:
+        written.append(sentence)
+        if missing:
             found.left_out.append(sentence)
-            found.missing.append(lacking)
+            found.missing.append(missing)
         else:
             kept.append(sentence)
+    found.text = " ".join(written)
     return " ".join(kept), found
+
+
+def relabelled(sentence: str, sid: int) -> str:
+    """``sentence`` citing sentence ``sid`` in place of the labels it wrote (where the first of them stood)."""
+    first = LABELS.search(sentence)
+    cut = first.start() if first else len(sentence)
+    rest = LABELS.sub("", sentence[cut:])
+    return f"{LABELS.sub('', sentence[:cut])} [S{sid}]{rest}"

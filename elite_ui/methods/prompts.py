@@ -98,8 +98,8 @@ def answer_tail(options: dict[str, str] | None, abstain: bool = False) -> str:
     ``abstain``, or :data:`NOT_SAID` when the passages hold none)."""
     if options:
         return "Reply with the letter of the correct option."
-    return ("Answer in one short sentence, from the passages only, and put the label of the sentence that says it "
-            "after it, like [S12]." + (f" If the passages do not say, reply: {NOT_SAID}" if abstain else ""))
+    return ("Reply in this form, in one short sentence of your own words: <the answer> [S<number of the sentence "
+            "that says it>]." + (f" If the passages do not say, reply: {NOT_SAID}" if abstain else ""))
 
 
 def answer(question: str, options: dict[str, str] | None, evidence: str, abstain: bool = False) -> list[dict[str, str]]:

@@ -1,5 +1,5 @@
-"""The one list of answering methods. The app's strategy and side-by-side choices and settings panels, the command
-line's ``--strategy`` and flags, the benchmark's strategies, budgets and figures, and the docs' settings tables are
+"""The one list of answering methods. The app's method and side-by-side choices and settings panels, the command
+line's ``--method`` and flags, the benchmark's methods, budgets and figures, and the docs' settings tables are
 all made from it; a new method is one entry here (its engine, settings class and presets, its evidence budget and
 its figures), and the app binds it to the settings panel that sets it and the trace view that shows it.
 """
@@ -50,7 +50,7 @@ class Method:
     presets: dict
     create: Callable[[LLM, object, Tools], Engine]
     main: bool = False
-    """Offered as the app's strategy (every method is offered side by side)."""
+    """Offered as the app's method (every method is offered side by side)."""
     uses_names: bool = False
     """Reads the book's character-name index."""
     builds: str = ""

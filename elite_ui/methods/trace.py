@@ -183,6 +183,8 @@ class Answer:
     words are not kept anywhere, since a model's memory of a later chapter is what the ceiling keeps out)."""
     unsupported: list[str] = field(default_factory=list)
     """Without a ceiling, the answer's sentences the sentences they cite do not support (shown marked)."""
+    recited: int = 0
+    """Sentences whose label the check moved to the evidence sentence that supports them."""
 
     @property
     def heading(self) -> str:
@@ -194,18 +196,23 @@ class Answer:
         """What the grounding check did, in a sentence (empty when it found every sentence supported)."""
         some = len(self.unsupported) or self.left_out
         sentences = f"{some} sentence{'s' * (some != 1)} of the model's answer"
+        moved = (f"{self.recited} citation{'s' * (self.recited != 1)} moved to the evidence sentence that says it. "
+                 if self.recited else "")
         if self.left_out:
-            return (f"{sentences} left out: the sentences {'they cite do' if some > 1 else 'it cites does'} not "
+            said = (f"{sentences} left out: the sentences {'they cite do' if some > 1 else 'it cites does'} not "
                     "support them. A model may know a famous book beyond your ceiling; answers are checked "
                     "against the book up to it.")
-        return f"{sentences} marked: the sentences cited do not support {'them' if some > 1 else 'it'}." if some else ""
+        else:
+            said = f"{sentences} marked: the sentences cited do not support {'them' if some > 1 else 'it'}." if some \
+                else ""
+        return (moved + said).strip()
 
     doing: ClassVar[str] = "answer written"
 
 
 @dataclass(kw_only=True)
 class Start:
-    """What a question was asked of: the method (``strategy``), its settings, the book, the model, and the
+    """What a question was asked of: the method, its settings, the book, the model, and the
     reader's spoiler ceiling; M-RAG adds its index card."""
 
     question: str
@@ -213,7 +220,7 @@ class Start:
     settings: dict
     book: dict
     model: str
-    strategy: str
+    method: str
     ceiling: Ceiling | None = None
     index: dict | None = None
     about: list[int] = field(default_factory=list)

@@ -32,6 +32,12 @@ def embedded_model_path() -> Path:
     return found[0]
 
 
+def small_model_penalty(billions: float) -> float:
+    """llama.cpp's repeat penalty for a model of this size: 1.15 under a billion parameters (the demo model loops
+    without one), none above (a penalty keeps a real model from repeating the book's names in its answer)."""
+    return 1.15 if billions < 1 else 1.0
+
+
 class LlamaCppLLM(LLM):
     """A GGUF model run in-process by llama-cpp-python. Calls that share a prompt prefix reuse its KV cache."""
 
@@ -42,7 +48,7 @@ class LlamaCppLLM(LLM):
         n_ctx: int = DEFAULT_CONTEXT,
         n_threads: int | None = None,
         n_gpu_layers: int = -1,
-        repeat_penalty: float = 1.15,
+        repeat_penalty: float | None = None,
         seed: int = 0,
     ):
         from llama_cpp import Llama, llama_model_n_params
@@ -67,7 +73,7 @@ class LlamaCppLLM(LLM):
         self.name = path.stem
         self.parameters = llama_model_n_params(self.llama._model.model) / 1e9
         self.n_ctx = self.llama.n_ctx()
-        self.repeat_penalty = repeat_penalty
+        self.repeat_penalty = repeat_penalty if repeat_penalty is not None else small_model_penalty(self.parameters)
         metadata = self.llama.metadata
         template = metadata.get("tokenizer.chat_template") or CHATML
         vocab = self.llama._model

@@ -80,7 +80,7 @@ def whole_offered(page, ctx, book) -> dict:
     if tokens is None:
         return {}
     return {page.chat.status: f"Loaded *{md(book.title)}*. It fits the model's context ({tokens:,} tokens): choose "
-                              "the strategy *Whole book* to have the model read all of it. Ask a question."}
+                              "the method *Whole book* to have the model read all of it. Ask a question."}
 
 
 def open_file(page, ctx, path: str, session: Session, request: gr.Request):

@@ -101,15 +101,15 @@ def answered(page: Page, ctx: Context, values: dict, session: Session, book: Boo
     ui = page.chat
     session.ceiling_text = text(values[ui.ceiling]).strip()
     about, session.about = session.about, []
-    name = "elite" if about else values[page.strategy.strategy]
+    name = "elite" if about else values[page.method.method]
     asked = Asked(said, session.ceiling_text, bool(values[ui.front]), name, method_settings(page, name, values),
                   options, tuple(about))
     run = yield from answer_turn(page, ctx, session, book, said, said, "Searching the book…",
                                  lambda: asked_of(ctx, session, book, asked).events(), options)
-    compare = values[page.strategy.compare]
+    compare = values[page.method.compare]
     if run is None:
         return
-    if compare in (None, "none", values[page.strategy.strategy]):
+    if compare in (None, "none", values[page.method.method]):
         yield {ui.status: "Done."}
         return
     yield from compared(page, ctx, session, book, replace(asked, method=compare,
@@ -149,7 +149,7 @@ def on_example(sample):
 
 def create_event_handlers(page: Page, ctx: Context) -> None:
     ui, state = page.chat, page.session.state
-    asked_with = {state, ui.question, ui.ceiling, ui.front, page.strategy.strategy, page.strategy.compare,
+    asked_with = {state, ui.question, ui.ceiling, ui.front, page.method.method, page.method.compare,
                   *page.options.boxes.values(), *page.settings.controls.inputs, *page.mrag.controls.inputs}
     ui.examples.click(on_example, ui.examples, ui.question, concurrency_limit=None, show_progress="hidden")
     # no limit here: every visitor's calls line up fairly for the model's capacity (models.capacity), one run per

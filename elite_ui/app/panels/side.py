@@ -14,6 +14,6 @@ class SideUI:
 
 def create_ui(ctx) -> SideUI:
     with gr.Tab("Side by side", id="side-tab", elem_id="side-tab"):
-        return SideUI(gr.HTML("<div class='side-by-side'>Choose a strategy under \"Side by side with\", then ask."
+        return SideUI(gr.HTML("<div class='side-by-side'>Choose a method under \"Side by side with\", then ask."
                               "</div>", elem_id="side-by-side"))
 

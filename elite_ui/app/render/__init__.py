@@ -14,7 +14,7 @@ from ...methods.trace import Event
 from . import chunks, iterations, markers
 from .book import NO_BOOK, book_card, reading_card
 from .chat import chat
-from .common import esc, highlight, inert_markdown, linked, strategy
+from .common import esc, highlight, inert_markdown, linked, method_of
 from .export import markdown_export
 from .figures import book_map
 from .markers import build_progress, index_card
@@ -31,12 +31,12 @@ VIEWS = {"elite": (iterations.trace_html, iterations.importance_figure),
 
 def trace_html(book: Book, events: list[Event]) -> str:
     """The trace panel of a run, in its method's view."""
-    return VIEWS[strategy(events)][0](book, events)
+    return VIEWS[method_of(events)][0](book, events)
 
 
 def importance_figure(book: Book, events: list[Event]) -> go.Figure:
     """The chart beside the trace: chunk importance (ELITE) or key similarity (M-RAG)."""
-    return VIEWS[strategy(events)][1](book, events)
+    return VIEWS[method_of(events)][1](book, events)
 
 
 __all__ = ["NO_BOOK", "book_card", "book_map", "build_progress", "chat", "esc", "highlight", "importance_figure",

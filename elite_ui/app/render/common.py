@@ -169,9 +169,9 @@ def grouped(events: list[Event]) -> dict[int, Stage]:
     return by
 
 
-def strategy(events: list[Event]) -> str:
+def method_of(events: list[Event]) -> str:
     starts = [e.data for e in events if e.kind == Kind.START]
-    return starts[0].strategy if starts else "elite"
+    return starts[0].method if starts else "elite"
 
 
 def stage_costs(calls) -> str:

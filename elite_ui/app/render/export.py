@@ -19,7 +19,7 @@ def markdown_export(book: Book, trace: Trace) -> str:
     if starts:
         start = starts[0].data
         read = f"the book up to {start.ceiling.label}" if start.ceiling and start.ceiling.label else "the whole book"
-        lines += [f"Asked of {md(read)} · method: {md(METHODS[start.strategy].label)} · model: {md(start.model)}", ""]
+        lines += [f"Asked of {md(read)} · method: {md(METHODS[start.method].label)} · model: {md(start.model)}", ""]
     if answer:
         if answer.quotes:
             lines += ["## What the book says", ""] + [f"> {md(' '.join(q.text.split()))} — **{q.label}**\n"

@@ -3,7 +3,7 @@ names and defaults."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from ...settings import check_choices, setting
 from ..base import AnswerSettings
@@ -105,7 +105,7 @@ PRESETS = {
         best_neighbours=True, evidence_tokens=800, answer_tokens=96,
     ),
 }
-PRESETS["capable"] = replace(PRESETS["laptop"])
+PRESETS["capable"] = PRESETS["laptop"]
 """``paper``: the paper's settings, every stage on, and none it does not have (no grounding check). ``laptop``,
 the default: what measured best on the embedded model (docs/benchmark.md, "ELITE stage by stage" and "novels-300"):
 the model's terms (counting half) beside the question's and options' own words, sentences ranked by BM25 with their
@@ -113,4 +113,8 @@ neighbours' scores and the score of the chunk around them, widened by one senten
 with 100-word chunks ranked by BM25 over the same terms, from two half-overlapping tilings of the book, the best
 chunk's neighbours right after it (chunk fusion), and one pass. The judge with further iterations, breadth- and
 depth-wise expansion, importance and trimming each found no more evidence there (breadth/depth found less), so they
-are off; each is one setting away (``--judge``, ``--importance-samples 1``...)."""
+are off; each is one setting away (``--judge``, ``--importance-samples 1``...). ``capable``, for a model of a
+billion parameters or more (:func:`elite_ui.reading.preset_for`): the same settings today. Measured with
+Qwen2.5-Coder-1.5B (docs/benchmark.md, "Answers with a real model"), twice the evidence (1,600 tokens) led on the
+tune novels and not on the held-out ones, and took longer, so it was not adopted; what a real model is found to
+gain from goes here."""

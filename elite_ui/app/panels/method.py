@@ -1,4 +1,4 @@
-"""The strategy: which method answers, and which one answers each question a second time, side by side; both
+"""The method: which one answers, and which one answers each question a second time, side by side; both
 lists come from the method registry."""
 
 from __future__ import annotations
@@ -22,15 +22,15 @@ if TYPE_CHECKING:
 
 
 @dataclass
-class StrategyUI:
-    strategy: gr.Radio
+class MethodUI:
+    method: gr.Radio
     compare: gr.Dropdown
 
 
-def create_ui(ctx) -> StrategyUI:
+def create_ui(ctx) -> MethodUI:
     main = [m for m in METHODS.values() if m.main]
-    return StrategyUI(
-        gr.Radio([(m.label, m.name) for m in main], value="elite", label="Strategy", elem_id="strategy",
+    return MethodUI(
+        gr.Radio([(m.label, m.name) for m in main], value="elite", label="Method", elem_id="method",
                  info="; ".join(f"{m.label}: {m.summary}" for m in main)),
         gr.Dropdown([("none", "none"), *((m.label, m.name) for m in METHODS.values())], value="none",
                     label="Side by side with", elem_id="compare",
@@ -54,13 +54,13 @@ def refused_whole(ctx, session, ceiling) -> str | None:
             f"context of {ctx.model.llm.n_ctx:,} holds: Whole book reads a book that fits, so ELITE answers.")
 
 
-def on_strategy(page: Page, ctx: Context, chosen, ceiling, session: Session):
+def on_method(page: Page, ctx: Context, chosen, ceiling, session: Session):
     """Whole book chosen for a book that does not fit is said at once (not after Ask), and ELITE kept."""
     refused = refused_whole(ctx, session, ceiling) if chosen == "whole" else None
     return ("elite", refused) if refused else (gr.skip(), gr.skip())
 
 
 def create_event_handlers(page: Page, ctx: Context) -> None:
-    ui, state = page.strategy, page.session.state
-    ui.strategy.select(handler(on_strategy, page, ctx), [ui.strategy, page.chat.ceiling, state],
-                       [ui.strategy, page.chat.status], concurrency_limit=None)
+    ui, state = page.method, page.session.state
+    ui.method.select(handler(on_method, page, ctx), [ui.method, page.chat.ceiling, state],
+                       [ui.method, page.chat.status], concurrency_limit=None)

@@ -1,4 +1,4 @@
-"""The strategies the benchmark compares, each filling the same token budget for the same generator: every
+"""The methods the benchmark compares, each filling the same token budget for the same generator: every
 answering method of the registry (run up to its chosen evidence, ``generate=False``), and ``vanilla``, the book
 itself from its start, cut to the budget. Each reports its preparation time and the bytes it would persist.
 """
@@ -21,7 +21,7 @@ from ..settings import with_overrides
 
 @dataclass
 class Retrieved:
-    """The context a strategy hands the generator, and what finding it cost."""
+    """The context a method hands the generator, and what finding it cost."""
 
     context: str
     seconds: float
@@ -31,7 +31,7 @@ class Retrieved:
     evaluated_tokens: int = 0
     """Prompt tokens the model read (not reused from its KV cache)."""
     quotes: list[str] | None = None
-    """The sentences the method quotes first as what the book says (None: a strategy that quotes nothing)."""
+    """The sentences the method quotes first as what the book says (None: one that quotes nothing)."""
     extra: dict = field(default_factory=dict)
 
 
@@ -57,7 +57,7 @@ def fill(llm: LLM, pieces: list[tuple[int, str]], budget: int) -> str:
     return "\n\n".join(text for _, text in sorted(kept))
 
 
-class Strategy:
+class Benched:
     """A registered method as the benchmark runs it: prepared once per book, then asked with ``generate=False``
     and its evidence filled into the budget."""
 
@@ -68,7 +68,7 @@ class Strategy:
         self.name = method.name
 
     def asked(self, question: str, options, budget: int | None = None, ceiling: str = "") -> Asked:
-        """``question`` asked with this strategy's settings, its evidence budget set to ``budget``."""
+        """``question`` asked with this method's settings, its evidence budget set to ``budget``."""
         limit = self.method.budget
         settings = with_overrides(self.settings, **{limit: budget}) if budget and limit else self.settings
         return Asked(question, ceiling, method=self.method.name, settings=settings, options=options)
@@ -122,15 +122,15 @@ class Vanilla:
         return Retrieved(text, time.perf_counter() - started)
 
 
-def strategy(name: str, llm: LLM, embed: Embed | None = None, settings=None):
-    """The strategy ``name``: a registered method, or ``vanilla``."""
+def benched(name: str, llm: LLM, embed: Embed | None = None, settings=None):
+    """The method ``name`` as the benchmark runs it: a registered method, or ``vanilla``."""
     if name == Vanilla.name:
         return Vanilla(llm, embed, settings)
-    return Strategy(METHODS[name], llm, embed, settings)
+    return Benched(METHODS[name], llm, embed, settings)
 
 
 def defaults(name: str, preset: str):
-    """The settings ``--set`` overrides for strategy ``name`` (vanilla has none: ELITE's are shown)."""
+    """The settings ``--set`` overrides for method ``name`` (vanilla has none: ELITE's are shown)."""
     return METHODS.get(name, METHODS["elite"]).presets[preset]
 
 
@@ -138,7 +138,7 @@ NAMES = sorted([*METHODS, Vanilla.name])
 
 
 def generate(llm: LLM, question: str, options: dict[str, str] | None, context: str, max_tokens: int = 96) -> Generated:
-    """The one generator every strategy answers through: the ELITE answer prompt, greedy; a letter for options."""
+    """The one generator every method answers through: the ELITE answer prompt, greedy; a letter for options."""
     started = time.perf_counter()
     messages = answer_prompt(question, options, context or "(nothing found)")
     result = llm.complete(Request("answer", messages, max_tokens=12 if options else max_tokens))
