@@ -25,12 +25,13 @@ from .methods.base import Engine
 from .methods.elite.edit import Edit
 from .methods.trace import Event
 from .models import LLM
+from .models.base import CAPABLE_BILLIONS
 from .records import AnswerRecord, answer_record
 
 DEFAULT_PRESET = "laptop"
 """The preset for a model of unknown size, and for the small demo model."""
-CAPABLE_PRESET, CAPABLE_BILLIONS = "capable", 1.0
-"""The preset for a real model: one of at least this many billion parameters."""
+CAPABLE_PRESET = "capable"
+"""The preset for a real model: one of at least :data:`~elite_ui.models.base.CAPABLE_BILLIONS` parameters."""
 WHOLE_BOOK = "in the whole book"
 
 

@@ -61,6 +61,11 @@ def finished(pieces: Generator[str, None, T]) -> T:
             return done.value
 
 
+CAPABLE_BILLIONS = 1.0
+"""From this many billion parameters a model is a real one, not a demo: the settings preset and llama.cpp's repeat
+penalty follow it."""
+
+
 class LLM:
     """The interface. Subclasses implement :meth:`_complete`; :meth:`complete` guards the context and times it."""
 

@@ -13,7 +13,7 @@ from collections.abc import Generator, Iterable
 from pathlib import Path
 
 from ..errors import Cancelled, ModelError
-from .base import DEFAULT_CONTEXT, LLM, Completion, Request, finished
+from .base import CAPABLE_BILLIONS, DEFAULT_CONTEXT, LLM, Completion, Request, finished
 from .catalogue import usable_cpus
 
 PREFILL_SLICE = 128
@@ -33,9 +33,10 @@ def embedded_model_path() -> Path:
 
 
 def small_model_penalty(billions: float) -> float:
-    """llama.cpp's repeat penalty for a model of this size: 1.15 under a billion parameters (the demo model loops
-    without one), none above (a penalty keeps a real model from repeating the book's names in its answer)."""
-    return 1.15 if billions < 1 else 1.0
+    """llama.cpp's repeat penalty for a model of this size: 1.15 for a demo model (under :data:`CAPABLE_BILLIONS`;
+    it loops without one), none for a real one (a penalty keeps it from repeating the book's names in its
+    answer)."""
+    return 1.15 if billions < CAPABLE_BILLIONS else 1.0
 
 
 class LlamaCppLLM(LLM):

@@ -261,10 +261,10 @@ class Elite(Engine):
         chosen = sorted(found, key=lambda c: -self.merit(c))
         if s.importance_chunks:
             chosen = chosen[: s.importance_chunks]
-        total, done = len(chosen) * (1 + s.importance_samples), 0
+        total, done, room = len(chosen) * (1 + s.importance_samples), 0, self.room(s.evidence_tokens)
         for chunk in chosen:
             started = time.perf_counter()
-            passage = self.fit(chunk.text, self.room(s.evidence_tokens))
+            passage = self.fit(chunk.text, room)
             yield Event(Kind.CALLS, iteration, Calls("importance", done, total))
             done += 1
             chunk.base_answer = yield from self.call(
