@@ -14,10 +14,12 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from starlette.middleware import Middleware
 
+from elite_ui.app.answering import RUNS
 from elite_ui.app.config import from_args
 from elite_ui.app.fetching import NoFetching
 from elite_ui.app.logs import cap_output
-from elite_ui.app.page import CSS, HEAD, build
+from elite_ui.app.page import CSS, HEAD, compose
+from elite_ui.app.reading_apps import ReadingAppsMiddleware
 from elite_ui.app.state import Model
 from elite_ui.book.lexicon import detect_language, forms
 from elite_ui.errors import EliteError
@@ -36,12 +38,15 @@ def main(argv: list[str] | None = None) -> int:
     except EliteError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    demo = build(config, model)
+    page, ctx = compose(config, model)
+    demo = page.demo
     demo.queue(max_size=64 if config.hosted else None)
-    # a thread per model call in flight (each waits on the model's answer), and some for everything else
+    # Gradio's workers: the runs' (questions and builds, in threads of their own) and, apart, the threads of every
+    # other call
     demo.launch(server_name=config.host, server_port=config.port, css=CSS, head=HEAD,
                 max_file_size=f"{config.max_upload_mb}mb", footer_links=["api"], mcp_server=config.mcp,
-                max_threads=max(40, model.capacity.slots + 16), app_kwargs={"middleware": [Middleware(NoFetching)]})
+                max_threads=40 + RUNS,
+                app_kwargs={"middleware": [Middleware(NoFetching), Middleware(ReadingAppsMiddleware, ctx=ctx)]})
     return 0
 
 

@@ -206,5 +206,6 @@ def test_the_page_handlers_are_named_functions_gradio_reads_whole(tmp_path):
     asking = [name for name, fn in handlers.items() if "request" in inspect.signature(fn).parameters]
     assert {"on_sample", "on_upload", "on_page_load", "on_unload", "on_open"} <= set(asking)
     assert all(get_type_hints(handlers[name]).get("request") is gr.Request for name in asking)
-    assert inspect.isgeneratorfunction(handlers["on_ask"]) and inspect.isgeneratorfunction(handlers["on_recap"])
+    # runs stream their updates from threads of their own (answering.apart): async generators Gradio awaits
+    assert inspect.isasyncgenfunction(handlers["on_ask"]) and inspect.isasyncgenfunction(handlers["on_recap"])
     assert handlers["on_ask"].__module__ == "elite_ui.app.panels.chat"

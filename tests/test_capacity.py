@@ -160,7 +160,7 @@ def test_preempted_work_runs_again_once_the_question_is_answered():
     capacity, attempts, served = Capacity(1), [], []
     build = Share(capacity, "builder", background=True)
 
-    def work(stop):
+    def work(stop, outlived):
         attempts.append(stop.is_set())
         if len(attempts) == 1:
             question_arrives(capacity, served)
@@ -177,7 +177,7 @@ def test_a_readers_stop_is_not_taken_for_a_preemption():
     capacity, cancel = Capacity(1), threading.Event()
     build = Share(capacity, "builder", background=True)
 
-    def work(stop):
+    def work(stop, outlived):
         cancel.set()
         raise Cancelled("stopped.")
 
@@ -241,4 +241,45 @@ def test_long_works_streamed_call_gives_way_to_a_question_and_runs_again():
     engine = METHODS["elite"].engine(ScriptedLLM(reply), None, Tools(trigram_embed, share=builder))
     calls = engine.call("extract", [{"role": "user", "content": "the window"}], 1, stream=True)
     assert returned(calls) == "markers" and served
+    assert capacity.busy == 0
+
+
+def test_a_visitors_stopped_calls_still_on_the_server_are_bounded():
+    """A reader pressing Ask then Stop again and again: each stopped call keeps its slot while the server runs it,
+    and past STOPPED_CALLS of them the reader's next call waits for one to end; another reader's call does not."""
+    from elite_ui.models.capacity import STOPPED_CALLS
+
+    capacity = Capacity(8)
+    ends = []
+    for _ in range(STOPPED_CALLS + 1):
+        place = Share(capacity, "stopper").line_up()
+        assert place.wait(0.1)
+        ends.append(place.outlived())
+        place.leave()
+    assert capacity.busy == STOPPED_CALLS + 1, "stopped calls still on the server keep their slots"
+    again, other = Share(capacity, "stopper").line_up(), Share(capacity, "other").line_up()
+    assert other.wait(0.1) and not again.wait(0.1), "the stopper waits; the other reader does not"
+    ends.pop()()
+    assert again.wait(0.1), "one stopped call ended: the stopper's next call goes"
+    for end in ends:
+        end()
+    again.leave()
+    other.leave()
+    assert capacity.busy == 0
+
+
+def test_slots_are_shared_fairly_between_addresses_not_only_sessions():
+    """Issue 36 item 4: one address with four sessions asking cannot take four turns before another address's
+    one question: a freed slot goes to the address holding the fewest, then to the one served longest ago."""
+    capacity = Capacity(1)
+    running = Share(capacity, "crowd 1", address="198.51.100.1").line_up()
+    assert running.wait(0.1)
+    crowd = [Share(capacity, f"crowd {n}", address="198.51.100.1").line_up() for n in range(2, 5)]
+    alone = Share(capacity, "alone", address="203.0.113.9").line_up()
+    assert alone.ahead == 0 and [place.ahead for place in crowd] == [1, 2, 3]
+    running.leave()
+    assert alone.wait(0.1) and not any(place.granted for place in crowd)
+    alone.leave()
+    for place in crowd:
+        place.leave()
     assert capacity.busy == 0

@@ -115,8 +115,9 @@ def test_a_server_streams_the_reply(server):
 
 
 @pytest.mark.parametrize("streamed", [False, True])
-def test_stop_lets_go_of_a_server_still_reading_the_prompt(streamed):
-    """A server sends nothing while it reads a long prompt; Stop (or long work giving way) must not wait for it."""
+def test_stop_lets_go_of_a_server_still_reading_the_prompt_and_hangs_up(streamed):
+    """A server sends nothing while it reads a long prompt; Stop (or long work giving way) must not wait for it,
+    and the connection is shut so that the server drops the call (as llama-server and vLLM do), streamed or not."""
     from elite_ui.testing.server import BatchingServer
 
     with BatchingServer(latency=30, slots=1) as server:
@@ -125,7 +126,39 @@ def test_stop_lets_go_of_a_server_still_reading_the_prompt(streamed):
         threading.Timer(0.3, cancel.set).start()
         with pytest.raises(Cancelled):
             list(llm.stream(request)) if streamed else llm.complete(request)
-        assert server.requests == 1 and server.in_flight == 1, "let go while the server still held the call"
+        assert server.requests == 1
+        assert waited_for(lambda: server.dropped == 1 and server.in_flight == 0), "the 30 s call was dropped"
+
+
+def test_a_stopped_call_keeps_its_slot_until_a_deaf_server_ends_it():
+    """A server that never notices its client gone runs a stopped call to its end: the shared model's line
+    counts the slot until then, so the server never holds more calls than the slots the app was given."""
+    from elite_ui.models.capacity import Capacity, Share
+    from elite_ui.testing.server import BatchingServer
+
+    with BatchingServer(latency=1.5, slots=4, deaf=True) as server:
+        llm, capacity, cancel = OpenAICompatibleLLM(server.url, "stub"), Capacity(1), threading.Event()
+        share = Share(capacity, "reader")
+        place = share.line_up()
+        assert place.wait(1)
+        request = Request("answer", [{"role": "user", "content": "Toad?"}], 16, cancel=cancel,
+                          outlived=place.outlived)
+        threading.Timer(0.3, cancel.set).start()
+        with pytest.raises(Cancelled):
+            llm.complete(request)
+        place.leave()
+        assert capacity.busy == 1 and server.in_flight == 1, "the server still runs it: its slot is counted"
+        assert waited_for(lambda: capacity.busy == 0 and server.in_flight == 0)
+
+
+def waited_for(condition, seconds: float = 10.0) -> bool:
+    """Whether ``condition()`` came true within ``seconds``."""
+    ends = time.monotonic() + seconds
+    while time.monotonic() < ends:
+        if condition():
+            return True
+        time.sleep(0.02)
+    return condition()
 
 
 def test_a_stopped_stream_closes_its_connection_at_the_next_piece():

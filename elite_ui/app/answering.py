@@ -5,6 +5,7 @@ what the method is doing, or where its call stands in the shared model's line), 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import time
@@ -79,14 +80,54 @@ def asked_of(ctx, session: Session, book: Book, asked: Asked) -> Reading:
 def releases_stop(page):
     """A run's handler (a generator) that disables Stop once it ends, however it ends; Stop was enabled when the
     run began (a run stopped by Stop is disabled by Stop's own handler). A handler refused because another run
-    of the visitor goes on (it returns :data:`REFUSED`) leaves Stop to that run."""
+    of the visitor goes on (it returns :data:`REFUSED`) leaves Stop to that run. It runs in the runs' own threads
+    (:func:`apart`); register it with :data:`RUN`."""
     def wrap(handler):
         @functools.wraps(handler)
         def run(*args):
             if (yield from handler(*args)) is not REFUSED:
                 yield {page.chat.stop: gr.update(interactive=False)}
-        return run
+        return apart(run)
     return wrap
+
+
+RUNS = 64
+"""Questions and builds (runs) going on at once, each with a thread of its own apart from the threads Gradio
+serves every other call with (views, search, passages): runs waiting for the model hold none of those. Past this
+many, a run waits in Gradio's queue, holding nothing (the app takes this many more of Gradio's workers)."""
+RUN = {"concurrency_id": "runs", "concurrency_limit": RUNS}
+"""How every run's event is registered (:data:`RUNS`)."""
+
+
+@functools.cache
+def run_threads():
+    """The runs' threads (made once, within Gradio's event loop)."""
+    import anyio
+
+    return anyio.CapacityLimiter(RUNS)
+
+
+def apart(fn):
+    """``fn``, a handler that is a generator function, as an async generator function Gradio awaits: each of its
+    steps runs in one of the threads kept for runs (:data:`RUNS`)."""
+    import anyio
+
+    async def run(*args, **kwargs):
+        steps = fn(*args, **kwargs)
+        try:
+            while (step := await anyio.to_thread.run_sync(next, steps, DONE, limiter=run_threads())) is not DONE:
+                yield step
+        finally:
+            # cancelled by Gradio while a step runs in its thread: the generator is closed (its ``finally`` blocks
+            # run) when that step returns and the last reference to it goes
+            with contextlib.suppress(ValueError):
+                steps.close()
+
+    return functools.update_wrapper(run, fn)
+
+
+DONE = object()
+"""What a run's next step is once it has none."""
 
 
 BUSY = "Your last request is still running: wait for it to finish, or press Stop."

@@ -11,6 +11,7 @@ of hosted mode (books opened a minute, X-Rays and recaps at once). Nothing beyon
 (the grounding check included). No call changes the model.
 """
 
+import inspect
 import threading
 from collections import OrderedDict
 
@@ -21,7 +22,7 @@ from ..book import Book, load_book, load_cached
 from ..book.cache import evict
 from ..book.story import recap as recap_of
 from ..book.story import xray as xray_of
-from ..errors import EliteError
+from ..errors import Cancelled, EliteError
 from ..methods.elite.counting import count
 from ..methods.registry import METHODS
 from ..methods.trace import Kind, Trace
@@ -40,7 +41,7 @@ from ..records import (
     recap_record,
     xray_record,
 )
-from .answering import asked_of, doing, status_line
+from .answering import RUN, apart, asked_of, doing, status_line
 from .inputs import number, text
 from .state import Session
 from .visitors import address
@@ -144,7 +145,8 @@ class Api:
         """Ask a question of a book and get the answer with the book's own sentences behind it: what the book
         says (the best evidence, quoted), the answer, every citation (sentence, chapter, page, text), whether the
         evidence was judged sufficient, what the grounding check left out, and the calls, tokens and seconds. A
-        long run reports what it is doing as it goes (records with done false), the answer last.
+        long run reports what it is doing as it goes (records with done false), the answer last. A caller asks one
+        question of a book at a time: a new one stops the one still being answered.
 
         Args:
             book: the book's id, as open_book gave it.
@@ -162,9 +164,9 @@ class Api:
             raise ApiError(f"no model: {self.ctx.model.status}")
         settings = preset(method, self.ctx.config.preset) if self.ctx.config.preset else None
         asked = Asked(text(question), text(up_to), method=method, settings=settings, options=option_texts(options))
-        with session.run(self.ctx.model) as started:
-            if not started:
-                raise ApiError("your last question of this book is still being answered: wait for it.")
+        # a caller asks one question of a book at a time: a new one replaces the one still answered (whose caller
+        # may have cancelled it: Gradio lets go of a cancelled call only once its model call returns)
+        with session.run(self.ctx.model, replace=True):
             try:
                 ready = asked_of(self.ctx, session, session.book, asked)
                 trace = Trace(asked.question)
@@ -172,6 +174,8 @@ class Api:
                     trace.add(event)
                     if event.kind in (Kind.QUEUE, Kind.CALLS) or doing(event.kind):
                         yield progress_record(trace, status_line(event))
+            except Cancelled:
+                raise ApiError("stopped: a newer question of this book replaced it.") from None
             except EliteError as exc:
                 raise ApiError(str(exc)) from None
         yield ready.record(trace)
@@ -250,4 +254,8 @@ class Api:
     def register(self) -> None:
         """Each function as an endpoint of the page's Blocks (and an MCP tool)."""
         for name in API_NAMES:
-            gr.api(getattr(self, name), api_name=name, concurrency_limit=None)
+            fn = getattr(self, name)
+            if inspect.isgeneratorfunction(fn):
+                gr.api(apart(fn), api_name=name, **RUN)
+            else:
+                gr.api(fn, api_name=name, concurrency_limit=None)

@@ -58,7 +58,11 @@ class Config:
                                    kind=str, env="ELITE_SCRIPTED")
     library: str | None = setting(None, "a Calibre library folder, or any folder of books (KOReader's sidecars beside "
                                         "them), that the Library panel opens books from, with where you are and "
-                                        "your highlights (not in hosted mode)", kind=str, env="ELITE_LIBRARY")
+                                        "your highlights (not in hosted mode), and whose books the reading apps' "
+                                        "endpoint (/v1) serves as models", kind=str, env="ELITE_LIBRARY")
+    api_key: str | None = setting(None, "the key reading apps send (Authorization: Bearer KEY) to the /v1 endpoint; "
+                                        "required when the app listens beyond loopback", kind=str,
+                                  env="ELITE_API_KEY")
     koreader: str | None = setting(None, "KOReader's settings folder (the one with docsettings/ and hashdocsettings/), "
                                          "for the sidecars KOReader keeps there rather than beside the book", kind=str,
                                    env="ELITE_KOREADER")

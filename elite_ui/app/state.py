@@ -210,11 +210,14 @@ class Session:
         """Whether a question or a build of this visitor runs (one at a time; Stop ends it at once)."""
         self._starting = threading.Lock()
 
-    def begin(self) -> threading.Event | None:
-        """Start a run: its fresh stop flag, or None while another run goes on (and was not stopped)."""
+    def begin(self, replace: bool = False) -> threading.Event | None:
+        """Start a run: its fresh stop flag, or None while another run goes on (and was not stopped); with
+        ``replace``, the run going on is stopped instead."""
         with self._starting:
-            if self.busy:
+            if self.busy and not replace:
                 return None
+            if self.busy:
+                self.cancel.set()
             self.running, self.cancel = True, threading.Event()
             return self.cancel
 
@@ -230,20 +233,19 @@ class Session:
                 self.running = False
 
     @contextmanager
-    def run(self, asked: Model | None = None) -> Iterator[bool]:
-        """One run of this visitor, begun (yields False, and nothing is begun, while another goes on); a question
-        (``asked`` of that model) takes its place in the model's line at once; both are given back however the
-        run ends."""
-        flag = self.begin()
+    def run(self, asked: Model | None = None, replace: bool = False) -> Iterator[bool]:
+        """One run of this visitor, begun (yields False, and nothing is begun, while another goes on; with
+        ``replace``, that one is stopped); a question (``asked`` of that model) takes its place in the model's
+        line at once; both are given back however the run ends."""
+        flag = self.begin(replace)
         if flag is None:
             yield False
             return
-        if asked is not None:
-            self.reserve(asked)
+        share = self.reserve(asked) if asked is not None else None
         try:
             yield True
         finally:
-            self.unreserve()
+            self.unreserve(share)
             self.end(flag)
 
     def tools(self, model: Model, cache_dir: Path, background: bool = False) -> Tools:
@@ -270,20 +272,24 @@ class Session:
         recaps, which gives way to questions)."""
         if not background and self.reserved is not None:
             return self.reserved
-        return Share(model.capacity, self.key, background)
+        return Share(model.capacity, self.key, background, address=self.visitor)
 
-    def reserve(self, model: Model) -> None:
+    def reserve(self, model: Model) -> Share:
         """Take the question's place in the model's line as it is asked, before anything else is done, so that
         questions are answered in the order they were asked (within the run :meth:`begin` started: one at a
         time)."""
-        self.reserved = Share(model.capacity, self.key)
+        self.reserved = Share(model.capacity, self.key, address=self.visitor)
         self.reserved.kept = self.reserved.capacity.line_up(self.reserved)
+        return self.reserved
 
-    def unreserve(self) -> None:
-        """The run is over: give back the place or slot its share still holds (none, when its engine finished;
-        the place taken when it was asked, when the question ended before its first model call)."""
-        if self.reserved is not None:
-            self.reserved.finish()
+    def unreserve(self, share: Share | None = None) -> None:
+        """A run is over: give back the place or slot its share (``share``, else the one reserved last) still
+        holds (none, when its engine finished; the place taken when it was asked, when the question ended before
+        its first model call)."""
+        share = share or self.reserved
+        if share is not None:
+            share.finish()
+        if self.reserved is share:
             self.reserved = None
 
     def open(self, book: Book) -> None:

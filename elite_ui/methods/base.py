@@ -211,7 +211,8 @@ class Engine:
                 preemptible = place is not None and (not stream or self.share.background)
                 stop = place.stop_flag(self.cancel) if preemptible else self.cancel
                 request = Request(purpose, messages, max_tokens=max_tokens, temperature=temperature,
-                                  seed=self.settings.seed if seed is None else seed, cancel=stop)
+                                  seed=self.settings.seed if seed is None else seed, cancel=stop,
+                                  outlived=place.outlived if place is not None else None)
                 try:
                     if stream:
                         result = yield from self.relay(self.llm.stream(request), iteration)

@@ -168,8 +168,9 @@ class Recaps:
         if self.cancel.is_set():
             raise Cancelled("stopped; the chapters written so far are kept.")
 
-        def reply(stop) -> str:
-            return self.llm.complete(Request("recap", chat, max_tokens=REPLY_TOKENS, cancel=stop)).text
+        def reply(stop, outlived=None) -> str:
+            request = Request("recap", chat, max_tokens=REPLY_TOKENS, cancel=stop, outlived=outlived)
+            return self.llm.complete(request).text
 
         try:
             said = self.share.call(reply, self.cancel) if self.share else reply(self.cancel)

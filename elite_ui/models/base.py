@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Generator, Iterable
+from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
@@ -35,6 +35,9 @@ class Request:
     cancel: threading.Event | Either | None = None
     """Set by the user to stop (or by the shared model's line, to preempt long work): a backend that can checks
     it (``is_set()``) while reading the prompt and between tokens."""
+    outlived: Callable[[], Callable[[], None]] | None = None
+    """Told when the caller is let go while the call still runs on a server: it returns what the backend calls once
+    the server is done with it (:meth:`elite_ui.models.capacity.Place.outlived`)."""
 
 
 @dataclass

@@ -6,7 +6,8 @@ A short run keeps its slot from one call to the next, so questions are answered 
 (an in-process model answers one question at a time, reusing its KV cache between a question's calls); past
 :data:`SHORT_CALLS` calls a run holds its slot for one call at a time, so long work (an index build, the paper
 preset's many calls) lets other readers' calls in between. When a slot frees, it goes to the waiting call whose
-reader holds the fewest slots; then to a short run before a long one; short runs in the order they began, long
+visitor (a network address, however many sessions it has open) holds the fewest slots, then whose reader (a
+session) does; then to a short run before a long one; short runs in the order they began, long
 ones to the one served longest ago (round robin). A reader with many calls to make cannot push ahead of one with a
 short question. And when a short question waits and every slot is held by long work, the long work's call is
 preempted: it stops at its next token (the backend looks at its stop flag), gives its slot up, and runs again once
@@ -32,6 +33,10 @@ SHORT_CALLS = 8
 """A run keeps its slot between its first calls and goes in the order runs began; past this many (the default
 preset asks 2-4, the paper preset and index builds hundreds) it waits behind shorter runs, call by call."""
 REMEMBERED = 4096
+STOPPED_CALLS = 1
+"""A visitor's stopped calls that may still run on a server while their next call does: with more, their next
+call waits until one ends (a reader pressing Ask then Stop again and again leaves no pile of calls on the
+server)."""
 """Readers whose last turn is remembered (the oldest are forgotten past that)."""
 
 
@@ -44,8 +49,11 @@ class Capacity:
         self._line: list[Place] = []
         self._running: list[Place] = []
         self._held: dict[Hashable, int] = {}
+        """Slots held by each reader (a session) and by each visitor (an address)."""
+        self._stopped: dict[Hashable, int] = {}
+        """Each visitor's (address's) stopped calls still running on the server (:meth:`Place.outlived`)."""
         self._served: dict[Hashable, int] = {}
-        """When each reader was last granted a slot (a count of grants)."""
+        """When each reader and each address was last granted a slot (a count of grants)."""
         self._grants = 0
         self._closed = False
         self.busy = 0
@@ -98,11 +106,13 @@ class Capacity:
             return len(self._line)
 
     def _order(self, place: Place) -> tuple:
-        """Who goes first: the fewest slots held; a short run before a long one; short runs in the order they
+        """Who goes first: the fewest slots held by the visitor's address, then by the reader; a short run before
+        a long one; the address served longest ago (round robin between addresses); short runs in the order they
         began, long ones served longest ago first; then the call that arrived first."""
         run = place.run
         after = self._served.get(run.visitor, -1) if run.long else run.started
-        return (self._held.get(run.visitor, 0), run.long, after, place.arrived)
+        return (self._held.get(run.at, 0), self._held.get(run.visitor, 0), run.long, self._served.get(run.at, -1),
+                after, place.arrived)
 
     def _preempt(self) -> None:
         """When short runs wait and no slot is free, stop as many of long work's running calls."""
@@ -115,33 +125,42 @@ class Capacity:
                 waiting -= 1
 
     def _grant(self) -> None:
-        """Give free slots to the waiting calls first in :meth:`_order`."""
-        while not self._closed and self.busy < self.slots and self._line:
-            place = min(self._line, key=self._order)
+        """Give free slots to the waiting calls first in :meth:`_order` (not to a visitor with more than
+        :data:`STOPPED_CALLS` stopped calls still running)."""
+        while not self._closed and self.busy < self.slots:
+            ready = [p for p in self._line if self._stopped.get(p.run.at, 0) <= STOPPED_CALLS]
+            if not ready:
+                break
+            place = min(ready, key=self._order)
             self._line.remove(place)
             self._running.append(place)
             place.granted = True
             self.busy += 1
             self.peak = max(self.peak, self.busy)
-            self._held[place.visitor] = self._held.get(place.visitor, 0) + 1
+            for holder in {place.visitor, place.run.at}:
+                self._held[holder] = self._held.get(holder, 0) + 1
             self._grants += 1
-            self._served.pop(place.visitor, None)
-            self._served[place.visitor] = self._grants
-            if len(self._served) > REMEMBERED:
+            for holder in {place.visitor, place.run.at}:
+                self._served.pop(holder, None)
+                self._served[holder] = self._grants
+            while len(self._served) > REMEMBERED:
                 del self._served[next(iter(self._served))]
         self._preempt()
         self._changed.notify_all()
 
     def _leave(self, place: Place) -> None:
         with self._changed:
+            if place.outliving:
+                return
             if place.granted:
                 self._running.remove(place)
                 self.busy -= 1
-                left = self._held[place.visitor] - 1
-                if left:
-                    self._held[place.visitor] = left
-                else:
-                    del self._held[place.visitor]
+                for holder in {place.visitor, place.run.at}:
+                    left = self._held[holder] - 1
+                    if left:
+                        self._held[holder] = left
+                    else:
+                        del self._held[holder]
             elif place in self._line:
                 self._line.remove(place)
             self._grant()
@@ -163,6 +182,8 @@ class Place:
         self.arrived = time.monotonic()
         self.granted = False
         self.left = False
+        self.outliving = False
+        """Its call was stopped and still runs on the server: the slot stays counted until it ends."""
         self.waited = 0.0
         """Seconds it waited for its slot."""
         self.preempted = threading.Event()
@@ -183,6 +204,30 @@ class Place:
         if not self.left:
             self.left = True
             self.capacity._leave(self)
+
+    def outlived(self) -> Callable[[], None]:
+        """The call was stopped and its caller let go while the server still runs it: the slot (and the visitor's
+        count of stopped calls) stays taken until the returned function is called, when the server is done."""
+        capacity = self.capacity
+        with capacity._changed:
+            if not self.granted or self.outliving:
+                return lambda: None
+            self.outliving = True
+            capacity._stopped[self.run.at] = capacity._stopped.get(self.run.at, 0) + 1
+
+        def over() -> None:
+            with capacity._changed:
+                self.outliving = False
+                left = capacity._stopped[self.run.at] - 1
+                if left:
+                    capacity._stopped[self.run.at] = left
+                else:
+                    del capacity._stopped[self.run.at]
+                if self.left:
+                    capacity._leave(self)
+                else:
+                    capacity._grant()
+        return over
 
     def stop_flag(self, cancel: threading.Event | None) -> Either:
         """What the call's backend looks at to stop: the reader's Stop, or this place preempted."""
@@ -228,6 +273,7 @@ class Share:
 
     capacity: Capacity
     visitor: Hashable
+    """The reader (a session's key)."""
     background: bool = False
     """Long work from the start (an index build, written recaps): it never keeps a slot and is preempted."""
     started: float = field(default_factory=time.monotonic)
@@ -235,6 +281,13 @@ class Share:
     """Calls done so far."""
     kept: Place | None = None
     """The slot kept from the run's last call for its next (or the place it took in line when it was asked)."""
+    address: str = ""
+    """The visitor's network address, shared by their sessions ("" when there is none: the reader alone)."""
+
+    @property
+    def at(self) -> Hashable:
+        """Whose slots count together: the address, else the reader."""
+        return ("address", self.address) if self.address else self.visitor
 
     @property
     def long(self) -> bool:
@@ -260,13 +313,13 @@ class Share:
     def held(self, cancel: threading.Event | None = None):
         return self.capacity.held(self, cancel)
 
-    def call(self, work: Callable[[Either], T], cancel: threading.Event | None = None) -> T:
-        """``work(stop_flag)`` with a slot held; when it stops because it was preempted, it waits its turn and
-        runs again."""
+    def call(self, work: Callable[[Either, Callable], T], cancel: threading.Event | None = None) -> T:
+        """``work(stop_flag, outlived)`` with a slot held (:meth:`Place.outlived`); when it stops because it was
+        preempted, it waits its turn and runs again."""
         while True:
             with self.held(cancel) as place:
                 try:
-                    return work(place.stop_flag(cancel))
+                    return work(place.stop_flag(cancel), place.outlived)
                 except Cancelled:
                     if not place.gave_way(cancel):
                         raise

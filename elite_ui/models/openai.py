@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
 import re
+import socket
 import threading
 import time
 from collections.abc import Callable, Generator, Iterable
@@ -94,39 +96,23 @@ class OpenAICompatibleLLM(LLM):
         self.slots = slots or server_slots(base_url) or DEFAULT_SLOTS
         self.retries = retries
         headers = {"Authorization": f"Bearer {api_key or os.environ.get('OPENAI_API_KEY', 'none')}"}
-        self.client = httpx.Client(timeout=httpx.Timeout(timeout, connect=10.0), headers=headers)
+        # a connection a call of its own, so that a stopped call's can be shut (:func:`hung_up_by`)
+        self.client = httpx.Client(timeout=httpx.Timeout(timeout, connect=10.0), headers=headers,
+                                   limits=httpx.Limits(max_keepalive_connections=0))
 
     def placement(self) -> str:
         return f"the server at {self.base_url}, {self.slots} calls at once"
 
-    def post(self, payload: dict, stop: threading.Event | None = None) -> dict:
-        """The server's JSON reply to ``payload``, a failure retried (no more once ``stop`` is set)."""
+    def post(self, payload: dict) -> dict:
+        """The server's JSON reply to ``payload`` (one short call, unstreamed), or a :class:`ModelError` sentence."""
         import httpx
 
-        last = ""
-        for attempt in range(self.retries + 1):
-            if stop is not None and stop.is_set():
-                raise Cancelled("stopped.")
-            try:
-                response = self.client.post(f"{self.base_url}/chat/completions", json=payload)
-            except httpx.TimeoutException:
-                last = "it did not answer in time"
-            except httpx.HTTPError as exc:
-                last = f"it could not be reached ({type(exc).__name__})"
-            else:
-                if response.status_code < 500:
-                    if response.status_code >= 400:
-                        raise ModelError(f"the model server at {self.base_url} refused the request: "
-                                         f"HTTP {response.status_code} {response.text[:200]}")
-                    try:
-                        return response.json()
-                    except ValueError:
-                        raise ModelError(f"the model server at {self.base_url} sent a reply that is not JSON.") \
-                            from None
-                last = f"it failed with HTTP {response.status_code}"
-            if attempt < self.retries:
-                time.sleep(0.5 * 2**attempt)
-        raise ModelError(f"the model server at {self.base_url} is unavailable: {last}.")
+        try:
+            response = self.client.post(f"{self.base_url}/chat/completions", json=payload)
+            response.raise_for_status()
+            return response.json()
+        except (httpx.HTTPError, ValueError) as exc:
+            raise ModelError(f"the model server at {self.base_url} did not answer ({type(exc).__name__}).") from None
 
     def payload(self, request: Request) -> dict:
         payload = {
@@ -142,52 +128,62 @@ class OpenAICompatibleLLM(LLM):
         return payload
 
     def _complete(self, request: Request) -> Completion:
-        data = finished(abandonable(lambda emit, stop: self.post(self.payload(request), stop), request.cancel))
-        try:
-            choice = data["choices"][0]
-            text = choice["message"]["content"] or ""
-        except (KeyError, IndexError, TypeError):
-            raise ModelError(f"the model server at {self.base_url} sent a reply without choices.") from None
-        return completion(text, data.get("usage") or {}, choice.get("finish_reason") or "stop")
+        return finished(self._stream(request))
 
     def _stream(self, request: Request) -> Generator[str, None, Completion]:
-        return (yield from abandonable(lambda emit, stop: self.streamed(request, emit, stop), request.cancel))
+        return (yield from abandonable(lambda emit, stop: self.streamed(request, emit, stop), request.cancel,
+                                       request.outlived))
 
-    def streamed(self, request: Request, emit: Callable[[str], None], stop: threading.Event) -> Completion:
-        """The reply read as the server streams it, each piece handed to ``emit``; the connection is closed at
-        the first piece after ``stop`` is set (a server stops writing for a client gone)."""
+    def streamed(self, request: Request, emit: Callable[[str], None], stop: Hangup) -> Completion:
+        """The reply read as the server streams it (every call is streamed, so that a stopped one can be hung up
+        on), each piece handed to ``emit``; a failure before the reply began is retried."""
+        payload = self.payload(request) | {"stream": True, "stream_options": {"include_usage": True}}
+        last = ""
+        for attempt in range(self.retries + 1):
+            if stop.is_set():
+                raise Cancelled("stopped.")
+            try:
+                return self.read(payload, emit, stop)
+            except Unanswered as exc:
+                last = str(exc)
+            if attempt < self.retries:
+                time.sleep(0.5 * 2**attempt)
+        raise ModelError(f"the model server at {self.base_url} is unavailable: {last}.")
+
+    def read(self, payload: dict, emit: Callable[[str], None], stop: Hangup) -> Completion:
+        """One try at ``payload``: the reply's events read as they come (a server that answers with one JSON
+        reply, ignoring ``stream``, is read whole). When ``stop`` is set the call is hung up on at once, even
+        while the server still reads the prompt (:func:`hang_up`), and read until the server lets go."""
         import httpx
 
-        payload = self.payload(request) | {"stream": True, "stream_options": {"include_usage": True}}
-        pieces, usage, finish = [], {}, "stop"
+        began = False
         try:
-            with self.client.stream("POST", f"{self.base_url}/chat/completions", json=payload) as response:
+            with self.client.stream("POST", f"{self.base_url}/chat/completions", json=payload,
+                                    extensions={"trace": hung_up_by(stop)}) as response:
+                began = True
+                if response.status_code >= 500:
+                    raise Unanswered(f"it failed with HTTP {response.status_code}")
                 if response.status_code >= 400:
                     response.read()
                     raise ModelError(f"the model server at {self.base_url} refused the request: "
                                      f"HTTP {response.status_code} {response.text[:200]}")
-                for line in response.iter_lines():
-                    if stop.is_set():
-                        break
-                    if not line.startswith("data:") or line.strip() == "data: [DONE]":
-                        continue
-                    try:
-                        data = json.loads(line[5:])
-                    except ValueError:
-                        continue
-                    usage = data.get("usage") or usage
-                    for choice in data.get("choices") or []:
-                        piece = (choice.get("delta") or {}).get("content") or ""
-                        finish = choice.get("finish_reason") or finish
-                        if piece:
-                            pieces.append(piece)
-                            emit(piece)
-        except httpx.TimeoutException:
-            raise ModelError(f"the model server at {self.base_url} stopped answering mid-reply.") from None
+                if response.headers.get("content-type", "").startswith("application/json"):
+                    response.read()
+                    return whole(response.json(), self.base_url)
+                return events(response.iter_lines(), emit, stop)
         except httpx.HTTPError as exc:
-            raise ModelError(f"the model server at {self.base_url} could not be reached ({type(exc).__name__}).") \
-                from None
-        return completion("".join(pieces), usage, finish)
+            if stop.is_set():
+                raise Cancelled("stopped.") from None
+            if isinstance(exc, httpx.TimeoutException):
+                if began:
+                    raise ModelError(f"the model server at {self.base_url} stopped answering mid-reply.") from None
+                raise Unanswered("it did not answer in time") from None
+            if began:
+                raise ModelError(f"the model server at {self.base_url} could not be reached "
+                                 f"({type(exc).__name__}).") from None
+            raise Unanswered(f"it could not be reached ({type(exc).__name__})") from None
+        except ValueError:
+            raise ModelError(f"the model server at {self.base_url} sent a reply that is not JSON.") from None
 
     def choice_logprobs(self, messages: list[dict[str, str]], choices: Iterable[str]) -> dict[str, float] | None:
         request = Request("choice", messages, max_tokens=1)
@@ -203,19 +199,113 @@ class OpenAICompatibleLLM(LLM):
         return {c: seen.get(c, -30.0) for c in choices}
 
 
-def abandonable(call: Callable[[Callable[[str], None], threading.Event], T], cancel) -> Generator[str, None, T]:
+class Unanswered(Exception):
+    """A try the server did not answer (unreachable, timed out, failed with HTTP 5xx): tried again."""
+
+
+class Hangup(threading.Event):
+    """A call's stop flag that also hangs up: what :meth:`on_set` was given runs when it is set (closing the
+    socket a call is blocked on), or at once if it already is."""
+
+    def __init__(self):
+        super().__init__()
+        self._hooks: list[Callable[[], None]] = []
+        self._lock = threading.Lock()
+
+    def on_set(self, hook: Callable[[], None]) -> None:
+        with self._lock:
+            if not self.is_set():
+                self._hooks.append(hook)
+                return
+        hook()
+
+    def set(self) -> None:
+        with self._lock:
+            super().set()
+            hooks, self._hooks = self._hooks, []
+        for hook in hooks:
+            hook()
+
+
+def hung_up_by(stop: Hangup) -> Callable[[str, dict], None]:
+    """An httpx ``trace`` hook that has ``stop`` hang the call's connection up (:func:`hang_up`)."""
+    def trace(event: str, info: dict) -> None:
+        if event in ("connection.connect_tcp.complete", "connection.start_tls.complete"):
+            sock = info["return_value"].get_extra_info("socket")
+            if sock is not None:
+                stop.on_set(lambda: hang_up(sock))
+    return trace
+
+
+def hang_up(sock: socket.socket) -> None:
+    """Tell the server the client is gone: its writing side shut, the server reads the end of the connection
+    (llama-server and vLLM then drop the call, even while still reading the prompt, and close; the call's read
+    ends there). A server that does not look sends its reply to the end, and the read ends then: the call lasts
+    as long as the server works on it."""
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_WR)
+
+
+def events(lines: Iterable[str], emit: Callable[[str], None], stop: threading.Event) -> Completion:
+    """A streamed reply from its server-sent event ``lines``, each piece of text handed to ``emit``; once ``stop``
+    is set, the rest is read to its end unused (the server is still writing it) and the call is :class:`Cancelled`."""
+    pieces, usage, finish = [], {}, "stop"
+    for line in lines:
+        if stop.is_set():
+            continue
+        if not line.startswith("data:") or line.strip() == "data: [DONE]":
+            continue
+        try:
+            data = json.loads(line[5:])
+        except ValueError:
+            continue
+        usage = data.get("usage") or usage
+        for choice in data.get("choices") or []:
+            piece = (choice.get("delta") or {}).get("content") or ""
+            finish = choice.get("finish_reason") or finish
+            if piece:
+                pieces.append(piece)
+                emit(piece)
+    if stop.is_set():
+        raise Cancelled("stopped.")
+    return completion("".join(pieces), usage, finish)
+
+
+def whole(data: dict, base_url: str) -> Completion:
+    """A reply sent whole (OpenAI's unstreamed JSON)."""
+    try:
+        choice = data["choices"][0]
+        text = choice["message"]["content"] or ""
+    except (KeyError, IndexError, TypeError):
+        raise ModelError(f"the model server at {base_url} sent a reply without choices.") from None
+    return completion(text, data.get("usage") or {}, choice.get("finish_reason") or "stop")
+
+
+def abandonable(call: Callable[[Callable[[str], None], Hangup], T], cancel,
+                outlived: Callable[[], Callable[[], None]] | None = None) -> Generator[str, None, T]:
     """``call(emit, stop)`` run in a thread of its own: what it emits is yielded as it comes, what it returns is
     returned. When ``cancel`` is set (the reader's Stop, or long work giving way to a question) the caller is let
     go at once with :class:`Cancelled`, even while the server is still reading the prompt and has sent nothing;
-    ``stop`` tells the call to close its connection when it next can, and it ends on its own."""
+    ``stop`` is set, which hangs the call up, and it ends on its own. If it has not ended by then, ``outlived()``
+    is told, and what it returns is called once the call ends (the shared model's line counts the call's slot
+    until the server is done with it)."""
     out: queue.SimpleQueue = queue.SimpleQueue()
-    stop = threading.Event()
+    stop = Hangup()
+    ending = threading.Lock()
+    after: list[Callable[[], None]] = []
+    over = False
 
     def work() -> None:
+        nonlocal over
         try:
             out.put(("done", call(lambda piece: out.put(("piece", piece)), stop)))
         except BaseException as exc:  # handed to the caller's thread, raised there
             out.put(("error", exc))
+        finally:
+            with ending:
+                over = True
+            for hook in after:
+                hook()
 
     threading.Thread(target=work, name="model-server-call", daemon=True).start()
     try:
@@ -234,6 +324,9 @@ def abandonable(call: Callable[[Callable[[str], None], threading.Event], T], can
                 raise value
     finally:
         stop.set()
+        with ending:
+            if not over and outlived is not None:
+                after.append(outlived())
 
 
 def completion(text: str, usage: dict, finish_reason: str) -> Completion:

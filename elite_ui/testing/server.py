@@ -2,11 +2,15 @@
 takes ``latency`` seconds, ``slots`` of them run at once and the rest wait inside the server, as a real engine's
 do. It counts the requests in flight, so a test or a benchmark can see how many the app sent at once. It answers
 like llama-server: ``GET /v1/models``, ``POST /v1/chat/completions`` (streamed or not) and, unless told not to,
-``GET /props`` with its ``total_slots``."""
+``GET /props`` with its ``total_slots``. Like llama-server and vLLM it drops a call whose client hung up (unless
+``deaf``: then it runs every call to its end, as a server that never looks)."""
+
 
 from __future__ import annotations
 
 import json
+import select
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -23,8 +27,8 @@ class BatchingServer:
     """The stand-in server, on a free loopback port while used as a context manager (``url`` names it)."""
 
     def __init__(self, latency: float = 1.0, slots: int = 64, *, props: bool = True,
-                 reply: Callable[[list[dict]], str] = toad, name: str = "stub"):
-        self.latency, self.props, self.reply, self.name = latency, props, reply, name
+                 reply: Callable[[list[dict]], str] = toad, name: str = "stub", deaf: bool = False):
+        self.latency, self.props, self.reply, self.name, self.deaf = latency, props, reply, name, deaf
         self.total_slots = slots
         self.slots = threading.BoundedSemaphore(slots)
         self.counting = threading.Lock()
@@ -32,6 +36,8 @@ class BatchingServer:
         self.peak = 0
         """The most requests the server held at once (running or waiting for a slot)."""
         self.requests = 0
+        self.dropped = 0
+        """Calls dropped because their client hung up."""
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self.handler())
         self.httpd.daemon_threads = True
         self.httpd.request_queue_size = 256
@@ -52,15 +58,23 @@ class BatchingServer:
         with self.counting:
             self.peak, self.requests = self.in_flight, 0
 
-    def complete(self, messages: list[dict]) -> str:
-        """One completion: wait for a slot, take ``latency`` seconds, reply."""
+    def complete(self, messages: list[dict], client: socket.socket) -> str | None:
+        """One completion: wait for a slot, take ``latency`` seconds, reply (None when the client hung up
+        meanwhile)."""
         with self.counting:
             self.in_flight += 1
             self.requests += 1
             self.peak = max(self.peak, self.in_flight)
         try:
             with self.slots:
-                time.sleep(self.latency)
+                ends = time.monotonic() + self.latency
+                while (left := ends - time.monotonic()) > 0:
+                    if not self.deaf and hung_up(client, min(left, 0.02)):
+                        with self.counting:
+                            self.dropped += 1
+                        return None
+                    if self.deaf:
+                        time.sleep(left)
                 return self.reply(messages)
         finally:
             with self.counting:
@@ -96,7 +110,9 @@ class BatchingServer:
                 except (ValueError, KeyError, TypeError):
                     self.send(400, {"error": "bad request"})
                     return
-                text = server.complete(messages)
+                text = server.complete(messages, self.connection)
+                if text is None:
+                    return
                 usage = {"prompt_tokens": sum(len(str(m.get("content", ""))) // 4 for m in messages),
                          "completion_tokens": len(text) // 4}
                 if body.get("stream"):
@@ -113,3 +129,14 @@ class BatchingServer:
                 pass
 
         return Handler
+
+
+def hung_up(client: socket.socket, wait: float) -> bool:
+    """Whether the client closed its end of the connection (looked at for up to ``wait`` seconds)."""
+    readable, _, _ = select.select([client], [], [], wait)
+    if not readable:
+        return False
+    try:
+        return client.recv(1, socket.MSG_PEEK) == b""
+    except OSError:
+        return True

@@ -14,7 +14,7 @@ from ...errors import EliteError
 from ...methods.registry import METHODS
 from ...reading import Asked
 from .. import render
-from ..answering import answer_turn, asked_of, handler, one_at_a_time, outputs, panel_of, releases_stop
+from ..answering import RUN, answer_turn, asked_of, handler, one_at_a_time, outputs, panel_of, releases_stop
 from ..inputs import text
 from ..render import inert_markdown as md
 from ..sample import EXAMPLES, example_questions, is_sample
@@ -156,7 +156,7 @@ def create_event_handlers(page: Page, ctx: Context) -> None:
     # visitor at a time (Session.begin)
     boxes = list(page.options.boxes.values())
     asking = releases_stop(page)(handler(on_ask, page, ctx))
-    running = [trigger(asking, asked_with, outputs(page), concurrency_limit=None)
+    running = [trigger(asking, asked_with, outputs(page), **RUN)
                for trigger in (ui.ask.click, ui.question.submit)]
     # a build is stopped through the session's cancel flag alone, so that it can say how far it got
     stopped = ui.stop.click(on_stop, state, [ui.conversation, ui.status, ui.stop],

@@ -1,0 +1,338 @@
+"""The book as a model: an OpenAI-compatible endpoint for the "Ask AI" of the reading apps readers already use
+(KOReader's AskGPT and assistant plugins, Calibre's viewer, any OpenAI-compatible client). ``GET /v1/models``
+lists the books of the reader's library (``--library``) as models, and :data:`ANY_BOOK`;
+``POST /v1/chat/completions`` answers the last user message from the book the model names (else the one whose
+title and author the request mentions), under the spoiler ceiling of where the reader is: the place their reading
+apps saved, or the share the request states ("I am 35% through"), the lower of the two. A highlighted passage the
+request carries is found in the book and asked about. The answer ends with its citations as plain lines, and the
+API's whole answer record rides along (``elite_reader``); streamed as server-sent events when asked. Every
+mistake is OpenAI's error shape with one sentence. What to type into each app: docs/reading-apps.md."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+import uuid
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import anyio
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, StreamingResponse
+from starlette.routing import Route
+
+from ..book import Book, load_book, reading_ceiling
+from ..errors import Cancelled, EliteError
+from ..library import Marked, Reading, Shelved, locate, located_in, open_shelf
+from ..library.app_request import AppAsked, RequestError, read_request
+from ..methods.trace import Trace
+from ..reading import Asked
+from ..records import AnswerRecord
+from .answering import asked_of, run_threads
+from .config import LOOPBACK
+from .state import Session
+from .visitors import address
+
+ANY_BOOK = "library"
+"""The model that is no one book: the book is the one the request mentions by title and author."""
+MAX_BOOKS = 20_000
+"""The most books of a library listed as models."""
+MAX_BODY = 1 << 20
+"""The largest request body read (a reading app's is a few kilobytes)."""
+MATCH = 85.0
+"""How alike (rapidfuzz's token-set ratio, 0-100) a mentioned title and author must be to a book's."""
+KEEP_ALIVE = 10.0
+"""Seconds between two comment lines while a streamed answer is being found (proxies close a silent stream)."""
+
+
+class Refused(Exception):
+    """A request answered with OpenAI's error shape: the HTTP status, the sentence, the error's type."""
+
+    def __init__(self, status: int, message: str, kind: str = "invalid_request_error"):
+        super().__init__(message)
+        self.status, self.kind = status, kind
+
+    def response(self) -> JSONResponse:
+        return error(self.status, str(self), self.kind)
+
+
+def error(status: int, message: str, kind: str = "invalid_request_error") -> JSONResponse:
+    """OpenAI's error shape."""
+    message = message[:1].upper() + message[1:]
+    return JSONResponse({"error": {"message": message, "type": kind, "param": None, "code": None}}, status)
+
+
+@dataclass(frozen=True)
+class ShelfModel:
+    """A library's book as a model."""
+
+    id: str
+    entry: Shelved
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:80]
+
+
+@lru_cache(maxsize=4)
+def catalogue(folder: str, changed: float) -> dict[str, ShelfModel]:
+    """The books of the library at ``folder`` (as it was at ``changed``) by model id: the title's and author's
+    slug ("pride-and-prejudice-jane-austen"), a second book of the same slug told apart by its number."""
+    shelf = open_shelf(folder)
+    books: dict[str, ShelfModel] = {}
+    for entry in shelf.search("", limit=MAX_BOOKS):
+        if entry.file() is None:
+            continue
+        name = slug(f"{entry.title} {entry.authors}") or "book"
+        name = name if name not in books and name != ANY_BOOK else f"{name}-{entry.id}"
+        books[name] = ShelfModel(name, entry)
+    return books
+
+
+def library_books(folder: str) -> dict[str, ShelfModel]:
+    """The library's books now (read again when its folder or database changes)."""
+    root = Path(folder).expanduser()
+    db = root / "metadata.db"
+    return catalogue(str(root), (db if db.exists() else root).stat().st_mtime)
+
+
+def chosen(books: dict[str, ShelfModel], asked: AppAsked) -> ShelfModel:
+    """The book a request asks: the one its model names, else the one it mentions by title and author (the model
+    name read as a title when the request mentions none)."""
+    from rapidfuzz import fuzz, process
+
+    if asked.model in books:
+        return books[asked.model]
+    mention = asked.mentions() or ("" if asked.model == ANY_BOOK else asked.model.replace("-", " "))
+    if mention:
+        labels = {key: f"{book.entry.title} {book.entry.authors}" if asked.author else book.entry.title
+                  for key, book in books.items()}
+        found = process.extractOne(mention, labels, scorer=fuzz.token_set_ratio, score_cutoff=MATCH)
+        if found is not None:
+            return books[found[2]]
+    named = f"“{mention[:80]}”" if mention else "no book"
+    raise Refused(404, f"the request names {named}, and no book of your library matches it: name one of "
+                       "GET /v1/models as the model, or mention the title and author.", "model_not_found")
+
+
+def ceiling_for(book: Book, apps_say: int | None, share: str) -> tuple[str, str]:
+    """The spoiler ceiling for ``book`` (a sentence label, or "" for the whole book) and a sentence saying why: the
+    lower of where the reading apps say the reader is (``apps_say``) and the ``share`` the request states."""
+    places = []
+    if apps_say is not None:
+        places.append((apps_say, "where your reading apps say you are"))
+    if share:
+        read = reading_ceiling(book, share)
+        places.append((read[0], f"{share}, as you said"))
+    if not places:
+        return "", ("Your reading apps keep no place for this book and the question states none: the whole book "
+                    "was read.")
+    sentence, why = min(places)
+    return f"S{sentence}", f"Read up to {book.sentence(sentence).citation} ({why}); nothing after it."
+
+
+def passage_of(book: Book, file: Path, passage: str) -> tuple[int, ...]:
+    """The sentences of ``book`` a highlighted ``passage`` is (found as the reading apps' highlights are)."""
+    if not passage:
+        return ()
+    found = locate(book, file, [Reading("request", marked=[Marked("request", passage)])]).found
+    return tuple(found[0].sentences) if found else ()
+
+
+def reply_text(record: AnswerRecord, note: str) -> str:
+    """The answer as a reading app shows it: the answer, its citations as plain lines (chapter and sentence),
+    and where the book was read up to."""
+    lines = [record["answer"].strip()]
+    if record["citations"]:
+        lines.append("")
+        lines.append("From the book:")
+        lines += [f"- {c['chapter'] or c['label']}: “{c['text'].strip()}”" for c in record["citations"]]
+    lines += ["", note]
+    return "\n".join(lines)
+
+
+class ReadingApps:
+    """The endpoint's two routes, over the app's context (its model, cache, visitors and library)."""
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.running: dict[str, int] = {}
+        self._lock = threading.Lock()
+        self.routes = Starlette(routes=[Route("/v1/models", self.models, methods=["GET"]),
+                                        Route("/v1/chat/completions", self.completions, methods=["POST"])])
+
+    def allowed(self, request: Request) -> None:
+        """The bearer key, when the app has one; a library to read."""
+        key = self.ctx.config.api_key
+        if key and request.headers.get("authorization", "") != f"Bearer {key}":
+            raise Refused(401, "the API key is wrong or missing (Authorization: Bearer <the app's --api-key>).",
+                          "authentication_error")
+        if not key and self.ctx.config.host not in LOOPBACK:
+            raise Refused(403, "this app listens beyond this computer, so its reading-app endpoint needs a key: "
+                               "start it with --api-key.", "permission_error")
+        if not self.ctx.config.library:
+            raise Refused(404, "this app has no library to answer from: start it with --library FOLDER.")
+
+    def books(self) -> dict[str, ShelfModel]:
+        try:
+            return library_books(self.ctx.config.library)
+        except (OSError, EliteError) as exc:
+            raise Refused(500, f"the library could not be read: {exc}", "server_error") from None
+
+    async def models(self, request: Request):
+        try:
+            self.allowed(request)
+            books = self.books()
+        except Refused as refused:
+            return refused.response()
+        rows = [{"id": ANY_BOOK, "object": "model", "created": 0, "owned_by": "elite-reader",
+                 "name": "Your library (the book the request mentions)"}]
+        rows += [{"id": key, "object": "model", "created": 0, "owned_by": "elite-reader",
+                  "name": book.entry.label()} for key, book in books.items()]
+        return JSONResponse({"object": "list", "data": rows})
+
+    async def completions(self, request: Request):
+        try:
+            self.allowed(request)
+            body = await request.body()
+            if len(body) > MAX_BODY:
+                raise Refused(413, f"the request is larger than {MAX_BODY // 1024} KB.")
+            try:
+                asked = read_request(json.loads(body))
+            except ValueError:
+                raise Refused(400, "the request body is not JSON.") from None
+            except RequestError as exc:
+                raise Refused(400, str(exc)) from None
+            if self.ctx.model.llm is None:
+                raise Refused(503, f"no model: {self.ctx.model.status}", "server_error")
+            shelf = self.books()
+            book = chosen(shelf, asked)
+            who = address(request, self.ctx.config.proxies)
+            answering = self.answering(book, asked, who)
+            # the book opened and placed, the question in line: a refusal is said before a stream begins
+            await anyio.to_thread.run_sync(next, answering, limiter=run_threads())
+        except Refused as refused:
+            return refused.response()
+        if asked.stream:
+            return StreamingResponse(streamed(answering, book.id), media_type="text/event-stream")
+        record = await anyio.to_thread.run_sync(last, answering, limiter=run_threads())
+        if not isinstance(record, dict):
+            return error(500, str(record or "stopped."), "server_error")
+        return JSONResponse(completion(record, book.id))
+
+    def answering(self, model: ShelfModel, asked: AppAsked, who: str) -> Iterator:
+        """The request answered: first None (ready, in line), then None now and then while the answer is being
+        found, last the answer record with its text (or the :class:`Refused` it ended in)."""
+        entry, ctx = model.entry, self.ctx
+        with self._lock:
+            if ctx.config.hosted and self.running.get(who, 0) >= ctx.config.sessions_per_visitor:
+                raise Refused(429, "your address has as many questions running here as it may; wait for one.",
+                              "rate_limit_error")
+            self.running[who] = self.running.get(who, 0) + 1
+        session = Session()
+        session.visitor = who
+        try:
+            try:
+                file = entry.file()
+                book = load_book(str(file), cache_dir=ctx.cache_dir)
+                shelf = open_shelf(ctx.config.library)
+                located, _ = located_in(book, shelf, entry, ctx.config.koreader)
+                ceiling, note = ceiling_for(book, located.sentence, asked.share)
+                about = passage_of(book, file, asked.passage)
+            except EliteError as exc:
+                raise Refused(400, str(exc)) from None
+            session.open(book)
+            with session.run(ctx.model):
+                yield None
+                try:
+                    ready = asked_of(ctx, session, book, Asked(asked.question, ceiling, about=about))
+                    trace = Trace(asked.question)
+                    last = time.monotonic()
+                    for event in ready.events():
+                        trace.add(event)
+                        if time.monotonic() - last > 1.0:
+                            last = time.monotonic()
+                            yield None
+                    record = ready.record(trace)
+                except Cancelled:
+                    return
+                except EliteError as exc:
+                    yield Refused(500, str(exc), "server_error")
+                    return
+            yield record | {"text": reply_text(record, note)}
+        finally:
+            session.release()
+            with self._lock:
+                self.running[who] -= 1
+                if not self.running[who]:
+                    del self.running[who]
+
+
+def completion(record: dict, model: str) -> dict:
+    """OpenAI's chat completion, unstreamed, with the answer record beside it."""
+    text = record.pop("text")
+    return {"id": f"chatcmpl-{uuid.uuid4().hex[:24]}", "object": "chat.completion", "created": int(time.time()),
+            "model": model, "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
+                                         "finish_reason": "stop"}],
+            "usage": usage(record), "elite_reader": record}
+
+
+def usage(record: dict) -> dict:
+    costs = record["costs"]
+    return {"prompt_tokens": costs["prompt_tokens"], "completion_tokens": costs["completion_tokens"],
+            "total_tokens": costs["prompt_tokens"] + costs["completion_tokens"]}
+
+
+def last(steps: Iterator):
+    """The last of ``steps``."""
+    return next(iter(deque(steps, maxlen=1)), None)
+
+
+def streamed(answering: Iterator, model: str) -> Iterator[str]:
+    """OpenAI's server-sent events: the role, a comment line now and then while the answer is found, the answer's
+    text, the last chunk with the finish reason, the usage and the answer record, then ``[DONE]``."""
+    name, created = f"chatcmpl-{uuid.uuid4().hex[:24]}", int(time.time())
+
+    def chunk(delta: dict, finish: str | None = None, **extra) -> str:
+        data = {"id": name, "object": "chat.completion.chunk", "created": created, "model": model,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra}
+        return f"data: {json.dumps(data)}\n\n"
+
+    yield chunk({"role": "assistant", "content": ""})
+    said, record = time.monotonic(), None
+    try:
+        for step in answering:
+            record = step
+            if step is None and time.monotonic() - said > KEEP_ALIVE:
+                said = time.monotonic()
+                yield ": finding the answer\n\n"
+    finally:
+        answering.close()
+    if not isinstance(record, dict):
+        message = str(record or "stopped.")
+        yield f"data: {json.dumps({'error': {'message': message, 'type': 'server_error'}})}\n\n"
+        return
+    text = record.pop("text")
+    yield chunk({"content": text})
+    yield chunk({}, "stop", usage=usage(record), elite_reader=record)
+    yield "data: [DONE]\n\n"
+
+
+class ReadingAppsMiddleware:
+    """Serves ``/v1/...`` (:class:`ReadingApps`) before the rest of the app; everything else passes through."""
+
+    def __init__(self, app, ctx):
+        self.app = app
+        self.endpoint = ReadingApps(ctx)
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http" and scope["path"].startswith("/v1/"):
+            await self.endpoint.routes(scope, receive, send)
+        else:
+            await self.app(scope, receive, send)

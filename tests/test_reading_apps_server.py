@@ -1,0 +1,131 @@
+"""The book as a model (issue 37): the app's OpenAI-compatible endpoint, driven by the `openai` SDK and by the
+request bodies the reading apps send (tests/data/reading-apps/), over a Calibre library whose viewer left the
+reader a fifth of the way into Pride and Prejudice. The scripted model answers; what is checked is the endpoint:
+the book chosen, the ceiling (never beyond where the reader is), the highlighted passage asked about, the shapes
+the SDK reads, the citations as lines, the record beside them, and every mistake in OpenAI's error shape."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+
+from elite_ui.book import load_book, reading_ceiling
+from elite_ui.testing.browser import ROOT, app_log, start_app, stop_app
+from elite_ui.testing.reading_apps import calibre_library
+
+from .conftest import BOOKS
+
+openai = pytest.importorskip("openai")
+
+SCRIPT = str(ROOT / "tests" / "data" / "scripted.json")
+BODIES = ROOT / "tests" / "data" / "reading-apps"
+KEY = "reading-app-key-0123456789"
+PRIDE = "pride-and-prejudice-jane-austen"
+
+
+def body(name: str) -> dict:
+    """A recorded request body as its app sends it (the note on where it comes from left out)."""
+    sent = json.loads((BODIES / name).read_text(encoding="utf-8"))
+    sent.pop("_source")
+    return sent
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("library")
+    calibre_library(folder / "Calibre", [
+        {"title": "Pride and Prejudice", "author": "Jane Austen", "files": [BOOKS["pride-and-prejudice.txt"]],
+         "position": ("", 0.2, 1_700_000_000)},
+        {"title": "The Wind in the Willows", "author": "Kenneth Grahame",
+         "files": [BOOKS["the-wind-in-the-willows.txt"]]},
+    ])
+    process, url = start_app("--scripted", SCRIPT, "--library", str(folder / "Calibre"), "--api-key", KEY,
+                             cache=tmp_path_factory.mktemp("cache"))
+    yield process, url
+    stop_app(process)
+    assert "Traceback" not in app_log(process)
+
+
+def client(url: str, key: str = KEY):
+    return openai.OpenAI(base_url=f"{url}v1", api_key=key, max_retries=0, timeout=120)
+
+
+def test_the_library_is_listed_as_models(served):
+    listed = {m.id: m for m in client(served[1]).models.list()}
+    assert {"library", PRIDE, "the-wind-in-the-willows-kenneth-grahame"} <= set(listed)
+    assert listed[PRIDE].model_dump()["name"] == "Pride and Prejudice (Jane Austen)"
+
+
+def test_askgpt_is_answered_from_the_book_it_names_under_the_lower_ceiling(served):
+    """AskGPT sends its configured model ("gpt-4o-mini"), the title and author, the highlight and "35% through":
+    the book is found by its title, read up to where Calibre's viewer left the reader (20%, lower than 35%), and
+    the highlighted sentence is asked about."""
+    reply = httpx.post(f"{served[1]}v1/chat/completions", json=body("askgpt.json"),
+                       headers={"Authorization": f"Bearer {KEY}"}, timeout=120)
+    assert reply.status_code == 200, reply.text
+    answer = reply.json()
+    text, record = answer["choices"][0]["message"]["content"], answer["elite_reader"]
+    assert answer["model"] == PRIDE and answer["object"] == "chat.completion"
+    assert "where your reading apps say you are" in text and record["answer"] in text
+    assert any("universally acknowledged" in quote["text"] for quote in record["quotes"]), "the passage asked about"
+    book = load_book(BOOKS["pride-and-prejudice.txt"])
+    ceiling = int(record["up_to"].split(",")[0].removeprefix("S"))
+    assert abs(ceiling - reading_ceiling(book, "20%")[0]) < 50, "where Calibre's viewer left the reader, not 35%"
+    assert max(c["sentence"] for c in record["quotes"] + record["citations"]) <= ceiling
+
+
+@pytest.mark.parametrize("name", ["calibre.json", "assistant.json"])
+def test_streamed_requests_read_by_the_sdk(served, name):
+    """Calibre's viewer and KOReader's assistant plugin stream: the SDK reads the chunks, the answer with its
+    citation lines, and the last chunk carries the usage and the answer record."""
+    sent = body(name)
+    sent.pop("stream")
+    chunks = list(client(served[1]).chat.completions.create(stream=True, **sent))
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    last = chunks[-1].model_dump()
+    assert chunks[-1].choices[0].finish_reason == "stop" and last["usage"]["total_tokens"] > 0
+    assert last["elite_reader"]["answer"] in text and "nothing after it" in text
+    if last["elite_reader"]["citations"]:
+        assert "From the book:" in text
+
+
+def test_a_plain_question_names_its_book_by_the_model_and_its_place_in_words(served):
+    answer = client(served[1]).chat.completions.create(
+        model=PRIDE, messages=[{"role": "user", "content": "Who is Mr. Darcy? I'm up to chapter 3."}])
+    record = answer.model_dump()["elite_reader"]
+    end_of_chapter_3 = reading_ceiling(load_book(BOOKS["pride-and-prejudice.txt"]), "chapter 3")[0]
+    assert "(chapter 3, as you said)" in answer.choices[0].message.content
+    assert record["up_to"].startswith(f"S{end_of_chapter_3},"), "lower than where Calibre's viewer left the reader"
+
+
+def test_mistakes_are_openais_error_shape_in_one_sentence(served):
+    url = served[1]
+    with pytest.raises(openai.AuthenticationError, match="API key"):
+        client(url, "wrong").models.list()
+    with pytest.raises(openai.NotFoundError, match="no book of your library matches"):
+        client(url).chat.completions.create(model="library", messages=[{"role": "user", "content": "Who is he?"}])
+    with pytest.raises(openai.BadRequestError, match="non-empty list"):
+        client(url).chat.completions.create(model=PRIDE, messages=[])
+    reply = httpx.post(f"{url}v1/chat/completions", content=b"{not json", timeout=30,
+                       headers={"Authorization": f"Bearer {KEY}", "Content-Type": "application/json"})
+    error = reply.json()["error"]
+    assert reply.status_code == 400 and error["message"] == "The request body is not JSON." and error["type"]
+
+
+def test_no_model_name_reaches_outside_the_library_and_beyond_loopback_a_key_is_required(served, tmp_path):
+    from starlette.testclient import TestClient
+
+    from elite_ui.app.config import Config
+    from elite_ui.app.reading_apps import ReadingApps
+
+    with pytest.raises(openai.NotFoundError, match="no book of your library matches"):
+        client(served[1]).chat.completions.create(model="../../../etc/passwd",
+                                                  messages=[{"role": "user", "content": "What does it say?"}])
+
+    class Listening:
+        config = Config(host="0.0.0.0", library=str(tmp_path))
+
+    refused = TestClient(ReadingApps(Listening()).routes).get("/v1/models")
+    assert refused.status_code == 403 and "--api-key" in refused.json()["error"]["message"]
