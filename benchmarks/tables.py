@@ -382,3 +382,36 @@ def grounding_real_table() -> str:
              num(s["wrong_caught"]), num(s["right_after_the_check"])] for name, s in figures("grounding-real").items()]
     return rows(["labels", "questions", "right answers (check off)", "of those, kept whole", "wrong answers",
                  "of those, a sentence left out", "right after the check"], body)
+
+
+def library_index_table() -> str:
+    """The library's index at scale (``python -m benchmarks.library_index``), against issue 37's goals."""
+    f = figures("library_index")
+    memory = f["memory_mb"]
+    return rows(["measured", "figure", "goal"], [
+        ["books (text)", f"{f['books']:,} ({f['text_mb']:,} MB)", "1,000"],
+        ["index built from nothing", f"{f['build_seconds']:,.0f} s", "at most 600 s"],
+        ["index on disk", f"{f['index_mb']:,} MB", "at most 1,024 MB"],
+        ["a search, as far as the reader has read (p50 / p95)",
+         f"{f['search_ms_read']['p50']} / {f['search_ms_read']['p95']} ms", "p95 at most 200 ms"],
+        ["a search, unread books too (p50 / p95)",
+         f"{f['search_ms_unread_too']['p50']} / {f['search_ms_unread_too']['p95']} ms", "p95 at most 200 ms"],
+        ["memory: one book open, then after the build and 200 searches (peak)",
+         f"{memory['one_book']:,} MB, {memory['after']:,} MB ({memory['peak']:,} MB)", "at most 500 MB more"],
+        ["a restart, nothing changed", f"{f['restart_seconds']} s", "at most 2 s"],
+        ["one book added", f"{f['add_one_seconds']} s", "at most 5 s"],
+    ])
+
+
+def library_engines_table() -> str:
+    """SQLite FTS5 against bm25s on the same books (``python -m benchmarks.library_index --bm25s``)."""
+    f = figures("library_index_engines")
+    other = f["bm25s"]
+    return rows(["engine", "build", "on disk", "search p50 / p95", "add one book", "memory while building"], [
+        [f"SQLite FTS5 ({f['books']} books, {f['text_mb']} MB)", f"{f['build_seconds']} s", f"{f['index_mb']} MB",
+         f"{f['search_ms_unread_too']['p50']} / {f['search_ms_unread_too']['p95']} ms", f"{f['add_one_seconds']} s",
+         f"{f['memory_mb']['peak'] - f['memory_mb']['one_book']} MB"],
+        ["bm25s (mmap)", f"{other['build_seconds']} s", f"{other['index_mb']} MB",
+         f"{other['search_ms']['p50']} / {other['search_ms']['p95']} ms",
+         f"{other['add_one_seconds']} s (all built again)", f"{other['memory_mb_while_building']} MB"],
+    ])

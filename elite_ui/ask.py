@@ -7,14 +7,17 @@ import json
 import os
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 
+from .across import ask_across
 from .book import Book, default_cache_dir, load_book, reading_ceiling
 from .book.lexicon import STEMMERS
 from .book.names import names_for
 from .book.story import recap, xray
 from .errors import EliteError
 from .library import located_in, open_shelf
+from .library.index import LibraryIndex
 from .methods import METHODS, Tools
 from .methods.parsing import SENTENCE_LABEL
 from .methods.recap import Recaps
@@ -34,7 +37,8 @@ def setting_groups() -> dict[str, type]:
 
 def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m elite_ui.ask", description=__doc__)
-    parser.add_argument("book", help="a .txt, .epub or .pdf file (with --library: words of its title or author)")
+    parser.add_argument("book", nargs="?", default="",
+                        help="a .txt, .epub or .pdf file (with --library: words of its title or author)")
     parser.add_argument("question", nargs="?", default="", help="the question (not needed with --recap or --xray)")
     parser.add_argument("--option", action="append", default=[], metavar='A="text"',
                         help="a multiple-choice option; repeat for each (A, B, C...)")
@@ -51,6 +55,11 @@ def parser() -> argparse.ArgumentParser:
                         help="find the book in this Calibre library (or folder of books) and take the spoiler "
                              "ceiling from where Calibre's viewer or KOReader left you, unless --up-to says "
                              "otherwise ($ELITE_LIBRARY)")
+    parser.add_argument("--across", metavar="QUESTION",
+                        help="with --library: ask QUESTION across the whole library (its index kept beside the "
+                             "cache): the books whose sentences hold its words best, each up to where you are")
+    parser.add_argument("--unread", action="store_true",
+                        help="with --across: search the books no reading app has opened too (whole)")
     parser.add_argument("--koreader", metavar="FOLDER", default=os.environ.get("ELITE_KOREADER", ""),
                         help="KOReader's settings folder, for the sidecars it keeps there ($ELITE_KOREADER)")
     parser.add_argument("--with-front-matter", action="store_true",
@@ -201,6 +210,33 @@ def from_library(folder: str, words: str):
     return shelf, found[0]
 
 
+def across(args: argparse.Namespace, method) -> int:
+    """``--across``: the question asked across the library, the books found and the one answer printed."""
+    if not args.library:
+        raise EliteError("--across asks a library: give it with --library FOLDER.")
+    index = LibraryIndex(args.library, default_cache_dir(), args.koreader or None)
+    print(index.update().said(), file=sys.stderr)
+    llm = open_llm(args.model_name or args.model, server=args.server, n_ctx=args.n_ctx,
+                   n_gpu_layers=args.n_gpu_layers, n_threads=args.threads)
+    chosen = args.preset or preset_for(llm)[0]
+    settings = from_flags(preset(method.name, chosen), args)
+
+    def answer(book: Book, asked: Asked):
+        ready = reading(book, replace(asked, method=method.name, settings=settings), llm,
+                        Tools(cache_dir=default_cache_dir()))
+        return ready.record(ready.answer())
+
+    answered = ask_across(index, args.across, answer, unread=args.unread, cache_dir=default_cache_dir())
+    for found in answered["searched"]["books"]:
+        print(f"{found['title']} ({found['up_to']}): " + " | ".join(
+            f"{s['chapter']}: {s['text'][:100]}" for s in found["sentences"]), file=sys.stderr)
+    print(answered["answer"])
+    if args.json:
+        Path(args.json).write_text(json.dumps(answered, ensure_ascii=False, indent=1), encoding="utf-8")
+        print(f"answer written to {args.json}", file=sys.stderr)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     method = METHODS[args.method]
@@ -209,6 +245,10 @@ def main(argv: list[str] | None = None) -> int:
         if elsewhere:
             raise EliteError(f"{', '.join(elsewhere)} do nothing with --method {method.name}.")
         options = parse_options(args.option)
+        if args.across is not None:
+            return across(args, method)
+        if not args.book:
+            raise EliteError("give a book (or --across QUESTION with --library).")
         shelf, entry = from_library(args.library, args.book) if args.library else (None, None)
         book = load_book(entry.file() if entry else args.book, cache_dir=default_cache_dir())
         if args.language:

@@ -110,6 +110,56 @@ class Found(TypedDict):
 
 
 @with_config(DOCUMENTED)
+class ShelfSentence(TypedDict):
+    sentence: int
+    """The sentence's number in its book (S123)."""
+    chapter: str
+    text: str
+
+
+@with_config(DOCUMENTED)
+class ShelfBook(TypedDict):
+    """A book of the library where the words were found."""
+
+    book: str
+    """The book's file within the library."""
+    title: str
+    authors: str
+    up_to: str
+    """How far it was searched: up to where the reading apps left the reader, or the whole book (unread)."""
+    score: float
+    """BM25, summed over its best sentences (higher: more, and rarer, of the words)."""
+    sentences: list[ShelfSentence]
+
+
+@with_config(DOCUMENTED)
+class LibraryFound(TypedDict):
+    words: str
+    books: list[ShelfBook]
+    """The best first."""
+    unread_left: int
+    """Books no reading app has opened that hold the words too: searched only when asked for (``unread``)."""
+
+
+@with_config(DOCUMENTED)
+class BookAnswer(TypedDict):
+    title: str
+    authors: str
+    answer: AnswerRecord
+    """The question answered from this book alone, under its own ceiling."""
+
+
+@with_config(DOCUMENTED)
+class LibraryAnswer(TypedDict):
+    question: str
+    answer: str
+    """One answer: each book's that its sentences support, the book named, each citation with its book and chapter."""
+    books: list[BookAnswer]
+    """The books asked, the best match first (those that do not say too)."""
+    searched: LibraryFound
+
+
+@with_config(DOCUMENTED)
 class RecapChapter(TypedDict):
     chapter: str
     title: str

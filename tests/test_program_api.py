@@ -41,7 +41,7 @@ def refusal(client, **kwargs) -> str:
     return said
 
 
-def test_the_api_is_six_named_documented_functions_and_the_page_is_not_part_of_it(served):
+def test_the_api_is_eight_named_documented_functions_and_the_page_is_not_part_of_it(served):
     endpoints = Client(served[1], verbose=False).view_api(print_info=False, return_format="dict")["named_endpoints"]
     assert sorted(endpoints) == sorted(f"/{name}" for name in API_NAMES)
     ask = {p["parameter_name"]: p for p in endpoints["/ask"]["parameters"]}

@@ -100,12 +100,23 @@ def test_a_plain_question_names_its_book_by_the_model_and_its_place_in_words(ser
     assert record["up_to"].startswith(f"S{end_of_chapter_3},"), "lower than where Calibre's viewer left the reader"
 
 
+def test_the_library_model_asks_across_the_library_when_no_book_is_named(served):
+    """The model "library" with a question that names no book: the books whose sentences hold its words are
+    asked, each up to where the reader is (Pride and Prejudice to a fifth; the unopened Wind in the Willows not)."""
+    answer = client(served[1]).chat.completions.create(
+        model="library", messages=[{"role": "user", "content": "What did Mr. Bennet say about Netherfield?"}])
+    record = answer.model_dump()["elite_reader"]
+    assert answer.model == "library" and answer.choices[0].message.content == record["answer"]
+    assert [b["title"] for b in record["books"]] == ["Pride and Prejudice"]
+    assert record["searched"]["books"][0]["up_to"].startswith("up to S")
+
+
 def test_mistakes_are_openais_error_shape_in_one_sentence(served):
     url = served[1]
     with pytest.raises(openai.AuthenticationError, match="API key"):
         client(url, "wrong").models.list()
     with pytest.raises(openai.NotFoundError, match="no book of your library matches"):
-        client(url).chat.completions.create(model="library", messages=[{"role": "user", "content": "Who is he?"}])
+        client(url).chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": "Who?"}])
     with pytest.raises(openai.BadRequestError, match="non-empty list"):
         client(url).chat.completions.create(model=PRIDE, messages=[])
     reply = httpx.post(f"{url}v1/chat/completions", content=b"{not json", timeout=30,

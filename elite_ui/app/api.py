@@ -1,14 +1,16 @@
-"""The app's API for programs (scripts, notebooks, agents): six typed functions registered with ``gr.api``, so
+"""The app's API for programs (scripts, notebooks, agents): eight typed functions registered with ``gr.api``, so
 ``gradio_client``, plain HTTP and an MCP client (``python app.py --mcp``) see the same named parameters, the same
 one-line descriptions and the same JSON results (:mod:`elite_ui.records`). The page's own handlers are left out of
 the API's description (``undocumented``: the page still calls them, and so may a program that insists).
 
 The page's guarantees hold. A book is reached only by the id :func:`open_book` gave: its content hash and the
 receipt this server signed for it, so a hash computed from a file opens nothing. Each ``gradio_client`` client
-reading a book is a session of its own, as a browser tab is (Gradio's MCP server calls through one client of its
-own, so its MCP clients share one): one question at a time, a fair place in the model's line, the visitor limits
+reading a book is a session of its own, as a browser tab is (and each MCP client's session, from its own address):
+one question of a book at a time (a new one replaces the one still answered), a fair place in the model's line, the
+visitor limits
 of hosted mode (books opened a minute, X-Rays and recaps at once). Nothing beyond ``up_to`` is read, cited or named
-(the grounding check included). No call changes the model.
+(the grounding check included). No call changes the model. The host's library (``--library``) is searched and
+asked whole at once (:mod:`elite_ui.across`), each book up to where the reader's reading apps left them.
 """
 
 import inspect
@@ -18,11 +20,13 @@ from collections import OrderedDict
 import gradio as gr
 from gradio.data_classes import FileData
 
+from ..across import ask_across, kept_index, library_found
 from ..book import Book, load_book, load_cached
 from ..book.cache import evict
 from ..book.story import recap as recap_of
 from ..book.story import xray as xray_of
 from ..errors import Cancelled, EliteError
+from ..library.index import LibraryIndex
 from ..methods.elite.counting import count
 from ..methods.registry import METHODS
 from ..methods.trace import Kind, Trace
@@ -32,6 +36,8 @@ from ..records import (
     BookRecord,
     Cited,
     Found,
+    LibraryAnswer,
+    LibraryFound,
     RecapChapter,
     XRayRecord,
     book_record,
@@ -60,7 +66,7 @@ class ApiError(gr.Error):
         super().__init__(message, print_exception=False)
 
 
-API_NAMES = ("open_book", "ask", "search", "passage", "recap", "xray")
+API_NAMES = ("open_book", "ask", "search", "passage", "recap", "xray", "search_library", "ask_library")
 """The API's endpoints; every other event of the page is left out of its description."""
 
 
@@ -250,6 +256,55 @@ class Api:
             if cast is None:
                 raise ApiError(f"no character named {text(name)[:60]!r} {until}.")
             return xray_record(asked, xray_of(asked, *cast))
+
+    def library(self) -> LibraryIndex:
+        """The index of the host's library (``--library``), current to the last minute."""
+        cfg = self.ctx.config
+        if not cfg.library:
+            raise ApiError("this app has no library: its host starts it with --library FOLDER.")
+        try:
+            return kept_index(cfg.library, self.ctx.cache_dir, cfg.koreader)
+        except (OSError, EliteError) as exc:
+            raise ApiError(f"the library could not be read: {exc}") from None
+
+    def search_library(self, words: str, unread: bool = False, request: gr.Request = None) -> LibraryFound:
+        """Search every book of the app's library at once (which of my books mention the Marshalsea?): the books
+        holding the words (in any form), the best first, each with its chapters and sentences, each searched up to
+        where the reader's reading apps left them.
+
+        Args:
+            words: the words or "a phrase in quotes".
+            unread: search the books no reading app has opened too (whole).
+        """
+        words = text(words)
+        return library_found(words, self.library().search(words, unread=unread is True))
+
+    def ask_library(self, question: str, unread: bool = False, request: gr.Request = None) -> LibraryAnswer:
+        """Ask a question across the app's library: the books whose sentences hold its words best are asked, each
+        up to where the reader is in it, and the answer names each book with its chapters and sentences.
+
+        Args:
+            question: the question, in words.
+            unread: ask the books no reading app has opened too (whole).
+        """
+        index, ctx = self.library(), self.ctx
+        if ctx.model.llm is None:
+            raise ApiError(f"no model: {ctx.model.status}")
+        session = Session()
+        session.visitor = address(request, ctx.config.proxies)
+
+        def answer(book: Book, asked: Asked) -> AnswerRecord:
+            session.open(book)
+            with session.run(ctx.model, replace=True):
+                ready = asked_of(ctx, session, book, asked)
+                return ready.record(ready.answer())
+
+        try:
+            yield ask_across(index, text(question), answer, unread=unread is True, cache_dir=ctx.cache_dir)
+        except EliteError as exc:
+            raise ApiError(str(exc)) from None
+        finally:
+            session.release()
 
     def register(self) -> None:
         """Each function as an endpoint of the page's Blocks (and an MCP tool)."""

@@ -2,11 +2,12 @@
 (KOReader's AskGPT and assistant plugins, Calibre's viewer, any OpenAI-compatible client). ``GET /v1/models``
 lists the books of the reader's library (``--library``) as models, and :data:`ANY_BOOK`;
 ``POST /v1/chat/completions`` answers the last user message from the book the model names (else the one whose
-title and author the request mentions), under the spoiler ceiling of where the reader is: the place their reading
-apps saved, or the share the request states ("I am 35% through"), the lower of the two. A highlighted passage the
-request carries is found in the book and asked about. The answer ends with its citations as plain lines, and the
-API's whole answer record rides along (``elite_reader``); streamed as server-sent events when asked. Every
-mistake is OpenAI's error shape with one sentence. What to type into each app: docs/reading-apps.md."""
+title and author the request mentions, else across the whole library), under the spoiler ceiling of where the
+reader is: the place their reading apps saved, or the share the request states ("I am 35% through"), the lower
+of the two. A highlighted passage the request carries is found in the book and asked about. The answer ends with
+its citations as plain lines, and the API's whole answer record rides along (``elite_reader``); streamed as
+server-sent events when asked. Every mistake is OpenAI's error shape with one sentence. What to type into each
+app: docs/reading-apps.md."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import time
 import uuid
 from collections import deque
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -27,6 +29,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, StreamingResponse
 from starlette.routing import Route
 
+from ..across import ask_across, kept_index
 from ..book import Book, load_book, reading_ceiling
 from ..errors import Cancelled, EliteError
 from ..library import Marked, Reading, Shelved, locate, located_in, open_shelf
@@ -40,7 +43,8 @@ from .state import Session
 from .visitors import address
 
 ANY_BOOK = "library"
-"""The model that is no one book: the book is the one the request mentions by title and author."""
+"""The model that is the whole library: the book the request mentions by title and author, else the question is
+asked across the library (:mod:`elite_ui.across`)."""
 MAX_BOOKS = 20_000
 """The most books of a library listed as models."""
 MAX_BODY = 1 << 20
@@ -102,14 +106,17 @@ def library_books(folder: str) -> dict[str, ShelfModel]:
     return catalogue(str(root), (db if db.exists() else root).stat().st_mtime)
 
 
-def chosen(books: dict[str, ShelfModel], asked: AppAsked) -> ShelfModel:
+def chosen(books: dict[str, ShelfModel], asked: AppAsked) -> ShelfModel | None:
     """The book a request asks: the one its model names, else the one it mentions by title and author (the model
-    name read as a title when the request mentions none)."""
+    name read as a title when the request mentions none); None for the whole library (:data:`ANY_BOOK`, no book
+    mentioned)."""
     from rapidfuzz import fuzz, process
 
     if asked.model in books:
         return books[asked.model]
     mention = asked.mentions() or ("" if asked.model == ANY_BOOK else asked.model.replace("-", " "))
+    if not mention and asked.model == ANY_BOOK:
+        return None
     if mention:
         labels = {key: f"{book.entry.title} {book.entry.authors}" if asked.author else book.entry.title
                   for key, book in books.items()}
@@ -211,25 +218,26 @@ class ReadingApps:
                 raise Refused(400, str(exc)) from None
             if self.ctx.model.llm is None:
                 raise Refused(503, f"no model: {self.ctx.model.status}", "server_error")
-            shelf = self.books()
-            book = chosen(shelf, asked)
+            book = chosen(self.books(), asked)
             who = address(request, self.ctx.config.proxies)
-            answering = self.answering(book, asked, who)
+            answering = self.answering(book, asked, who) if book else self.across(asked, who)
             # the book opened and placed, the question in line: a refusal is said before a stream begins
             await anyio.to_thread.run_sync(next, answering, limiter=run_threads())
         except Refused as refused:
             return refused.response()
+        name = book.id if book else ANY_BOOK
         if asked.stream:
-            return StreamingResponse(streamed(answering, book.id), media_type="text/event-stream")
+            return StreamingResponse(streamed(answering, name), media_type="text/event-stream")
         record = await anyio.to_thread.run_sync(last, answering, limiter=run_threads())
         if not isinstance(record, dict):
             return error(500, str(record or "stopped."), "server_error")
-        return JSONResponse(completion(record, book.id))
+        return JSONResponse(completion(record, name))
 
-    def answering(self, model: ShelfModel, asked: AppAsked, who: str) -> Iterator:
-        """The request answered: first None (ready, in line), then None now and then while the answer is being
-        found, last the answer record with its text (or the :class:`Refused` it ended in)."""
-        entry, ctx = model.entry, self.ctx
+    @contextmanager
+    def visitor(self, who: str) -> Iterator[Session]:
+        """A session for one request of the address ``who`` (in hosted mode, at most ``--sessions-per-visitor``
+        of its requests at once), let go when it ends."""
+        ctx = self.ctx
         with self._lock:
             if ctx.config.hosted and self.running.get(who, 0) >= ctx.config.sessions_per_visitor:
                 raise Refused(429, "your address has as many questions running here as it may; wait for one.",
@@ -238,6 +246,19 @@ class ReadingApps:
         session = Session()
         session.visitor = who
         try:
+            yield session
+        finally:
+            session.release()
+            with self._lock:
+                self.running[who] -= 1
+                if not self.running[who]:
+                    del self.running[who]
+
+    def answering(self, model: ShelfModel, asked: AppAsked, who: str) -> Iterator:
+        """The request answered from one book: first None (ready, in line), then None now and then while the
+        answer is being found, last the answer record with its text (or the :class:`Refused` it ended in)."""
+        entry, ctx = model.entry, self.ctx
+        with self.visitor(who) as session:
             try:
                 file = entry.file()
                 book = load_book(str(file), cache_dir=ctx.cache_dir)
@@ -266,12 +287,32 @@ class ReadingApps:
                     yield Refused(500, str(exc), "server_error")
                     return
             yield record | {"text": reply_text(record, note)}
-        finally:
-            session.release()
-            with self._lock:
-                self.running[who] -= 1
-                if not self.running[who]:
-                    del self.running[who]
+
+    def across(self, asked: AppAsked, who: str) -> Iterator:
+        """The request answered across the library (the model :data:`ANY_BOOK`, no book mentioned): as
+        :meth:`answering` yields, the last the library's answer (:func:`elite_ui.across.ask_across`)."""
+        ctx = self.ctx
+        with self.visitor(who) as session:
+            try:
+                index = kept_index(ctx.config.library, ctx.cache_dir, ctx.config.koreader)
+            except (OSError, EliteError) as exc:
+                raise Refused(500, f"the library could not be read: {exc}", "server_error") from None
+            yield None
+
+            def answer(book: Book, question: Asked) -> AnswerRecord:
+                session.open(book)
+                with session.run(ctx.model):
+                    ready = asked_of(ctx, session, book, question)
+                    return ready.record(ready.answer())
+
+            try:
+                record = ask_across(index, asked.question, answer, cache_dir=ctx.cache_dir)
+            except Cancelled:
+                return
+            except EliteError as exc:
+                yield Refused(500, str(exc), "server_error")
+                return
+            yield record | {"text": record["answer"]}
 
 
 def completion(record: dict, model: str) -> dict:
@@ -284,7 +325,9 @@ def completion(record: dict, model: str) -> dict:
 
 
 def usage(record: dict) -> dict:
-    costs = record["costs"]
+    """OpenAI's usage of an answer (a library's: its books' together)."""
+    every = [record["costs"]] if "costs" in record else [one["answer"]["costs"] for one in record["books"]]
+    costs = {k: sum(c[k] for c in every) for k in ("prompt_tokens", "completion_tokens")}
     return {"prompt_tokens": costs["prompt_tokens"], "completion_tokens": costs["completion_tokens"],
             "total_tokens": costs["prompt_tokens"] + costs["completion_tokens"]}
 

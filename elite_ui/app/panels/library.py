@@ -1,6 +1,6 @@
-"""The Library panel (outside hosted mode): a Calibre library, or a folder of books, searched by title or author;
-the book chosen opens with the spoiler ceiling where the reader's reading app left them (Calibre's viewer,
-KOReader) and their highlights in the notebook, each with "Ask about this highlight"."""
+"""The Library panel (outside hosted mode): a Calibre library, or a folder of books, searched by title or author
+and in the text of every book; the book chosen opens with the spoiler ceiling where the reader's reading app left
+them (Calibre's viewer, KOReader) and their highlights in the notebook, each with "Ask about this highlight"."""
 
 from __future__ import annotations
 
@@ -10,8 +10,10 @@ from typing import TYPE_CHECKING
 
 import gradio as gr
 
+from ...across import kept_index
 from ...errors import EliteError
 from ...library import LibraryError, located_in, open_shelf
+from ...library.index import MAX_BOOKS
 from .. import notebook, render
 from ..answering import handler
 from ..inputs import text
@@ -43,7 +45,7 @@ def create_ui(ctx) -> LibraryUI:
             gr.Textbox(ctx.config.library or "", label="Calibre library, or a folder of books", elem_id="library",
                        info="where you are and what you highlighted come from Calibre's viewer and KOReader's "
                             "sidecar files; nothing there is changed"),
-            gr.Textbox(label="Title or author", elem_id="library-words"),
+            gr.Textbox(label="Title, author, or words of the books", elem_id="library-words"),
             gr.Button("Search", size="sm", elem_id="library-search"),
             gr.Dropdown([], label="Books found", elem_id="library-found", interactive=True),
             gr.Button("Open with my place and highlights", size="sm", elem_id="library-open"),
@@ -53,17 +55,30 @@ def create_ui(ctx) -> LibraryUI:
 
 
 def on_search(page: Page, ctx: Context, folder, words, session: Session):
-    """The library searched by title or author."""
+    """The library searched by title or author, and in its books' text, each up to where the reader is (the
+    library's index, built at the first search and kept current: :mod:`elite_ui.across`)."""
     ui = page.library
     if ctx.config.hosted:
         return {page.chat.status: HOSTED}
     try:
-        found = open_shelf(text(folder)).search(text(words))
-    except LibraryError as exc:
+        shelf = open_shelf(text(folder))
+        found = shelf.search(text(words))
+        in_text = kept_index(text(folder), ctx.cache_dir, ctx.config.koreader).search(text(words), books=5)
+    except (EliteError, OSError) as exc:
         return {page.chat.status: md(str(exc)), ui.found: gr.update(choices=[], value=None)}
-    said = f"{len(found)} book{'s' * (len(found) != 1)} found." if found else "No book found."
-    return {page.chat.status: said, ui.found: gr.update(choices=[(b.label(), b.id) for b in found],
-                                                       value=found[0].id if found else None)}
+    said = [f"{len(found)} book{'s' * (len(found) != 1)} found by title or author." if found else
+            "No title or author holds these words."]
+    if in_text.books:
+        index = kept_index(text(folder), ctx.cache_dir, ctx.config.koreader)
+        by_key = {index.key_of(e.file()): e for e in shelf.search("", limit=MAX_BOOKS) if e.file() is not None}
+        found += [by_key[b.key] for b in in_text.books if b.key in by_key and by_key[b.key] not in found]
+        said.append("In their text (as far as you have read): " + "; ".join(
+            f"{b.title}, {b.hits[0].chapter}: “{b.hits[0].text[:120]}”" for b in in_text.books) + ".")
+    if in_text.unread_left:
+        said.append(f"{in_text.unread_left} book{'s' * (in_text.unread_left != 1)} you have not opened hold them "
+                    "too.")
+    return {page.chat.status: md(" ".join(said)),
+            ui.found: gr.update(choices=[(b.label(), b.id) for b in found], value=found[0].id if found else None)}
 
 
 def on_open(page: Page, ctx: Context, folder, picked, session: Session, request: gr.Request):
