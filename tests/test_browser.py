@@ -171,7 +171,7 @@ def test_exports_and_clear_errors(page, tmp_path):
                                      ("#export-json", ".json", '"kind": "count"')):
         with page.expect_download() as download:
             page.click(button)
-        assert download.value.suggested_filename == f"PRIDE. and PREJUDICE - How often does Elizabeth laugh{suffix}"
+        assert download.value.suggested_filename == f"Pride and Prejudice - How often does Elizabeth laugh{suffix}"
         assert expected in Path(download.value.path()).read_text(encoding="utf-8")
     shot(page, "08-exported")
 
@@ -376,7 +376,7 @@ def test_a_book_seen_before_opens_at_once(page, tmp_path):
 
 def test_a_spoiler_ceiling_is_the_books_own_chapter_and_leaves_out_the_preface(page, pride):
     upload(page, BOOKS["pride-and-prejudice.txt"])
-    assert "front matter: PRIDE. and PREJUDICE, PREFACE." in page.inner_text("#book-info")
+    assert "front matter: Pride and Prejudice, PREFACE." in page.inner_text("#book-info")
     page.fill("#ceiling textarea, #ceiling input", "chapter 10")
     ask(page, "What is Pemberley?")
     page.wait_for_selector("#status:has-text('Done')", timeout=60000)
@@ -1024,7 +1024,7 @@ def test_whole_book_chosen_for_a_book_that_does_not_fit_is_refused_at_once(page)
     upload(page, BOOKS["pride-and-prejudice.txt"])
     page.locator("#method label", has_text="Whole book").click()
     page.wait_for_selector("#status:has-text(\"more than the model's context\")")
-    assert page.inner_text("#status").startswith("PRIDE")
+    assert page.inner_text("#status").startswith("Pride and Prejudice")
     page.wait_for_function("document.querySelector('#method input[value=elite]').checked")
 
 

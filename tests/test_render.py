@@ -152,7 +152,9 @@ def test_the_model_note_is_honest_about_the_demo_model():
     model.llm, model.choice = ScriptedLLM({}), ModelChoice("embedded")
     assert "often wrong" in note(model) and "open-model" in note(model)
     model.choice = ModelChoice("server", server="http://localhost:8080")
-    assert "often wrong" not in note(model)
+    assert "often wrong" not in note(model) and "its size unknown" in note(model)
+    model.llm.parameters = 1.5
+    assert "1.5B parameters" in note(model) and "the capable settings preset" in note(model), "issue 38: its size"
 
 
 def test_hosted_mode_lets_no_visitor_change_the_model():
@@ -320,3 +322,19 @@ def test_each_iteration_opens_with_one_plain_sentence(pride):
     assert len(said) == trace.totals().iterations == 2
     assert said[0].startswith("Searched for Netherfield, Bingley: ") and "sentences matched" in said[0]
     assert said[0].endswith("the judge found them not enough.") and said[1].endswith("found them enough.")
+
+
+def test_a_books_underscored_italics_show_as_italics_in_the_trace_and_the_reader(pride):
+    """Issue 38: Project Gutenberg's "_My_ overhearings" showed its underscores."""
+    sid = next(i for i in range(len(pride)) if "_My_ overhearings" in pride.sentence(i).text)
+    hit = render.highlight(pride, pride.sentence(sid).text, ["overhearings"])
+    assert "<em>My</em> <mark>overhearings</mark>" in hit and "_My_" not in hit
+    assert "<em>My</em> overhearings" in render.reader(pride, sid)
+
+
+def test_a_quote_has_one_pair_of_quotation_marks():
+    """Issue 38: mismatched quote marks around quotes (a sentence that ends a line of dialogue got two closing)."""
+    from elite_ui.app.render.common import quoted
+
+    assert quoted("He said no more.”") == "“He said no more.”"
+    assert quoted("“Is he married?”") == "“Is he married?”" and quoted("It rained.") == "“It rained.”"

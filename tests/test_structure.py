@@ -34,7 +34,7 @@ def test_front_matter_parts_and_chapters_restarting_in_each_part():
 
 def test_pride_and_prejudice_counts_its_chapters_as_austen_did(pride):
     front = [c.title for c in pride.chapters if c.kind == "front"]
-    assert front == ["PRIDE. and PREJUDICE", "PREFACE."]
+    assert front == ["Pride and Prejudice", "PREFACE."]
     chapters = [c for c in pride.chapters if c.kind == "chapter"]
     assert len(chapters) == 61 and chapters[9].title == "CHAPTER X." and chapters[9].ref == "ch. 10"
     assert pride.sentence(chapters[9].first_sentence).citation.endswith(", ch. 10")
@@ -84,3 +84,22 @@ def test_a_long_heading_in_capitals_is_still_a_chapter(write_book):
     assert len(long_title) > 120
     assert [c.ref for c in book.chapters if c.kind == "chapter"] == ["ch. 1", "ch. 2", "ch. 3", "ch. 4"]
     assert book.chapters[-2].title.startswith("CHAPTER III—THE ANKLE-CHAIN")
+
+
+def test_a_title_in_capitals_with_a_stray_full_stop_reads_as_a_title():
+    """Issue 38: "PRIDE. and PREJUDICE" was the title everywhere, file names included."""
+    from elite_ui.book.headings import clean_title
+
+    assert clean_title("PRIDE. and PREJUDICE") == "Pride and Prejudice"
+    assert clean_title("LES MISÉRABLES") == "Les Misérables" and clean_title("Frankenstein;") == "Frankenstein"
+    assert clean_title("A TALE OF TWO CITIES") == "A Tale of Two Cities"
+    assert clean_title("The Wind in the Willows") == "The Wind in the Willows"
+
+
+def test_the_trace_names_a_chapter_as_the_book_numbers_it(pride):
+    """Issue 38: the JSON export gave "CHAPTER X." as chapter 11 (its place, front matter counted) alone."""
+    from elite_ui.methods.trace import Place
+
+    chapter_x = next(c for c in pride.chapters if c.title == "CHAPTER X.")
+    place = Place.at(pride.sentence(chapter_x.first_sentence))
+    assert place.chapter_ref == "ch. 10" and place.chapter_title == "CHAPTER X."

@@ -110,7 +110,7 @@ def chosen(books: dict[str, ShelfModel], asked: AppAsked) -> ShelfModel | None:
     """The book a request asks: the one its model names, else the one it mentions by title and author (the model
     name read as a title when the request mentions none); None for the whole library (:data:`ANY_BOOK`, no book
     mentioned)."""
-    from rapidfuzz import fuzz, process
+    from rapidfuzz import fuzz, process, utils
 
     if asked.model in books:
         return books[asked.model]
@@ -120,7 +120,8 @@ def chosen(books: dict[str, ShelfModel], asked: AppAsked) -> ShelfModel | None:
     if mention:
         labels = {key: f"{book.entry.title} {book.entry.authors}" if asked.author else book.entry.title
                   for key, book in books.items()}
-        found = process.extractOne(mention, labels, scorer=fuzz.token_set_ratio, score_cutoff=MATCH)
+        found = process.extractOne(mention, labels, scorer=fuzz.token_set_ratio, processor=utils.default_process,
+                                   score_cutoff=MATCH)
         if found is not None:
             return books[found[2]]
     named = f"“{mention[:80]}”" if mention else "no book"

@@ -46,13 +46,30 @@ def headings(text: str, paragraphs: list[tuple[int, int]]) -> list[tuple[str, in
     return found
 
 
+SMALL_WORDS = frozenset({"a", "an", "and", "as", "at", "but", "by", "for", "in", "nor", "of", "on", "or", "the", "to",
+                         "with"})
+"""Words a title keeps in lower case but first."""
+
+
+def clean_title(line: str) -> str:
+    """A title as a book's first line writes it, as a title is written: no stray full stop ("PRIDE. and
+    PREJUDICE"), none at its end, and a title in capitals in title case ("Les Misérables")."""
+    line = re.sub(r"(\w)[.,;:](\s+[a-z])", r"\1\2", line).strip().rstrip(".,;:").strip()
+    letters = [c for c in line if c.isalpha()]
+    if letters and sum(c.isupper() for c in letters) < 0.7 * len(letters):
+        return line
+    words = line.split()
+    return " ".join(w.lower() if i and w.lower() in SMALL_WORDS else w[:1].upper() + w[1:].lower()
+                    for i, w in enumerate(words))
+
+
 def title_and_author(text: str, paragraphs: list[tuple[int, int]], meta: dict[str, str]) -> tuple[str, str]:
     """Metadata where present, else the first short line as title and a "by X" line near it as author."""
     title, author = meta.get("title", ""), meta.get("author", "")
     opening = [" ".join(text[a:b].split()) for a, b in paragraphs[:8]]
     lines = [ln.strip() for chunk in opening for ln in chunk.split("  ") if ln.strip()]
     if not title and lines:
-        title = lines[0][:120]
+        title = clean_title(lines[0][:120])
     if not author:
         for line in lines[:8]:
             found = re.match(r"^(?:(?:by|par|von|por)\s+|作者[:：]?\s*)(.+?)[,.]?$", line, re.IGNORECASE)

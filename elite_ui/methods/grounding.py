@@ -71,9 +71,9 @@ UNREAD = "…"
 def unread(book: Book, text: str) -> str:
     """``text`` (what a model wrote: its search terms, its judgement, its reply as the trace keeps it) with each
     name the book as read so far never writes (or never writes so: "Mrs. Gardiner" where only "my brother
-    Gardiner" came yet, "Fairfax Rochester" where only Mrs. Fairfax and Mr. Rochester did) replaced by
-    :data:`UNREAD`, when the book is cut at a spoiler ceiling: a model that knows a famous novel may name who
-    comes later."""
+    Gardiner" came yet, "Fairfax Rochester" where only Mrs. Fairfax and Mr. Rochester did), its title with it,
+    replaced by :data:`UNREAD`, when the book is cut at a spoiler ceiling: a model that knows a famous novel may
+    name who comes later."""
     if book.ceiling is None:
         return text
     known, read = book.index.vocabulary, []
@@ -87,7 +87,7 @@ def unread(book: Book, text: str) -> str:
                 read.append(story_text(book))
             phrase = r"\s+".join([*([rf"{title}\.?"] if title else []), *names])
             written = bool(re.search(rf"\b{phrase}\b", read[0]))
-        return m.group(0) if written else m.group(0)[: m.start(2) - m.start(0)] + UNREAD
+        return m.group(0) if written else UNREAD  # the title too: "Mr. …" would tell that someone comes
 
     return CAPITALISED.sub(shown, text)
 

@@ -54,14 +54,18 @@ class Place:
     start: int
     end: int
     chapter: int
+    """Its chapter's place among the book's chapters, front matter counted (0: the first)."""
     chapter_title: str
     page: int | None
+    chapter_ref: str = ""
+    """Its chapter as the book numbers it, as citations write it ("ch. 10", "bk. 2, ch. 3")."""
 
     @classmethod
     def at(cls, sentence, **rest):
         """One at a book's ``sentence`` (a :class:`~elite_ui.book.model.Sentence`), with the kind's own fields."""
         return cls(sentence_id=sentence.id, start=sentence.start, end=sentence.end, chapter=sentence.chapter,
-                   chapter_title=sentence.chapter_title, page=sentence.page, **rest)
+                   chapter_title=sentence.chapter_title, chapter_ref=sentence.chapter_ref, page=sentence.page,
+                   **rest)
 
 
 @dataclass(kw_only=True)
@@ -199,9 +203,9 @@ class Answer:
         moved = (f"{self.recited} citation{'s' * (self.recited != 1)} moved to the evidence sentence that says it. "
                  if self.recited else "")
         if self.left_out:
-            said = (f"{sentences} left out: the sentences {'they cite do' if some > 1 else 'it cites does'} not "
-                    "support them. A model may know a famous book beyond your ceiling; answers are checked "
-                    "against the book up to it.")
+            said = (f"{sentences} left out: the sentences {'they cite do' if some > 1 else 'it cites do'} not "
+                    f"support {'them' if some > 1 else 'it'}. A model may know a famous book beyond your ceiling; "
+                    "answers are checked against the book up to it.")
         else:
             said = f"{sentences} marked: the sentences cited do not support {'them' if some > 1 else 'it'}." if some \
                 else ""

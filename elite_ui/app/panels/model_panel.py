@@ -77,7 +77,8 @@ def create_ui(ctx) -> ModelUI:
 
 
 def note(model: Model) -> str:
-    """Which model answers; for the embedded 135M model, that it is a fast demo whose answers are often wrong."""
+    """Which model answers, its size, where it runs and the preset it answers with; for the embedded 135M model,
+    that it is a fast demo whose answers are often wrong."""
     if model.llm is None:
         return f"<div class='model-note missing'>No model is loaded ({esc(model.status)}).</div>"
     name = f"<b>{esc(model.llm.name)}</b>"
@@ -87,7 +88,13 @@ def note(model: Model) -> str:
                 "real answers; the quoted passages under <i>What the book says</i> come from the book itself.</div>")
     if model.choice is not None and model.choice.kind == "scripted":
         return f"<div class='model-note demo'>Answering with {name}, a scripted test model.</div>"
-    return f"<div class='model-note'>Answering with {name}.</div>"
+    size = model.llm.parameters
+    said = (f"{size:.1f}B parameters" if size >= 1 else f"{size * 1000:.0f}M parameters") if size else \
+        "its size unknown"
+    where = model.llm.placement()
+    return (f"<div class='model-note'>Answering with {name} ({said}{', ' + esc(where) if where else ''}), "
+            f"with the {preset_for(model.llm)[0]} settings preset; the quoted passages under <i>What the book "
+            "says</i> come from the book itself, and each answer cites them.</div>")
 
 
 def loaded(page: Page, ctx: Context, choice: ModelChoice) -> dict:

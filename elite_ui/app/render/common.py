@@ -99,11 +99,19 @@ EMPHASIS = re.compile(r"(?<![\w_])_([^_\n]{1,200})_(?![\w_])")
 """Italics as plain-text books write them (Project Gutenberg's ``_talk_``)."""
 
 
+def italics(shown: str) -> str:
+    """Escaped book text with its ``_italics_`` in italics."""
+    return EMPHASIS.sub(r"<em>\1</em>", shown)
+
+
 def quoted(text: str) -> str:
     """A book's sentence as a quotation: on one line, escaped, its ``_italics_`` in italics, inside quotation
-    marks unless it opens with its own (dialogue)."""
-    shown = EMPHASIS.sub(r"<em>\1</em>", esc(" ".join(text.split())))
-    return shown if text.lstrip()[:1] in QUOTE_MARKS else f"“{shown}”"
+    marks unless it opens with its own (dialogue); one that ends a line of dialogue with its closing mark gets the
+    opening one alone (no doubled closing marks)."""
+    shown = italics(esc(" ".join(text.split())))
+    if text.lstrip()[:1] in QUOTE_MARKS:
+        return shown
+    return f"“{shown}" if text.rstrip()[-1:] in "”\"" else f"“{shown}”"
 
 
 def clipped(text: str, limit: int) -> str:
@@ -120,8 +128,8 @@ SHOWN = 400
 
 
 def highlight(book: Book, text: str, words: list[str]) -> str:
-    """Escaped ``text`` with every word matching a target word (in any inflected form) wrapped in <mark>; past
-    :data:`SHOWN` characters, the rest folds under "show more"."""
+    """Escaped ``text`` with every word matching a target word (in any inflected form) wrapped in <mark> and its
+    ``_italics_`` in italics; past :data:`SHOWN` characters, the rest folds under "show more"."""
     if len(text) <= SHOWN:
         return marked(book, text, words)
     cut = text.rfind(" ", 0, SHOWN) + 1 or SHOWN
@@ -134,7 +142,7 @@ def marked(book: Book, text: str, words: list[str]) -> str:
     for m in book.lexicon.matcher(sorted({f for w in words for f in book.forms(w)})).finditer(text):
         out += [esc(text[last : m.start()]), f"<mark>{esc(m.group())}</mark>"]
         last = m.end()
-    return "".join(out) + esc(text[last:])
+    return italics("".join(out) + esc(text[last:]))
 
 
 @dataclass

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...book import Book
-from .common import esc
+from .common import esc, italics
 
 
 def reader(book: Book, sid: int, around: int = 2, ceiling: int | None = None, other: bool = False) -> str:
@@ -22,8 +22,8 @@ def reader(book: Book, sid: int, around: int = 2, ceiling: int | None = None, ot
     paragraphs, current = [], None
     for i in range(lo, hi + 1):
         s = book.sentence(i)
-        piece = (f"<mark id='cited' class='s' data-sid='{i}'>{esc(s.text)}</mark>" if i == sid else
-                 f"<span class='s' data-sid='{i}'>{esc(s.text)}</span>")
+        piece = (f"<mark id='cited' class='s' data-sid='{i}'>{italics(esc(s.text))}</mark>" if i == sid else
+                 f"<span class='s' data-sid='{i}'>{italics(esc(s.text))}</span>")
         if s.paragraph != current:
             paragraphs.append([])
             current = s.paragraph

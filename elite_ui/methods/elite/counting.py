@@ -83,7 +83,7 @@ def count(book: Book, phrase: str, source: str = "model") -> Count:
         chapter = int(book.chapter_of[sid])
         occurrences.append(Occurrence(sentence_id=sid, start=m.start(), end=m.end(), chapter=chapter,
                                       chapter_title=book.chapters[chapter].title, page=book.page_of(m.start()),
-                                      matched=m.group(0)))
+                                      chapter_ref=book.chapters[chapter].ref, matched=m.group(0)))
     return Count(phrase, variants, len(matches), occurrences, source)
 
 

@@ -19,6 +19,7 @@ from ...book.names import NameIndex
 from ...models import LLM, Embed
 from .. import prompts
 from ..base import Engine, Prepared, chosen_answer, not_said
+from ..grounding import UNREAD
 from ..lexical import (
     RANKINGS,
     Target,
@@ -222,13 +223,15 @@ class Elite(Engine):
     def new_terms(self, book: Book, texts: list[str], origin: str, tried: set[str], by: str = "model",
                   of: str = "") -> list[Term]:
         """Terms of ``texts`` not tried before (``tried`` grows with them), each saying whether the book has its
-        words (under a spoiler ceiling, the model's without the names the book up to it does not write)."""
+        words; under a spoiler ceiling, none of the model's that names someone the book up to it does not write
+        (shown masked, it would still tell that someone comes later)."""
         out = []
         for text in texts:
             if text.casefold() in tried:
                 continue
             tried.add(text.casefold())
-            text = text if by == "reader" else self.unread(text)
+            if by != "reader" and UNREAD in self.unread(text) and UNREAD not in text:
+                continue
             ws = book.lexicon.content_words(text)
             in_book = any(f in book.index.vocabulary for w in ws for f in book.forms(w))
             out.append(Term(text, origin, ws, True, in_book, by, of))
