@@ -1031,7 +1031,8 @@ def test_whole_book_chosen_for_a_book_that_does_not_fit_is_refused_at_once(page)
 def test_a_book_opens_from_the_readers_calibre_library_where_they_are_with_their_highlights(page, tmp_path):
     """Issue 26: point the Library panel at a Calibre library, search, open: the ceiling is where Calibre's
     viewer left the reader (said with the chapter and when), the highlights are in the notebook, and "Ask about
-    this highlight" pins one for the next question; the library is never written."""
+    this highlight" pins one for the next question; a search finds words of the books' text (issue 37); the
+    library is never written (its index lives in the cache)."""
     from elite_ui.book import load_book
     from elite_ui.testing.reading_apps import calibre_library, nested_epub, written_places
 
@@ -1067,4 +1068,9 @@ def test_a_book_opens_from_the_readers_calibre_library_where_they_are_with_their
     page.wait_for_selector("#status:has-text('about your highlight')")
     ask(page, "Why does this matter?")
     wait_done(page, 1)
+    page.fill("#library-words textarea, #library-words input", "Netherfield")  # issue 37: the books' text too
+    page.click("#library-search")
+    page.wait_for_selector("#status:has-text('In their text')")
+    assert "No title or author holds" in page.inner_text("#status") and "Pride and Prejudice" in page.inner_text(
+        "#status")
     assert {p: p.read_bytes() for p in library.rglob("*") if p.is_file()} == before

@@ -140,3 +140,27 @@ def test_no_model_name_reaches_outside_the_library_and_beyond_loopback_a_key_is_
 
     refused = TestClient(ReadingApps(Listening()).routes).get("/v1/models")
     assert refused.status_code == 403 and "--api-key" in refused.json()["error"]["message"]
+
+
+def test_readest_asks_through_ollamas_api_under_the_pages_it_says_were_read(served):
+    """Readest speaks Ollama's API: /api/tags lists the books and the embedder, /api/chat answers (streamed as
+    Ollama streams, one JSON object a line) from the book its prompt names, never beyond the passages it says
+    were read (chapter 5, lower than where Calibre's viewer left the reader), and /api/embed embeds."""
+    url, auth = served[1], {"Authorization": f"Bearer {KEY}"}
+    tags = httpx.get(f"{url}api/tags", headers=auth, timeout=30).json()["models"]
+    assert {"library", PRIDE, "all-minilm"} <= {t["name"] for t in tags}
+    with httpx.stream("POST", f"{url}api/chat", json=body("readest.json"), headers=auth, timeout=120) as reply:
+        assert reply.status_code == 200 and reply.headers["content-type"].startswith("application/x-ndjson")
+        said = [json.loads(line) for line in reply.iter_lines() if line.strip()]
+    text = "".join(s["message"]["content"] for s in said)
+    assert said[-1]["done"] and not any(s["done"] for s in said[:-1])
+    record = said[-1]["elite_reader"]
+    assert "where the passages your app sent from the pages you read end" in text and record["answer"] in text
+    book = load_book(BOOKS["pride-and-prejudice.txt"])
+    ceiling = int(record["up_to"].split(",")[0].removeprefix("S"))
+    assert book.sentence(ceiling).chapter_ref == "ch. 5", "up to the last passage Readest sent, in chapter 5"
+    whole = httpx.post(f"{url}api/chat", json=body("readest.json") | {"stream": False}, headers=auth, timeout=120)
+    assert whole.json()["done"] and whole.json()["message"]["content"]
+    embedded = httpx.post(f"{url}api/embed", json={"model": "all-minilm", "input": ["Toad Hall", "Netherfield"]},
+                          headers=auth, timeout=60).json()
+    assert len(embedded["embeddings"]) == 2 and len(embedded["embeddings"][0]) == 384

@@ -1,13 +1,14 @@
-"""The book as a model: an OpenAI-compatible endpoint for the "Ask AI" of the reading apps readers already use
-(KOReader's AskGPT and assistant plugins, Calibre's viewer, any OpenAI-compatible client). ``GET /v1/models``
-lists the books of the reader's library (``--library``) as models, and :data:`ANY_BOOK`;
-``POST /v1/chat/completions`` answers the last user message from the book the model names (else the one whose
-title and author the request mentions, else across the whole library), under the spoiler ceiling of where the
-reader is: the place their reading apps saved, or the share the request states ("I am 35% through"), the lower
-of the two. A highlighted passage the request carries is found in the book and asked about. The answer ends with
-its citations as plain lines, and the API's whole answer record rides along (``elite_reader``); streamed as
-server-sent events when asked. Every mistake is OpenAI's error shape with one sentence. What to type into each
-app: docs/reading-apps.md."""
+"""The book as a model: an OpenAI-compatible (and Ollama-compatible) endpoint for the "Ask AI" of the reading
+apps readers already use (KOReader's AskGPT and assistant plugins, Calibre's viewer, Readest, any OpenAI client).
+``GET /v1/models`` (Ollama: ``/api/tags``) lists the books of the reader's library (``--library``) as models, and
+:data:`ANY_BOOK`; ``POST /v1/chat/completions`` (Ollama: ``/api/chat``) answers the last user message from the
+book the model names (else the one whose title and author the request mentions, else across the whole library),
+under the spoiler ceiling of where the reader is: the place their reading apps saved, the share the request
+states ("I am 35% through"), or where the passages the app says were read end, the lowest. A highlighted passage
+the request carries is found in the book and asked about. The answer ends with its citations as plain lines, and
+the API's whole answer record rides along (``elite_reader``); streamed when asked (server-sent events; Ollama's
+JSON lines). Every mistake is OpenAI's error shape with one sentence. What to type into each app:
+docs/reading-apps.md."""
 
 from __future__ import annotations
 
@@ -51,6 +52,10 @@ MAX_BODY = 1 << 20
 """The largest request body read (a reading app's is a few kilobytes)."""
 MATCH = 85.0
 """How alike (rapidfuzz's token-set ratio, 0-100) a mentioned title and author must be to a book's."""
+MAX_EMBEDDED = 256
+"""The most texts embedded in one request."""
+EMBEDDER = "all-minilm"
+"""The app's embedder as Ollama's model list names it (all-MiniLM-L6-v2, 384 dimensions)."""
 KEEP_ALIVE = 10.0
 """Seconds between two comment lines while a streamed answer is being found (proxies close a silent stream)."""
 
@@ -129,15 +134,18 @@ def chosen(books: dict[str, ShelfModel], asked: AppAsked) -> ShelfModel | None:
                        "GET /v1/models as the model, or mention the title and author.", "model_not_found")
 
 
-def ceiling_for(book: Book, apps_say: int | None, share: str) -> tuple[str, str]:
+def ceiling_for(book: Book, apps_say: int | None, share: str, passages_end: int | None = None) -> tuple[str, str]:
     """The spoiler ceiling for ``book`` (a sentence label, or "" for the whole book) and a sentence saying why: the
-    lower of where the reading apps say the reader is (``apps_say``) and the ``share`` the request states."""
+    lowest of where the reading apps say the reader is (``apps_say``), the ``share`` the request states, and where
+    the passages the app says were read end (``passages_end``: the reader is at least there)."""
     places = []
     if apps_say is not None:
         places.append((apps_say, "where your reading apps say you are"))
     if share:
         read = reading_ceiling(book, share)
         places.append((read[0], f"{share}, as you said"))
+    if passages_end is not None:
+        places.append((passages_end, "where the passages your app sent from the pages you read end"))
     if not places:
         return "", ("Your reading apps keep no place for this book and the question states none: the whole book "
                     "was read.")
@@ -145,12 +153,13 @@ def ceiling_for(book: Book, apps_say: int | None, share: str) -> tuple[str, str]
     return f"S{sentence}", f"Read up to {book.sentence(sentence).citation} ({why}); nothing after it."
 
 
-def passage_of(book: Book, file: Path, passage: str) -> tuple[int, ...]:
-    """The sentences of ``book`` a highlighted ``passage`` is (found as the reading apps' highlights are)."""
-    if not passage:
-        return ()
-    found = locate(book, file, [Reading("request", marked=[Marked("request", passage)])]).found
-    return tuple(found[0].sentences) if found else ()
+def found_in(book: Book, file: Path, passages: list[str]) -> list[tuple[int, ...]]:
+    """The sentences of ``book`` each of ``passages`` is (found as the reading apps' highlights are; none for a
+    passage not found)."""
+    if not passages:
+        return []
+    marked = [Marked("request", passage) for passage in passages]
+    return [tuple(found.sentences) for found in locate(book, file, [Reading("request", marked=marked)]).found]
 
 
 def reply_text(record: AnswerRecord, note: str) -> str:
@@ -173,7 +182,10 @@ class ReadingApps:
         self.running: dict[str, int] = {}
         self._lock = threading.Lock()
         self.routes = Starlette(routes=[Route("/v1/models", self.models, methods=["GET"]),
-                                        Route("/v1/chat/completions", self.completions, methods=["POST"])])
+                                        Route("/v1/chat/completions", self.completions, methods=["POST"]),
+                                        Route("/api/tags", self.tags, methods=["GET"]),
+                                        Route("/api/chat", self.chat, methods=["POST"]),
+                                        Route("/api/embed", self.embed, methods=["POST"])])
 
     def allowed(self, request: Request) -> None:
         """The bearer key, when the app has one; a library to read."""
@@ -205,16 +217,29 @@ class ReadingApps:
                   "name": book.entry.label()} for key, book in books.items()]
         return JSONResponse({"object": "list", "data": rows})
 
-    async def completions(self, request: Request):
+    async def body(self, request: Request) -> object:
+        """The request's JSON, allowed (:meth:`allowed`) and bounded."""
+        self.allowed(request)
+        body = await request.body()
+        if len(body) > MAX_BODY:
+            raise Refused(413, f"the request is larger than {MAX_BODY // 1024} KB.")
         try:
-            self.allowed(request)
-            body = await request.body()
-            if len(body) > MAX_BODY:
-                raise Refused(413, f"the request is larger than {MAX_BODY // 1024} KB.")
+            return json.loads(body)
+        except ValueError:
+            raise Refused(400, "the request body is not JSON.") from None
+
+    async def completions(self, request: Request):
+        """OpenAI's chat completions."""
+        return await self.answer(request, ollama=False)
+
+    async def chat(self, request: Request):
+        """Ollama's chat (Readest's AI speaks it), streamed unless the request says not."""
+        return await self.answer(request, ollama=True)
+
+    async def answer(self, request: Request, ollama: bool):
+        try:
             try:
-                asked = read_request(json.loads(body))
-            except ValueError:
-                raise Refused(400, "the request body is not JSON.") from None
+                asked = read_request(await self.body(request), stream=ollama)
             except RequestError as exc:
                 raise Refused(400, str(exc)) from None
             if self.ctx.model.llm is None:
@@ -228,11 +253,37 @@ class ReadingApps:
             return refused.response()
         name = book.id if book else ANY_BOOK
         if asked.stream:
-            return StreamingResponse(streamed(answering, name), media_type="text/event-stream")
+            return StreamingResponse(lines(answering, name) if ollama else streamed(answering, name),
+                                     media_type="application/x-ndjson" if ollama else "text/event-stream")
         record = await anyio.to_thread.run_sync(last, answering, limiter=run_threads())
         if not isinstance(record, dict):
             return error(500, str(record or "stopped."), "server_error")
-        return JSONResponse(completion(record, name))
+        return JSONResponse(said(record, name, True) if ollama else completion(record, name))
+
+    async def tags(self, request: Request):
+        """Ollama's model list: the books, :data:`ANY_BOOK`, and the embedder (:data:`EMBEDDER`)."""
+        try:
+            self.allowed(request)
+            names = [ANY_BOOK, *self.books(), EMBEDDER]
+        except Refused as refused:
+            return refused.response()
+        return JSONResponse({"models": [{"name": n, "model": n, "modified_at": "1970-01-01T00:00:00Z", "size": 0,
+                                         "digest": "", "details": {}} for n in names]})
+
+    async def embed(self, request: Request):
+        """Ollama's embeddings, by the app's own embedder (MiniLM), for an app that ranks passages itself."""
+        try:
+            body = await self.body(request)
+            given = body.get("input") if isinstance(body, dict) else None
+            texts = [given] if isinstance(given, str) else given
+            if not isinstance(texts, list) or not texts or not all(isinstance(t, str) for t in texts):
+                raise Refused(400, "'input' must be a string or a list of strings.")
+            if len(texts) > MAX_EMBEDDED or sum(map(len, texts)) > MAX_BODY:
+                raise Refused(400, f"at most {MAX_EMBEDDED} texts are embedded at once.")
+            vectors = await anyio.to_thread.run_sync(self.ctx.model.embed, texts, limiter=run_threads())
+        except Refused as refused:
+            return refused.response()
+        return JSONResponse({"model": EMBEDDER, "embeddings": [list(map(float, v)) for v in vectors]})
 
     @contextmanager
     def visitor(self, who: str) -> Iterator[Session]:
@@ -265,8 +316,9 @@ class ReadingApps:
                 book = load_book(str(file), cache_dir=ctx.cache_dir)
                 shelf = open_shelf(ctx.config.library)
                 located, _ = located_in(book, shelf, entry, ctx.config.koreader)
-                ceiling, note = ceiling_for(book, located.sentence, asked.share)
-                about = passage_of(book, file, asked.passage)
+                about, *read = found_in(book, file, [asked.passage, *asked.read])
+                ends = [max(sentences) for sentences in read if sentences]
+                ceiling, note = ceiling_for(book, located.sentence, asked.share, max(ends) if ends else None)
             except EliteError as exc:
                 raise Refused(400, str(exc)) from None
             session.open(book)
@@ -338,6 +390,36 @@ def last(steps: Iterator):
     return next(iter(deque(steps, maxlen=1)), None)
 
 
+def said(record: dict, model: str, done: bool) -> dict:
+    """Ollama's chat reply: the whole answer (``done``) with the answer record beside it, or one piece of it."""
+    out = {"model": model, "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+           "message": {"role": "assistant", "content": record.pop("text", "")}, "done": done}
+    if done:
+        costs = usage(record)
+        out |= {"done_reason": "stop", "prompt_eval_count": costs["prompt_tokens"],
+                "eval_count": costs["completion_tokens"], "elite_reader": record}
+    return out
+
+
+def lines(answering: Iterator, model: str) -> Iterator[str]:
+    """Ollama's streamed chat (one JSON object a line): the answer's text, then the last line with ``done`` and
+    the answer record; an empty piece now and then while the answer is found."""
+    said_at, record = time.monotonic(), None
+    try:
+        for step in answering:
+            record = step
+            if step is None and time.monotonic() - said_at > KEEP_ALIVE:
+                said_at = time.monotonic()
+                yield json.dumps(said({}, model, False)) + "\n"
+    finally:
+        answering.close()
+    if not isinstance(record, dict):
+        yield json.dumps({"error": str(record or "stopped.")}) + "\n"
+        return
+    yield json.dumps(said({"text": record.pop("text")}, model, False)) + "\n"
+    yield json.dumps(said(record, model, True)) + "\n"
+
+
 def streamed(answering: Iterator, model: str) -> Iterator[str]:
     """OpenAI's server-sent events: the role, a comment line now and then while the answer is found, the answer's
     text, the last chunk with the finish reason, the usage and the answer record, then ``[DONE]``."""
@@ -368,15 +450,19 @@ def streamed(answering: Iterator, model: str) -> Iterator[str]:
     yield "data: [DONE]\n\n"
 
 
+OLLAMA_PATHS = ("/api/tags", "/api/chat", "/api/embed")
+
+
 class ReadingAppsMiddleware:
-    """Serves ``/v1/...`` (:class:`ReadingApps`) before the rest of the app; everything else passes through."""
+    """Serves ``/v1/...`` and Ollama's ``/api/tags``, ``/api/chat`` and ``/api/embed`` (:class:`ReadingApps`)
+    before the rest of the app; everything else passes through."""
 
     def __init__(self, app, ctx):
         self.app = app
         self.endpoint = ReadingApps(ctx)
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] == "http" and scope["path"].startswith("/v1/"):
+        if scope["type"] == "http" and (scope["path"].startswith("/v1/") or scope["path"] in OLLAMA_PATHS):
             await self.endpoint.routes(scope, receive, send)
         else:
             await self.app(scope, receive, send)

@@ -1,7 +1,8 @@
-"""What a reading app's "Ask AI" sends an OpenAI-compatible server, read: the book it names (title and author), the
-passage the reader highlighted, how far they say they have read, and the question. The shapes are those of
-KOReader's AskGPT and assistant plugins and Calibre's viewer (their request bodies, recorded, are replayed by
-``tests/test_reading_apps_server.py``); anything else is read as a plain chat: the last user message is the
+"""What a reading app's "Ask AI" sends a model server, read: the book it names (title and author), the passage the
+reader highlighted, how far they say they have read (or the passages the app says they have read), and the
+question. The shapes are those of KOReader's AskGPT and assistant plugins, Calibre's viewer (OpenAI's chat
+completions) and Readest (Ollama's chat); their request bodies, recorded, are replayed by
+``tests/test_reading_apps_server.py``. Anything else is read as a plain chat: the last user message is the
 question."""
 
 from __future__ import annotations
@@ -25,6 +26,10 @@ PASSAGE = re.compile(
     r"(?:```(?P<fenced>.+?)```|(?P<passage>.+))", re.I | re.S)
 """The highlight, between backticks or to the end of its message: '... the following highlighted text: ```...```.'
 (KOReader's assistant plugin), '... highlighted text: ...' (AskGPT), 'Text to analyze: ...' (Calibre)."""
+READEST = re.compile(r"on page \d+ of \"(?P<title>[^\"\n]{1,200})\"(?: by (?P<author>[^\n]{1,120}?))?\s*$", re.M)
+"""Readest's system prompt: 'You are currently on page 42 of "Emma" by Jane Austen'."""
+READ_PASSAGES = re.compile(r"<BOOK_PASSAGES[^>]*>(?P<passages>.*?)</BOOK_PASSAGES>", re.S)
+"""The passages Readest found in the pages read so far, each after a '[Chapter, Page N]' line."""
 SEPARATOR = "\n\n------\n\n"
 """What Calibre's viewer puts between an action's prompt and the selected text."""
 SHARE = re.compile(
@@ -50,14 +55,17 @@ class AppAsked:
     passage: str = ""
     share: str = ""
     """How far the reader says they are, as a spoiler ceiling ("35%", "chapter 12"); empty when they say nothing."""
+    read: tuple[str, ...] = ()
+    """Passages the app says the reader has read (Readest's, from the pages before theirs)."""
 
     def mentions(self) -> str:
         """The book as the request names it, for matching a library's titles ("Emma Jane Austen")."""
         return f"{self.title} {self.author}".strip()
 
 
-def read_request(body: object) -> AppAsked:
-    """``body`` (a parsed JSON request) read, or a :class:`RequestError` saying what is wrong with it."""
+def read_request(body: object, stream: bool = False) -> AppAsked:
+    """``body`` (a parsed JSON request) read, or a :class:`RequestError` saying what is wrong with it; ``stream``:
+    whether the reply is streamed when the body does not say (OpenAI's default is no, Ollama's yes)."""
     if not isinstance(body, dict):
         raise RequestError("the request is not a JSON object.")
     messages = body.get("messages")
@@ -74,18 +82,21 @@ def read_request(body: object) -> AppAsked:
     users = [text for role, text in said if role == "user" and text.strip()]
     if not users:
         raise RequestError("no user message holds a question.")
-    model, stream = body.get("model", ""), body.get("stream", False)
+    model, stream = body.get("model", ""), body.get("stream", stream)
     if not isinstance(model, str) or not isinstance(stream, bool):
         raise RequestError("'model' must be a string and 'stream' true or false.")
     everything = "\n".join(text for role, text in said if role in ("system", "user"))
-    titled = TITLED.search(everything)
+    titled = TITLED.search(everything) or READEST.search(everything)
+    read = [chunk.split("\n", 1)[-1].strip() for found in READ_PASSAGES.finditer(everything)
+            for chunk in found.group("passages").strip().split("\n\n") if chunk.strip()]
     passage = next((found.group("fenced") or found.group("passage")
                     for text in reversed(users) if (found := PASSAGE.search(text))), "")
     shares = [m.group("percent") + "%" if m.group("percent") else m.group("place") for m in SHARE.finditer(everything)]
     return AppAsked(question_in(users[-1]), model, stream,
                     " ".join(titled.group("title").split()) if titled else "",
                     " ".join((titled.group("author") or "").split()) if titled else "",
-                    " ".join(passage.split()).strip("\"“”"), shares[-1] if shares else "")
+                    " ".join(passage.split()).strip("\"“”"), shares[-1] if shares else "",
+                    tuple(" ".join(r.split())[:2000] for r in read[:20]))
 
 
 def content(value) -> str:
