@@ -18,7 +18,7 @@ import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
@@ -401,18 +401,25 @@ def said(record: dict, model: str, done: bool) -> dict:
     return out
 
 
-def lines(answering: Iterator, model: str) -> Iterator[str]:
-    """Ollama's streamed chat (one JSON object a line): the answer's text, then the last line with ``done`` and
-    the answer record; an empty piece now and then while the answer is found."""
-    said_at, record = time.monotonic(), None
+def kept_alive(answering: Iterator, alive: str) -> Generator[str, None, object]:
+    """``answering`` run to its end, ``alive`` yielded at most every :data:`KEEP_ALIVE` seconds meanwhile (a
+    proxy closes a silent stream); returns its last step."""
+    at, record = time.monotonic(), None
     try:
         for step in answering:
             record = step
-            if step is None and time.monotonic() - said_at > KEEP_ALIVE:
-                said_at = time.monotonic()
-                yield json.dumps(said({}, model, False)) + "\n"
+            if step is None and time.monotonic() - at > KEEP_ALIVE:
+                at = time.monotonic()
+                yield alive
     finally:
         answering.close()
+    return record
+
+
+def lines(answering: Iterator, model: str) -> Iterator[str]:
+    """Ollama's streamed chat (one JSON object a line): the answer's text, then the last line with ``done`` and
+    the answer record; an empty piece now and then while the answer is found."""
+    record = yield from kept_alive(answering, json.dumps(said({}, model, False)) + "\n")
     if not isinstance(record, dict):
         yield json.dumps({"error": str(record or "stopped.")}) + "\n"
         return
@@ -431,15 +438,7 @@ def streamed(answering: Iterator, model: str) -> Iterator[str]:
         return f"data: {json.dumps(data)}\n\n"
 
     yield chunk({"role": "assistant", "content": ""})
-    said, record = time.monotonic(), None
-    try:
-        for step in answering:
-            record = step
-            if step is None and time.monotonic() - said > KEEP_ALIVE:
-                said = time.monotonic()
-                yield ": finding the answer\n\n"
-    finally:
-        answering.close()
+    record = yield from kept_alive(answering, ": finding the answer\n\n")
     if not isinstance(record, dict):
         message = str(record or "stopped.")
         yield f"data: {json.dumps({'error': {'message': message, 'type': 'server_error'}})}\n\n"
