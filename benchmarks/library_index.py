@@ -10,7 +10,9 @@ searches (100 of them: the word of one book, a character's name, two common word
 reader has read, and with the unread books too), their median and 95th percentile; and the process's memory
 with one book open against after the build and the searches. With ``--bm25s``, the other engine issue 37 named is
 measured on the same books: one bm25s index of every sentence, saved and read back memory-mapped (it has no
-update of one book: adding one is building it again).
+update of one book: adding one is building it again). With ``--app``, the app itself is measured too: started on
+the library (its index already built, in its cache), its resident memory with one book opened through the API,
+then after the same searches through ``search_library``.
 """
 
 from __future__ import annotations
@@ -97,10 +99,32 @@ def with_bm25s(paths: list[Path], folder: Path, books: int) -> dict:
             "memory_mb_while_building": round(peak - before)}
 
 
+def in_the_app(folder: Path, cache: Path, books: int) -> dict:
+    """The app's resident memory on the library: one book opened through the API, then after the searches."""
+    from gradio_client import Client, handle_file
+
+    from elite_ui.testing.browser import ROOT, start_app, stop_app
+
+    process, url = start_app("--scripted", str(ROOT / "tests" / "data" / "scripted.json"), "--library",
+                             str(folder), cache=cache)
+    try:
+        app = psutil.Process(process.pid)
+        client = Client(url, verbose=False)
+        client.predict(file=handle_file(str(CORPUS / "pride-and-prejudice.txt")), api_name="/open_book")
+        one_book = app.memory_info().rss / 2**20
+        for unread in (False, True):
+            for words in searches(books):
+                client.predict(words=words, unread=unread, api_name="/search_library")
+        return {"one_book": round(one_book), "after_searches": round(app.memory_info().rss / 2**20)}
+    finally:
+        stop_app(process)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--books", type=int, default=1000)
     parser.add_argument("--bm25s", action="store_true", help="measure bm25s on the same books too")
+    parser.add_argument("--app", action="store_true", help="measure the app's memory on the library too")
     args = parser.parse_args(argv)
     me = psutil.Process()
     with tempfile.TemporaryDirectory() as tmp:
@@ -135,6 +159,7 @@ def main(argv: list[str] | None = None) -> None:
         peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         text_mb = sum(p.stat().st_size for p in folder.glob("*.txt")) / 2**20
         other = with_bm25s(sorted(folder.glob("*.txt")), Path(tmp) / "bm25s", args.books) if args.bm25s else None
+        app = in_the_app(folder, cache, args.books) if args.app else None
     figures = {
         "books": args.books, "text_mb": round(text_mb), "indexed": built.added, "skipped": len(built.skipped),
         "build_seconds": round(build_s, 1), "index_mb": round(size_mb), "restart_seconds": round(restart_s, 2),
@@ -148,6 +173,8 @@ def main(argv: list[str] | None = None) -> None:
     }
     if other:
         figures["bm25s"] = other
+    if app:
+        figures["app_memory_mb"] = app
     print(figures)
     write_figures("library_index" if not args.bm25s else "library_index_engines", figures)
 

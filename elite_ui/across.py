@@ -66,7 +66,7 @@ def ask_across(index: LibraryIndex, question: str, answer: Callable[[Book, Asked
                          books=asked, searched=library_found(question, searched))
 
 
-def put_together(asked: list[BookAnswer], searched: int, unread_left: int) -> str:
+def put_together(asked: list[BookAnswer], searched: int, unread_left: int | None) -> str:
     """One answer from each book's: those their sentences support, the book named, each citation with its chapter."""
     lines = []
     for one in asked:

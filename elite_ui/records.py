@@ -137,8 +137,9 @@ class LibraryFound(TypedDict):
     words: str
     books: list[ShelfBook]
     """The best first."""
-    unread_left: int
-    """Books no reading app has opened that hold the words too: searched only when asked for (``unread``)."""
+    unread_left: int | None
+    """Books no reading app has opened that hold the words too: searched only when asked for (``unread``; None:
+    words so common that they were not counted)."""
 
 
 @with_config(DOCUMENTED)

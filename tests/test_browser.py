@@ -121,7 +121,6 @@ def test_stop_a_running_question_and_ask_another(page):
     page.wait_for_selector("#stop[disabled], #stop:disabled")
     assert page.inner_text("#status").startswith("Stopped.")
     shot(page, "05-stopped")
-    time.sleep(1)
     ask(page, "How many times does Elizabeth laugh?")
     page.wait_for_selector("#chat .msg.bot:has-text('41 times')", timeout=60000)
     assert page.locator("#chat .msg.user").count() == 2
@@ -255,9 +254,8 @@ def answered_in_order(browser, app):
         # the next visitor asks once this one's question is under way (asked later, in the server's eyes too)
         page.wait_for_selector("#status:has-text('Searching'), #status:has-text('Waiting'), "
                                "#status:has-text('Iteration'), #status:has-text('Done')", timeout=30000)
-    deadline = time.monotonic() + 240
-    while time.monotonic() < deadline and not all(p.evaluate("() => !!window.__done") for _, p in visitors):
-        time.sleep(0.2)
+    for _, page in visitors:
+        page.wait_for_function("() => !!window.__done", timeout=240000)
     done_at = [page.evaluate("() => window.__done") for _, page in visitors]
     finished = sorted(range(4), key=lambda n: done_at[n])
     assert finished == [0, 1, 2, 3]
@@ -541,17 +539,26 @@ def test_a_french_book_is_searched_with_french_words(page, tmp_path):
     assert "English" in page.inner_text("#book-info")
 
 
+IN_VIEW = """el => {
+    const r = el.getBoundingClientRect();
+    if (r.bottom <= 0 || r.top >= window.innerHeight) return false;
+    for (let box = el.parentElement; box; box = box.parentElement) {
+        const b = box.getBoundingClientRect();
+        if (box.scrollHeight > box.clientHeight + 1 && (r.top >= b.bottom || r.bottom <= b.top)) return false;
+    }
+    return true;
+}"""
+"""Whether an element is inside the window and inside every scrolled box around it."""
+
+
 def in_view(page, selector: str) -> bool:
-    """Whether the element is inside the window and inside every scrolled box around it."""
-    return page.locator(selector).evaluate("""el => {
-        const r = el.getBoundingClientRect();
-        if (r.bottom <= 0 || r.top >= window.innerHeight) return false;
-        for (let box = el.parentElement; box; box = box.parentElement) {
-            const b = box.getBoundingClientRect();
-            if (box.scrollHeight > box.clientHeight + 1 && (r.top >= b.bottom || r.bottom <= b.top)) return false;
-        }
-        return true;
-    }""")
+    """Whether the element is in view (:data:`IN_VIEW`)."""
+    return page.locator(selector).evaluate(IN_VIEW)
+
+
+def scrolled_into_view(page, selector: str, timeout: float = 5000) -> None:
+    """Wait until the element is in view (a smooth scroll takes a moment)."""
+    page.wait_for_function(IN_VIEW, arg=page.locator(selector).element_handle(), timeout=timeout)
 
 
 def selected_tab(page) -> str:
@@ -622,8 +629,7 @@ def first_question_with_options_then_its_citation(page):
     page.locator("#chat .msg.bot a.cite").first.click()
     page.wait_for_selector("#reader mark#cited")
     assert selected_tab(page) == "Reader"
-    page.wait_for_timeout(500)
-    assert in_view(page, "#reader mark#cited")
+    scrolled_into_view(page, "#reader mark#cited")
     shot(page, "32-citation-in-view")
 
 
@@ -634,7 +640,7 @@ def six_more_questions_followed_by_the_conversation(page):
     for n, question in enumerate(questions, 2):
         ask(page, question)
         wait_done(page, n)
-    page.wait_for_timeout(500)
+    scrolled_into_view(page, "#chat .msg.bot >> nth=-1")
     assert page.locator("#chat .msg.user").count() == 7
     assert page.locator("#book-map").is_visible()
     assert in_view(page, "#chat .msg.bot >> nth=-1"), "the newest answer is in view"
@@ -911,7 +917,7 @@ def test_the_main_views_pass_axe_core(page):
     assert all(len(h.get_attribute("title") or "") > 20 for h in heads.all())
     for tab in ("Side by side", "Reader", "Story", "Notebook"):
         page.click(f"button[role=tab]:has-text('{tab}')")
-        page.wait_for_timeout(300)
+        page.wait_for_selector(f"button[role=tab][aria-selected=true]:has-text('{tab}')")
         views[tab] = accessibility_violations(page)
     page.set_viewport_size({"width": 390, "height": 844})
     page.click("button[role=tab]:has-text('Trace')")

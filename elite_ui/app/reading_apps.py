@@ -90,9 +90,10 @@ def slug(text: str) -> str:
 
 
 @lru_cache(maxsize=4)
-def catalogue(folder: str, changed: float) -> dict[str, ShelfModel]:
-    """The books of the library at ``folder`` (as it was at ``changed``) by model id: the title's and author's
-    slug ("pride-and-prejudice-jane-austen"), a second book of the same slug told apart by its number."""
+def catalogue(folder: str, changed: float, minute: int) -> dict[str, ShelfModel]:
+    """The books of the library at ``folder`` (as it was at ``changed``, in that ``minute``) by model id: the
+    title's and author's slug ("pride-and-prejudice-jane-austen"), a second book of the same slug told apart by its
+    number."""
     shelf = open_shelf(folder)
     books: dict[str, ShelfModel] = {}
     for entry in shelf.search("", limit=MAX_BOOKS):
@@ -105,10 +106,11 @@ def catalogue(folder: str, changed: float) -> dict[str, ShelfModel]:
 
 
 def library_books(folder: str) -> dict[str, ShelfModel]:
-    """The library's books now (read again when its folder or database changes)."""
+    """The library's books now (read again when its database changes, and at least every minute: a book added to
+    a subfolder changes no time the library's folder shows)."""
     root = Path(folder).expanduser()
     db = root / "metadata.db"
-    return catalogue(str(root), (db if db.exists() else root).stat().st_mtime)
+    return catalogue(str(root), (db if db.exists() else root).stat().st_mtime, int(time.time() // 60))
 
 
 def chosen(books: dict[str, ShelfModel], asked: AppAsked) -> ShelfModel | None:

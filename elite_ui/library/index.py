@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import re
 import sqlite3
+import time
 import zlib
 from collections.abc import Callable
 from contextlib import closing
@@ -36,6 +37,9 @@ MAX_WORDS = 12
 """The most words of a search that count (the rarest weigh most anyway)."""
 HITS = 400
 """Sentences ranked before they are grouped by book."""
+RANK_SECONDS = 0.1
+"""How long ranking a search may take: words so common that ranking every sentence holding them takes longer
+("said") take the first sentences holding them instead, in book order."""
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS books (number INTEGER PRIMARY KEY, key TEXT UNIQUE, size INTEGER, mtime INTEGER,
     digest TEXT, title TEXT, authors TEXT, length INTEGER, place TEXT, ceiling INTEGER, cap INTEGER);
@@ -95,8 +99,9 @@ class BookHits:
 @dataclass
 class Searched:
     books: list[BookHits]
-    unread_left: int = 0
-    """Books that hold the words but no reading app has opened: searched only when asked for."""
+    unread_left: int | None = 0
+    """Books that hold the words but no reading app has opened: searched only when asked for (None: words so common
+    that they were not counted)."""
 
 
 class LibraryIndex:
@@ -225,18 +230,21 @@ class LibraryIndex:
         with closing(self.connect()) as db:
             limit = "books.cap" if not unread else \
                 "CASE WHEN books.cap < 0 THEN (books.number << 20) + books.length ELSE books.cap END"
-            rows = db.execute(
-                f"SELECT sentences.rowid, -bm25(sentences) FROM sentences JOIN books ON books.number = "
-                f"(sentences.rowid >> {SHIFT}) WHERE sentences MATCH ? AND sentences.rowid <= {limit} "
-                f"ORDER BY bm25(sentences) LIMIT {HITS}", (query,)).fetchall()
+            matching = (f"FROM sentences JOIN books ON books.number = (sentences.rowid >> {SHIFT}) "
+                        f"WHERE sentences MATCH ? AND sentences.rowid <= {limit}")
+            rows = within(db, RANK_SECONDS, f"SELECT sentences.rowid, -bm25(sentences) {matching} "
+                                            f"ORDER BY bm25(sentences) LIMIT {HITS}", (query,))
+            if rows is None:  # words so common that no sentence holding them is a better answer than another
+                rows = db.execute(f"SELECT sentences.rowid, 1.0 {matching} LIMIT {HITS}", (query,)).fetchall()
             grouped: dict[int, list[tuple[int, float]]] = {}
             for rowid, score in rows:
                 grouped.setdefault(rowid >> SHIFT, []).append((rowid & ((1 << SHIFT) - 1), score))
             ranked = sorted(grouped.items(), key=lambda item: -sum(s for _, s in item[1][:per_book]))[:books]
             found = [self.book_hits(db, number, hits[:per_book]) for number, hits in ranked]
-            left = 0 if unread else db.execute(
-                f"SELECT count(DISTINCT sentences.rowid >> {SHIFT}) FROM sentences JOIN books ON books.number = "
-                f"(sentences.rowid >> {SHIFT}) WHERE sentences MATCH ? AND books.cap < 0", (query,)).fetchone()[0]
+            left = 0 if unread else within(
+                db, RANK_SECONDS, f"SELECT count(DISTINCT sentences.rowid >> {SHIFT}) FROM sentences JOIN books ON "
+                f"books.number = (sentences.rowid >> {SHIFT}) WHERE sentences MATCH ? AND books.cap < 0", (query,))
+            left = left if isinstance(left, int) else (left[0][0] if left else None)
         return Searched(found, left)
 
     def book_hits(self, db, number: int, hits: list[tuple[int, float]]) -> BookHits:
@@ -253,6 +261,20 @@ class LibraryIndex:
     def count(self) -> int:
         with closing(self.connect()) as db:
             return db.execute("SELECT count(*) FROM books").fetchone()[0]
+
+
+def within(db: sqlite3.Connection, seconds: float, sql: str, args: tuple) -> list | None:
+    """The rows of ``sql``, or None when it takes longer than ``seconds`` (stopped then)."""
+    deadline = time.monotonic() + seconds
+    db.set_progress_handler(lambda: time.monotonic() > deadline, 5000)
+    try:
+        return db.execute(sql, args).fetchall()
+    except sqlite3.OperationalError as exc:
+        if "interrupted" not in str(exc):
+            raise
+        return None
+    finally:
+        db.set_progress_handler(None, 0)
 
 
 def cap(number: int, ceiling: int | None) -> int:
