@@ -33,11 +33,11 @@ SHORT_CALLS = 8
 """A run keeps its slot between its first calls and goes in the order runs began; past this many (the default
 preset asks 2-4, the paper preset and index builds hundreds) it waits behind shorter runs, call by call."""
 REMEMBERED = 4096
+"""Readers whose last turn is remembered (the oldest are forgotten past that)."""
 STOPPED_CALLS = 1
 """A visitor's stopped calls that may still run on a server while their next call does: with more, their next
 call waits until one ends (a reader pressing Ask then Stop again and again leaves no pile of calls on the
 server)."""
-"""Readers whose last turn is remembered (the oldest are forgotten past that)."""
 
 
 class Capacity:
