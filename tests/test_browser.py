@@ -424,6 +424,9 @@ def test_edit_the_search_pin_a_passage_and_run_again(page):
     page.click("#edit-panel button.label-wrap, #edit-panel > button")
     page.click("#edit-iteration input")
     page.get_by_role("option", name="1", exact=True).click()
+    # the terms box already shows iteration 1's terms: wait for the choice's own reply (Gradio hides the box's
+    # loading tracker when it lands), or it would overwrite the edit below when a loaded machine sends it late
+    page.wait_for_selector("#edit-terms .wrap.hide", state="attached", timeout=30000)
     page.wait_for_function("(document.querySelector('#edit-terms textarea')?.value || '').startsWith('Darcy')")
     terms = page.input_value("#edit-terms textarea").splitlines()
     assert terms[:3] == ["Darcy", "Pemberley", "letter"]
@@ -775,6 +778,7 @@ def test_choose_download_and_run_a_model_from_the_panel(browser, tmp_path):
         upload(page, ROOT / "assets" / "the-wind-in-the-willows.txt")
         ask(page, "Where does Toad live?")
         page.wait_for_selector("#model-running:has-text('tokens/s')", timeout=180000)
+        page.wait_for_selector("#stop:disabled", timeout=180000)  # the first question's run is over
         assert "CPU" in page.inner_text("#model-running")
         hub.close()
         other = next(m for m in catalogue().values() if m != pick)
