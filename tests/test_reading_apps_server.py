@@ -7,6 +7,8 @@ the SDK reads, the citations as lines, the record beside them, and every mistake
 from __future__ import annotations
 
 import json
+import shutil
+from types import SimpleNamespace
 
 import httpx
 import pytest
@@ -164,3 +166,30 @@ def test_readest_asks_through_ollamas_api_under_the_pages_it_says_were_read(serv
     embedded = httpx.post(f"{url}api/embed", json={"model": "all-minilm", "input": ["Toad Hall", "Netherfield"]},
                           headers=auth, timeout=60).json()
     assert len(embedded["embeddings"]) == 2 and len(embedded["embeddings"][0]) == 384
+
+
+def test_in_hosted_mode_a_request_counts_with_its_addresss_other_sessions(tmp_path):
+    """Hosted mode: an address with as many sessions with a book open as ``--sessions-per-visitor`` allows (page
+    tabs, API clients) is refused a reading app's request in one sentence (429), before any book is read."""
+    from starlette.testclient import TestClient
+
+    from elite_ui.app.config import Config
+    from elite_ui.app.reading_apps import ReadingApps
+    from elite_ui.app.state import Session
+    from elite_ui.app.visitors import Visitors
+    from elite_ui.models import ScriptedLLM
+
+    shutil.copy(BOOKS["the-wind-in-the-willows.txt"], tmp_path / "willows.txt")
+    config = Config(hosted=True, sessions_per_visitor=1, library=str(tmp_path))
+
+    class Hosted:
+        visitors = Visitors(config)
+        model = SimpleNamespace(llm=ScriptedLLM({}))
+
+    Hosted.config = config
+    tab = Session()
+    tab.visitor, tab.book = "testclient", load_book(BOOKS["the-wind-in-the-willows.txt"])
+    Hosted.visitors.sessions["a tab"] = tab
+    refused = TestClient(ReadingApps(Hosted()).routes).post(
+        "/v1/chat/completions", json={"model": "willows", "messages": [{"role": "user", "content": "Who is Toad?"}]})
+    assert refused.status_code == 429 and "1 sessions with a book open" in refused.json()["error"]["message"]

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 import time
 import uuid
 from collections import deque
@@ -181,8 +180,6 @@ class ReadingApps:
 
     def __init__(self, ctx):
         self.ctx = ctx
-        self.running: dict[str, int] = {}
-        self._lock = threading.Lock()
         self.routes = Starlette(routes=[Route("/v1/models", self.models, methods=["GET"]),
                                         Route("/v1/chat/completions", self.completions, methods=["POST"]),
                                         Route("/api/tags", self.tags, methods=["GET"]),
@@ -289,24 +286,21 @@ class ReadingApps:
 
     @contextmanager
     def visitor(self, who: str) -> Iterator[Session]:
-        """A session for one request of the address ``who`` (in hosted mode, at most ``--sessions-per-visitor``
-        of its requests at once), let go when it ends."""
-        ctx = self.ctx
-        with self._lock:
-            if ctx.config.hosted and self.running.get(who, 0) >= ctx.config.sessions_per_visitor:
-                raise Refused(429, "your address has as many questions running here as it may; wait for one.",
-                              "rate_limit_error")
-            self.running[who] = self.running.get(who, 0) + 1
+        """A session for one request of the address ``who``, counted with its other sessions (hosted mode's
+        ``--sessions-per-visitor``: page tabs, API clients and these requests alike) and let go when it ends."""
+        visitors = self.ctx.visitors
         session = Session()
         session.visitor = who
+        refused = visitors.crowded(session)
+        if refused:
+            raise Refused(429, refused, "rate_limit_error")
+        key = f"reading app {session.key}"
+        visitors.sessions[key] = session
         try:
             yield session
         finally:
             session.release()
-            with self._lock:
-                self.running[who] -= 1
-                if not self.running[who]:
-                    del self.running[who]
+            visitors.sessions.pop(key, None)
 
     def answering(self, model: ShelfModel, asked: AppAsked, who: str) -> Iterator:
         """The request answered from one book: first None (ready, in line), then None now and then while the
