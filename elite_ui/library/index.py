@@ -17,7 +17,6 @@ import re
 import sqlite3
 import time
 import zlib
-from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -124,7 +123,7 @@ class LibraryIndex:
         real = file.resolve()
         return str(real.relative_to(self.folder)) if real.is_relative_to(self.folder) else str(file)
 
-    def update(self, progress: Callable[[int, int], None] | None = None) -> Updated:
+    def update(self) -> Updated:
         """Bring the index up to the library now: read a book added or changed, drop one removed, read again where
         the reading apps left the reader in each."""
         shelf = open_shelf(self.folder)
@@ -135,9 +134,7 @@ class LibraryIndex:
                 "SELECT key, number, size, mtime, digest, place FROM books")}
             skipped = {row[0]: row for row in db.execute("SELECT key, size, mtime, reason FROM skipped")}
             seen = set()
-            for n, entry in enumerate(entries):
-                if progress:
-                    progress(n, len(entries))
+            for entry in entries:
                 file = entry.file()
                 key = self.key_of(file)
                 seen.add(key)
@@ -146,11 +143,11 @@ class LibraryIndex:
                 if key in skipped and skipped[key][1:3] == (stat.st_size, stat.st_mtime_ns):
                     done.skipped.append((entry.label(), skipped[key][3]))
                     continue
+                if old is not None and old[2:4] == (stat.st_size, stat.st_mtime_ns):
+                    self.place(db, shelf, entry, file, old)
+                    done.kept += 1
+                    continue
                 try:
-                    if old is not None and old[2:4] == (stat.st_size, stat.st_mtime_ns):
-                        self.place(db, shelf, entry, file, old)
-                        done.kept += 1
-                        continue
                     digest = hashlib.sha256(file.read_bytes()).hexdigest()
                     if old is not None and old[4] == digest:
                         db.execute("UPDATE books SET size = ?, mtime = ? WHERE key = ?",
@@ -212,12 +209,15 @@ class LibraryIndex:
 
     def place(self, db, shelf, entry: Shelved, file: Path, old) -> None:
         """Where the reading apps now leave the reader in a book already indexed (the book read again only when
-        that changed)."""
+        that changed; when it cannot be, the place kept is the last one found)."""
         found, _ = readings(shelf, entry, file, self.koreader)
         said = positions(found)
         if said == old[5]:
             return
-        _, ceiling = where_read(load_book(file), shelf, entry, file, self.koreader)
+        try:
+            _, ceiling = where_read(load_book(file), shelf, entry, file, self.koreader)
+        except (OSError, EliteError):
+            return
         db.execute("UPDATE books SET place = ?, ceiling = ?, cap = ? WHERE number = ?",
                    (said, ceiling, cap(old[1], ceiling), old[1]))
 
