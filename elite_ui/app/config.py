@@ -60,8 +60,9 @@ class Config:
                                         "them), that the Library panel opens books from, with where you are and "
                                         "your highlights (not in hosted mode), and whose books the reading apps' "
                                         "endpoint (/v1) serves as models", kind=str, env="ELITE_LIBRARY")
-    api_key: str | None = setting(None, "the key reading apps send (Authorization: Bearer KEY) to the /v1 endpoint; "
-                                        "required when the app listens beyond loopback", kind=str,
+    api_key: str | None = setting(None, "the key reading apps send (Authorization: Bearer KEY) to the app's "
+                                        "OpenAI and Ollama endpoints (/v1, /api/chat); required when the app "
+                                        "listens beyond loopback", kind=str,
                                   env="ELITE_API_KEY")
     koreader: str | None = setting(None, "KOReader's settings folder (the one with docsettings/ and hashdocsettings/), "
                                          "for the sidecars KOReader keeps there rather than beside the book", kind=str,
