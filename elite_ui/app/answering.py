@@ -17,6 +17,7 @@ from ..errors import Cancelled, EliteError
 from ..methods.registry import Method
 from ..methods.trace import PAYLOADS, Kind, Trace
 from ..reading import Asked, Reading, reading
+from ..records import AnswerRecord
 from . import render
 from .notebook import Turn
 from .render import inert_markdown as md
@@ -75,6 +76,17 @@ def asked_of(ctx, session: Session, book: Book, asked: Asked) -> Reading:
     visitor's tools and character names, and what the method prepared of the book, kept for every visitor."""
     return reading(book, asked, ctx.model.llm, session.tools(ctx.model, ctx.cache_dir),
                    names=lambda read: session.names_in(read, ctx.cache_dir), prepare=ctx.model.prepared_for)
+
+
+def asking_each_book(ctx, session: Session):
+    """How a question across the library (:func:`elite_ui.across.ask_across`) asks each of its books: opened in
+    ``session``, the question taking its turn in the model's line like any of that visitor's."""
+    def answer(book: Book, asked: Asked) -> AnswerRecord:
+        session.open(book)
+        with session.run(ctx.model):
+            ready = asked_of(ctx, session, book, asked)
+            return ready.record(ready.answer())
+    return answer
 
 
 def releases_stop(page):

@@ -47,7 +47,7 @@ from ..records import (
     recap_record,
     xray_record,
 )
-from .answering import RUN, apart, asked_of, doing, status_line
+from .answering import RUN, apart, asked_of, asking_each_book, doing, status_line
 from .inputs import number, text
 from .state import Session
 from .visitors import address
@@ -292,15 +292,9 @@ class Api:
             raise ApiError(f"no model: {ctx.model.status}")
         session = Session()
         session.visitor = address(request, ctx.config.proxies)
-
-        def answer(book: Book, asked: Asked) -> AnswerRecord:
-            session.open(book)
-            with session.run(ctx.model, replace=True):
-                ready = asked_of(ctx, session, book, asked)
-                return ready.record(ready.answer())
-
         try:
-            yield ask_across(index, text(question), answer, unread=unread is True, cache_dir=ctx.cache_dir)
+            yield ask_across(index, text(question), asking_each_book(ctx, session), unread=unread is True,
+                             cache_dir=ctx.cache_dir)
         except EliteError as exc:
             raise ApiError(str(exc)) from None
         finally:

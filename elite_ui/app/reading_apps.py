@@ -37,7 +37,7 @@ from ..library.app_request import AppAsked, RequestError, read_request
 from ..methods.trace import Trace
 from ..reading import Asked
 from ..records import AnswerRecord
-from .answering import asked_of, run_threads
+from .answering import asked_of, asking_each_book, run_threads
 from .config import LOOPBACK
 from .state import Session
 from .visitors import address
@@ -347,15 +347,8 @@ class ReadingApps:
             except (OSError, EliteError) as exc:
                 raise Refused(500, f"the library could not be read: {exc}", "server_error") from None
             yield None
-
-            def answer(book: Book, question: Asked) -> AnswerRecord:
-                session.open(book)
-                with session.run(ctx.model):
-                    ready = asked_of(ctx, session, book, question)
-                    return ready.record(ready.answer())
-
             try:
-                record = ask_across(index, asked.question, answer, cache_dir=ctx.cache_dir)
+                record = ask_across(index, asked.question, asking_each_book(ctx, session), cache_dir=ctx.cache_dir)
             except Cancelled:
                 return
             except EliteError as exc:

@@ -24,10 +24,9 @@ from pathlib import Path
 from ..book import Book, load_book
 from ..book.lexicon import STOPWORDS
 from ..errors import EliteError
-from .calibre import CalibreLibrary
 from .located import locate
 from .model import Reading, Shelved
-from .shelf import BookFolder, open_shelf, readings
+from .shelf import open_shelf, readings
 
 SHIFT = 20
 """A row's id is ``book << SHIFT | sentence``: up to a million sentences a book (Les Misérables has 35,049)."""
@@ -181,7 +180,8 @@ class LibraryIndex:
     def add(self, db, key: str, stat, digest: str, entry: Shelved, book: Book, shelf, file: Path) -> None:
         """``book``'s rows: its sentences indexed, its chapters' text kept, where the reader is."""
         number = (db.execute("SELECT coalesce(max(number), 0) + 1 FROM books").fetchone()[0])
-        place, ceiling = where_read(book, shelf, entry, file, self.koreader)
+        found, _ = readings(shelf, entry, file, self.koreader)
+        place, ceiling = positions(found), last_read(book, file, found)
         db.execute("INSERT INTO books VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                    (number, key, stat.st_size, stat.st_mtime_ns, digest,
                     entry.title if entry.authors else book.title or entry.title,  # a folder's: its file's name
@@ -215,7 +215,7 @@ class LibraryIndex:
         if said == old[5]:
             return
         try:
-            _, ceiling = where_read(load_book(file), shelf, entry, file, self.koreader)
+            ceiling = last_read(load_book(file), file, found)
         except (OSError, EliteError):
             return
         db.execute("UPDATE books SET place = ?, ceiling = ?, cap = ? WHERE number = ?",
@@ -288,13 +288,10 @@ def positions(found) -> str:
                        for r in found if r.position is not None))
 
 
-def where_read(book: Book, shelf: CalibreLibrary | BookFolder, entry: Shelved, file: Path,
-               koreader) -> tuple[str, int | None]:
-    """What the reading apps say of ``book`` (as :func:`positions` writes it) and the last sentence read (None:
-    no app has a place for it)."""
-    found, _ = readings(shelf, entry, file, koreader)
-    placed = [Reading(r.source, r.position) for r in found if r.position is not None]
-    return positions(found), locate(book, file, placed).sentence
+def last_read(book: Book, file: Path, found: list[Reading]) -> int | None:
+    """The last sentence of ``book`` read, as the reading apps' ``found`` place it (None: no app has a place for
+    it)."""
+    return locate(book, file, [Reading(r.source, r.position) for r in found if r.position is not None]).sentence
 
 
 def indexed(sentence: str) -> str:

@@ -63,13 +63,13 @@ def on_search(page: Page, ctx: Context, folder, words, session: Session):
     try:
         shelf = open_shelf(text(folder))
         found = shelf.search(text(words))
-        in_text = kept_index(text(folder), ctx.cache_dir, ctx.config.koreader).search(text(words), books=5)
+        index = kept_index(text(folder), ctx.cache_dir, ctx.config.koreader)
+        in_text = index.search(text(words), books=5)
     except (EliteError, OSError) as exc:
         return {page.chat.status: md(str(exc)), ui.found: gr.update(choices=[], value=None)}
     said = [f"{len(found)} book{'s' * (len(found) != 1)} found by title or author." if found else
             "No title or author holds these words."]
     if in_text.books:
-        index = kept_index(text(folder), ctx.cache_dir, ctx.config.koreader)
         by_key = {index.key_of(e.file()): e for e in shelf.search("", limit=MAX_BOOKS) if e.file() is not None}
         found += [by_key[b.key] for b in in_text.books if b.key in by_key and by_key[b.key] not in found]
         said.append("In their text (as far as you have read): " + "; ".join(
