@@ -131,3 +131,24 @@ def test_words_too_common_to_rank_in_time_still_find_their_sentences(library, tm
     assert [b.title for b in found.books] == ["The Wind in the Willows"] and found.books[0].hits
     assert all(h.score == 1.0 for h in found.books[0].hits), "taken unranked, in book order"
     assert found.unread_left in (1, None), "Jane Eyre's Thornfield Hall, in a book no app has opened"
+
+
+def test_in_hosted_mode_a_question_across_the_library_counts_with_its_addresss_sessions(library, tmp_path):
+    """``ask_library`` is a session of its address while it runs: one with as many sessions with a book open as
+    ``--sessions-per-visitor`` allows is refused in one sentence, before any book is asked."""
+    from types import SimpleNamespace
+
+    from elite_ui.app.api import Api, ApiError
+    from elite_ui.app.config import Config
+    from elite_ui.app.state import Session
+    from elite_ui.app.visitors import Visitors
+    from elite_ui.book import load_book
+
+    config = Config(hosted=True, sessions_per_visitor=1, library=str(library))
+    ctx = SimpleNamespace(config=config, visitors=Visitors(config), cache_dir=tmp_path / "cache",
+                          model=SimpleNamespace(llm=ScriptedLLM({}), status=""))
+    tab = Session()
+    tab.visitor, tab.book = "local", load_book(BOOKS["the-wind-in-the-willows.txt"])  # "local": no request
+    ctx.visitors.sessions["a tab"] = tab
+    with pytest.raises(ApiError, match="1 sessions with a book open"):
+        next(Api(ctx).ask_library("Where does Toad live?"))

@@ -290,15 +290,14 @@ class Api:
         index, ctx = self.library(), self.ctx
         if ctx.model.llm is None:
             raise ApiError(f"no model: {ctx.model.status}")
-        session = Session()
-        session.visitor = address(request, ctx.config.proxies)
-        try:
-            yield ask_across(index, text(question), asking_each_book(ctx, session), unread=unread is True,
-                             cache_dir=ctx.cache_dir)
-        except EliteError as exc:
-            raise ApiError(str(exc)) from None
-        finally:
-            session.release()
+        with ctx.visitors.request(address(request, ctx.config.proxies)) as (session, refused):
+            if refused:
+                raise ApiError(refused)
+            try:
+                yield ask_across(index, text(question), asking_each_book(ctx, session), unread=unread is True,
+                                 cache_dir=ctx.cache_dir)
+            except EliteError as exc:
+                raise ApiError(str(exc)) from None
 
     def register(self) -> None:
         """Each function as an endpoint of the page's Blocks (and an MCP tool)."""

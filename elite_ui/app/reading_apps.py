@@ -286,21 +286,12 @@ class ReadingApps:
 
     @contextmanager
     def visitor(self, who: str) -> Iterator[Session]:
-        """A session for one request of the address ``who``, counted with its other sessions (hosted mode's
-        ``--sessions-per-visitor``: page tabs, API clients and these requests alike) and let go when it ends."""
-        visitors = self.ctx.visitors
-        session = Session()
-        session.visitor = who
-        refused = visitors.crowded(session)
-        if refused:
-            raise Refused(429, refused, "rate_limit_error")
-        key = f"reading app {session.key}"
-        visitors.sessions[key] = session
-        try:
+        """A session for one request of the address ``who`` (:meth:`~elite_ui.app.visitors.Visitors.request`);
+        refused with 429 beyond hosted mode's ``--sessions-per-visitor``."""
+        with self.ctx.visitors.request(who) as (session, refused):
+            if refused:
+                raise Refused(429, refused, "rate_limit_error")
             yield session
-        finally:
-            session.release()
-            visitors.sessions.pop(key, None)
 
     def answering(self, model: ShelfModel, asked: AppAsked, who: str) -> Iterator:
         """The request answered from one book: first None (ready, in line), then None now and then while the

@@ -108,6 +108,23 @@ class Visitors:
         return None
 
     @contextmanager
+    def request(self, who: str) -> Iterator[tuple[Session, str | None]]:
+        """A session for one request of the address ``who`` (a reading app's question, a question across the
+        library), counted with its other sessions while it runs (hosted mode's ``--sessions-per-visitor``: page
+        tabs, API clients and these alike) and let go when it ends; with it, why it may not run (None: it may)."""
+        session = Session()
+        session.visitor = who
+        refused = self.crowded(session)
+        key = f"request {session.key}"
+        if refused is None:
+            self.sessions[key] = session
+        try:
+            yield session, refused
+        finally:
+            session.release()
+            self.sessions.pop(key, None)
+
+    @contextmanager
     def heavy(self, session: Session) -> Iterator[str | None]:
         """A turn for one heavy view of ``session``'s visitor (an X-Ray, shared passages, an extractive recap):
         yields None when it may run, else why not (the visitor already runs their limit of them, or ``--views``
