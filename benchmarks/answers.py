@@ -68,6 +68,7 @@ ROWS = {
     "best passage first": Row("elite", settings=("evidence_order=rank",)),
     "context-wide budget": Row("elite", settings=("evidence_tokens=0",)),
     "1600 tokens": Row("elite", settings=("evidence_tokens=1600",)),
+    "500 tokens": Row("elite", settings=("evidence_tokens=500",)),
     "bm25 1600 tokens": Row("bm25", settings=("evidence_tokens=1600",)),
     "1600 tokens unchecked": Row("elite", settings=("evidence_tokens=1600", "grounding=false")),
     "unchecked": Row("elite", settings=("grounding=false",)),
@@ -130,8 +131,7 @@ def run_row(llm: LLM, embed, name: str, questions: list[datasets.Question], out:
     """Every question not yet in ``out`` answered by row ``name``; all its results."""
     out.mkdir(parents=True, exist_ok=True)
     path = out / "results.jsonl"
-    done = {json.loads(line)["id"]: json.loads(line) for line in path.read_text().splitlines()} if path.exists() \
-        else {}
+    done = stored(path, questions)
     books: dict[str, Book] = {}
     row = ROWS[name]
     with path.open("a", encoding="utf-8") as sink:
@@ -153,12 +153,21 @@ def run_row(llm: LLM, embed, name: str, questions: list[datasets.Question], out:
     return [done[q.id] for q in questions if q.id in done]
 
 
+def stored(path: Path, questions: list[datasets.Question]) -> dict[str, dict]:
+    """The answers kept in ``path`` by question, each judged again (the scoring may have been mended since)."""
+    asked = {q.id: q for q in questions}
+    found = {}
+    for line in path.read_text(encoding="utf-8").splitlines() if path.exists() else []:
+        record = json.loads(line)
+        if record["id"] in asked:
+            record.update(judged(asked[record["id"]], record["prediction"]))
+        found[record["id"]] = record
+    return found
+
+
 def kept(out: Path, questions: list[datasets.Question]) -> list[dict] | None:
     """A row's results already in ``out`` for ``questions`` (the baseline of a row run on its own), if any."""
-    path = out / "results.jsonl"
-    if not path.exists():
-        return None
-    found = {json.loads(line)["id"]: json.loads(line) for line in path.read_text().splitlines()}
+    found = stored(out / "results.jsonl", questions)
     return [found[q.id] for q in questions if q.id in found] or None
 
 
@@ -210,6 +219,8 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=0, help="at most this many questions a novel (the first ones)")
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument("--out", default="runs/answers")
+    parser.add_argument("--fresh", action="store_true", help="keep only these rows in the results file (not the "
+                                                                "rows an earlier run wrote there)")
     args = parser.parse_args()
     if args.model is None:
         from benchmarks.real_model import real_model
@@ -234,7 +245,7 @@ def main() -> None:
         print(name, json.dumps(row))
     name = f"answers-{args.set}" + (f"-{args.fold}" if args.fold else "")
     try:
-        earlier = json.loads(latest(name).read_text(encoding="utf-8"))["rows"]
+        earlier = {} if args.fresh else json.loads(latest(name).read_text(encoding="utf-8"))["rows"]
     except (FileNotFoundError, KeyError, ValueError):
         earlier = {}
     write_figures(name, {"model": llm.name, "n_ctx": llm.n_ctx, "questions": len(questions),

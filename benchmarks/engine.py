@@ -22,6 +22,7 @@ from benchmarks import CORPUS, write_figures
 from elite_ui.book import load_book
 from elite_ui.methods.elite import PRESETS, Elite
 from elite_ui.methods.elite.retrieval import collect, widen
+from elite_ui.methods.elite.settings import RetrievalSettings
 from elite_ui.models import MiniLMEmbedder
 from elite_ui.models.llama_cpp import LlamaCppLLM
 
@@ -57,7 +58,7 @@ def collection(path: Path) -> dict:
     for _ in range(200):
         terms = list(rng.choice(common, size=8, replace=False))
         started = time.perf_counter()
-        widen(book, collect(book, terms, 25), 2)
+        widen(book, collect(book, terms, RetrievalSettings(recall_index=25)), 2)
         times.append(time.perf_counter() - started)
     print(f"collection step (8 terms, top 25, widening 2): median {statistics.median(times) * 1000:.2f} ms, "
           f"p95 {np.percentile(times, 95) * 1000:.2f} ms")

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import replace
 from pathlib import Path
 
 from benchmarks import SHARED_BENCHMARKS, write_figures
@@ -27,6 +26,7 @@ from elite_ui.methods.elite import PRESETS, Elite
 from elite_ui.methods.grounding import grounded
 from elite_ui.models import MiniLMEmbedder
 from elite_ui.models.llama_cpp import LlamaCppLLM
+from elite_ui.settings import with_overrides
 
 QUESTIONS = SHARED_BENCHMARKS / "novels-dev" / "novels-dev.jsonl"
 
@@ -49,7 +49,7 @@ def model_answers(questions: list[datasets.Question], books: dict) -> dict:
     sentences = supported = correct = cut = 0
     for question in questions:
         book = books[question.book]
-        engine = Elite(llm, replace(PRESETS["laptop"], grounding=False), names=found_names(book))
+        engine = Elite(llm, with_overrides(PRESETS["laptop"], grounding=False), names=found_names(book))
         answer = engine.run(book, question.question).answer
         _, found = grounded(book, answer.text, question.question, answer.evidence, engine.embed, found_names(book))
         sentences += found.sentences
@@ -78,7 +78,8 @@ def real_answers(sets: list[str]) -> dict:
     from elite_ui.reading import part
 
     embed, books = MiniLMEmbedder(), {}
-    variants = {"labels as written": 0, "labels moved": RECITED}
+    variants = {"labels as written": {"recite": 0}, "labels moved": {"recite": RECITED},
+                "labels moved, the question's words count as support (before)": {"recite": RECITED, "claim": False}}
     tally = {name: dict.fromkeys(("right", "kept_right", "wrong", "caught", "after", "questions"), 0)
              for name in variants}
     for given in sets:
@@ -87,16 +88,17 @@ def real_answers(sets: list[str]) -> dict:
         for line in (Path(folder) / "results.jsonl").read_text(encoding="utf-8").splitlines():
             record = json.loads(line)
             question, said = questions[record["id"]], record["prediction"]
+            record["correct"] = judged(question, said)["correct"]  # judged as the scoring stands now
             book = books.get(question.book) or books.setdefault(question.book, load_book(question.book))
             read = part(book, question.up_to).book
-            for name, recite in variants.items():
+            for name, how in variants.items():
                 count = tally[name]
                 count["questions"] += 1
                 if not said or ABSTAINED.search(said) or "evidence" not in record:
                     count["after"] += bool(record["correct"])
                     continue
                 kept, found = grounded(read, said, question.question, record["evidence"], embed,
-                                       names_for(read, None), recite)
+                                       names_for(read, None), **how)
                 shown = kept if read.ceiling is not None else found.text
                 count["after"] += bool(judged(question, shown)["correct"])
                 if record["correct"]:
@@ -116,11 +118,12 @@ def main() -> None:
     parser.add_argument("--answers", nargs="*", default=[], metavar="SET:DIR",
                         help="check a real model's unchecked answers instead: a question set of benchmarks.answers "
                              "and the folder of its row 'unchecked' (nc:runs/answers/nc/unchecked)")
+    parser.add_argument("--fold", default="", help="the answers' fold (tune, held), named in the results' file")
     args = parser.parse_args()
     if args.answers:
         figures = real_answers(args.answers)
         print(figures)
-        write_figures("grounding-real", figures)
+        write_figures("grounding-real" + (f"-{args.fold}" if args.fold else ""), figures)
         return
     books: dict = {}
     rows = {"lexical": {"correct_kept": 0, "wrong_left_out": 0}, "with MiniLM": {"correct_kept": 0,

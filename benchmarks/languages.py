@@ -19,12 +19,13 @@ from pathlib import Path
 from benchmarks import write_figures
 from elite_ui.book import load_book
 from elite_ui.methods.elite.retrieval import collect
+from elite_ui.methods.elite.settings import RetrievalSettings
 from elite_ui.testing.languages import SAMPLES, sample_text
 
 
 def rank(book, question: str, fact: str) -> tuple[int | None, int]:
     """The fact's rank and how many sentences share a word with the question."""
-    hits = collect(book, book.lexicon.content_words(question), len(book))
+    hits = collect(book, book.lexicon.content_words(question), RetrievalSettings(recall_index=len(book)))
     return next((h.rank for h in hits if h.text == fact), None), len(hits)
 
 

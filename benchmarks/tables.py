@@ -375,11 +375,11 @@ def answers_table(name: str) -> str:
                  "prompt tokens evaluated"], body)
 
 
-def grounding_real_table() -> str:
+def grounding_real_table(name: str = "grounding-real") -> str:
     """The grounding check on a real model's own answers (``python -m benchmarks.grounding --answers``), with the
     labels as the model wrote them and moved to the evidence sentence that supports the claim."""
-    body = [[name, s["questions"], s["right_answers"], num(s["right_kept"]), s["wrong_answers"],
-             num(s["wrong_caught"]), num(s["right_after_the_check"])] for name, s in figures("grounding-real").items()]
+    body = [[row, s["questions"], s["right_answers"], num(s["right_kept"]), s["wrong_answers"],
+             num(s["wrong_caught"]), num(s["right_after_the_check"])] for row, s in figures(name).items()]
     return rows(["labels", "questions", "right answers (check off)", "of those, kept whole", "wrong answers",
                  "of those, a sentence left out", "right after the check"], body)
 
@@ -418,3 +418,33 @@ def library_engines_table() -> str:
          f"{other['search_ms']['p50']} / {other['search_ms']['p95']} ms",
          f"{other['add_one_seconds']} s (all built again)", f"{other['memory_mb_while_building']} MB"],
     ])
+
+
+def examples_table() -> str:
+    """The sample book's candidate questions on the embedded model with the default preset
+    (``python -m benchmarks.examples``): the key in the evidence, the answer right; the page's examples marked."""
+    from elite_ui.app.sample import EXAMPLES
+
+    f = figures("examples")
+    return rows(["question", "on the page", "key in the evidence", "answer right", "seconds"], [
+        [c["question"], "yes" if c["question"] in EXAMPLES else "", "yes" if c["key_in_evidence"] else "no",
+         "yes" if c["right"] else "no", num(c["seconds"], 1)] for c in f["candidates"]])
+
+
+def demo_table() -> str:
+    """The page's example questions with the ``demo`` preset on the embedded model: seconds, calls, stages shown."""
+    f = figures("examples")
+    return rows(["question", "seconds", "first quotes after, s", "model calls", "stages shown", "answer right"], [
+        [d["question"], num(d["seconds"], 1), num(d["first_quotes_s"], 1), d["llm_calls"], ", ".join(d["stages"]),
+         "yes" if d["right"] else "no"] for d in f["demo"]])
+
+
+def story_written_line() -> str:
+    """A real model's written recaps (``python -m benchmarks.story --written``), in one sentence."""
+    f = figures("story-written")
+    kept = f["sentences"]
+    return (f"{f['model']}, Pride and Prejudice up to {f['up_to']}: {sum(f['seconds']):.0f} s for {f['chapters']} "
+            f"chapters ({min(f['seconds']):.0f}-{max(f['seconds']):.0f} s each); {f['written']} of {f['chapters']} "
+            f"chapters with a recap sentence kept, {kept} sentence{'s' * (kept != 1)} in all ({f['cited_by_labels']} "
+            f"cited by the model's labels, {f['cited_by_words']} by their words); {f['dropped']} left out, "
+            f"{f['copied']} of them copied out of the chapter")

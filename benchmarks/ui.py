@@ -68,6 +68,8 @@ def first_screen(path: Path) -> None:
             page = browser.new_page(viewport={"width": 1280, "height": 860})
             page.goto(url)
             page.wait_for_selector("#model-note:has-text('demo model')")
+            page.wait_for_function("document.activeElement?.id === 'sample'")  # the page's load event is done
+            page.wait_for_function("!document.querySelector('.progress-text, .eta-bar')")
             page.screenshot(path=str(path))
             browser.close()
     finally:

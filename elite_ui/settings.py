@@ -1,6 +1,11 @@
 """Settings described once. Each field of a settings class carries its help, its range and whether the app's
 settings panel shows it (dataclass field metadata, through :func:`setting`); the page's controls, the command
 line's flags, the benchmark's ``--set NAME=VALUE`` and the docs' tables are all made from that description.
+
+A settings class may hold typed groups of settings (as paper-qa's sub-settings: a field whose default factory is a
+dataclass of settings, its docstring one sentence of help), each passed whole to the stage it tunes. A grouped
+setting keeps its own name everywhere a reader or a trace sees it (its flag, its control, the trace's recorded
+settings), so settings are read and changed by that flat name (:func:`flat`, :func:`made`, :func:`with_overrides`).
 """
 
 from __future__ import annotations
@@ -31,6 +36,16 @@ def setting(default: Any, help_text: str, *, low: float | None = None, high: flo
 
 
 @dataclass(frozen=True)
+class Checked:
+    """A settings class or group whose fields with choices are checked when it is made (a group checks its own)."""
+
+    def __post_init__(self):
+        for d in described(type(self)):
+            if d.choices and not d.group:
+                d.check(getattr(self, d.name))
+
+
+@dataclass(frozen=True)
 class Described:
     """One field as :func:`setting` described it."""
 
@@ -43,6 +58,8 @@ class Described:
     choices: tuple[str, ...] | None = None
     panel: bool = False
     extra: dict = dataclasses.field(default_factory=dict)
+    group: str = ""
+    """The group field that holds this setting ("" for one of the class's own)."""
 
     @property
     def flag(self) -> str:
@@ -77,36 +94,60 @@ class Described:
         return value
 
 
-def described(cls: type) -> list[Described]:
-    """The fields of a settings class as described, in order: its own first, then those it extends (the answer
-    step's)."""
+def described(cls: type, within: str = "") -> list[Described]:
+    """The settings of a class as described, in order: its own and its groups' (each group's in place, marked with
+    the group's name), then those it extends (the answer step's)."""
     inherited = {f.name for base in cls.__mro__[1:] if dataclasses.is_dataclass(base) for f in dataclasses.fields(base)}
     out = []
     for f in sorted(dataclasses.fields(cls), key=lambda f: f.name in inherited):
+        if f.name in grouped(cls):
+            out += described(f.default_factory, f.name)
+            continue
         meta = dict(f.metadata)
         known = {k: meta.pop(k) for k in ("help", "low", "high", "choices", "panel", "kind") if k in meta}
         out.append(Described(f.name, f.default, known.get("help", ""), known.get("kind") or type(f.default),
                              known.get("low"), known.get("high"), known.get("choices"), known.get("panel", False),
-                             meta))
+                             meta, within))
     return out
 
 
-def check_choices(settings) -> None:
-    """Raise :class:`SettingsError` when a field with choices holds another value (call in ``__post_init__``)."""
-    for d in described(type(settings)):
-        if d.choices:
-            d.check(getattr(settings, d.name))
+def grouped(cls: type) -> dict[str, type]:
+    """The groups of a settings class: each group field's name and its class."""
+    return {f.name: f.default_factory for f in dataclasses.fields(cls) if dataclasses.is_dataclass(f.default_factory)}
+
+
+def flat(settings) -> dict[str, Any]:
+    """Every setting of ``settings`` by its own name, the groups' included (what a trace records)."""
+    return {d.name: getattr(getattr(settings, d.group) if d.group else settings, d.name)
+            for d in described(type(settings))}
+
+
+def changed(settings, values: dict[str, Any]):
+    """``settings`` with ``values`` (by each setting's own name) set, in its groups too."""
+    where = {d.name: d.group for d in described(type(settings))}
+    unknown = sorted(set(values) - set(where))
+    if unknown:
+        raise TypeError(f"{type(settings).__name__} has no setting {', '.join(unknown)}")
+    own = {k: v for k, v in values.items() if not where[k]}
+    inner = {g: replace(getattr(settings, g), **{k: v for k, v in values.items() if where[k] == g})
+             for g in {where[k] for k in values} - {""}}
+    return replace(settings, **own, **inner)
+
+
+def made(cls: type, **values: Any):
+    """A ``cls`` of its defaults with ``values`` (by each setting's own name, grouped or not) set."""
+    return changed(cls(), values)
 
 
 def recorded(cls: type, values: dict):
     """The settings a trace recorded (its ``start`` event's), the fields ``cls`` does not know left out."""
     known = {d.name for d in described(cls)}
-    return cls(**{k: v for k, v in values.items() if k in known})
+    return changed(cls(), {k: v for k, v in values.items() if k in known})
 
 
 def with_overrides(settings, **overrides):
     """``settings`` with the non-None ``overrides`` applied."""
-    return replace(settings, **{k: v for k, v in overrides.items() if v is not None})
+    return changed(settings, {k: v for k, v in overrides.items() if v is not None})
 
 
 def overridden(settings, items: list[str]):
@@ -173,9 +214,12 @@ def table(presets: dict[str, Any]) -> str:
     names = list(presets)
     cls = type(next(iter(presets.values())))
     rows = ["| setting | " + " | ".join(names) + " | what it does |", "| --- |" + " --- |" * (len(names) + 1)]
+    values, heads, last = {n: flat(p) for n, p in presets.items()}, grouped(cls), None
     for d in described(cls):
-        values = [shown(getattr(presets[n], d.name)) for n in names]
-        rows.append(f"| `{d.name}` | " + " | ".join(values) + f" | {d.help} |")
+        if d.group != last and d.group:
+            rows.append(f"| **{d.group}** |" + " |" * len(names) + f" {heads[d.group].__doc__} |")
+        last = d.group
+        rows.append(f"| `{d.name}` | " + " | ".join(shown(values[n][d.name]) for n in names) + f" | {d.help} |")
     return "\n".join(rows)
 
 

@@ -171,8 +171,9 @@ def test_settings_can_be_overridden_from_the_command_line():
     from elite_ui.methods.elite import PRESETS
 
     changed = overridden(PRESETS["laptop"], ["trim=true", "recall_index=25"])
-    assert changed.trim is True and changed.recall_index == 25
-    assert changed.neighbor_num == PRESETS["laptop"].neighbor_num, "a setting not given keeps the preset's value"
+    assert changed.answering.trim is True and changed.retrieval.recall_index == 25
+    kept = PRESETS["laptop"].retrieval.neighbor_num
+    assert changed.retrieval.neighbor_num == kept, "a setting not given keeps the preset's value"
     mrag = overridden(methods.defaults("mrag", "laptop"), ["order=similarity", "few_shot=no"])
     assert mrag.order == "similarity" and mrag.few_shot is False and mrag.window_tokens == 1024
     with pytest.raises(EliteError, match="order must be one of"):
@@ -254,3 +255,22 @@ def test_an_answer_is_judged_by_its_key_and_beyond_the_ceiling_by_its_abstention
     assert said == {"correct": True, "abstained": True, "from_beyond": False}
     assert judged(beyond, "Elizabeth marries Mr. Darcy.") == {"correct": False, "abstained": False,
                                                               "from_beyond": True}
+
+
+def test_the_apps_own_does_not_say_is_never_an_answers_key():
+    """"Not found so far: the book up to pt. 1, ch. 33 does not say..." holds the word "book": judged, it is no
+    right answer to a question whose key is a book, and beyond the ceiling it is an abstention, not a leak."""
+    from elite_ui.bench.datasets import Question
+    from elite_ui.bench.scoring import judged
+    from elite_ui.book.model import Ceiling
+    from elite_ui.methods.base import not_said
+
+    stock = not_said(Ceiling(sentence=2886, label="S2886, pt. 1, ch. 33"))
+    within = Question("q", "b", "What did Anna do?", "Read an English novel.", key=[["novel", "book", "read"]],
+                      up_to="S2886")
+    assert not judged(within, stock)["correct"]
+    assert judged(within, f"She read an English novel [S12]. {stock}")["correct"]
+    beyond = Question("q", "b", "What did Anna do?", "Read an English novel.", key=[["novel", "book", "read"]],
+                      up_to="S2800", beyond=True)
+    assert judged(beyond, stock) == {"correct": True, "abstained": True, "from_beyond": False}
+    assert judged(beyond, "The passages do not say.")["correct"]

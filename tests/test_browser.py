@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from elite_ui.app.sample import EXAMPLES
 from elite_ui.testing.browser import ARGS, CHROMIUM, ROOT, post_mortem, start_app, stop_app
 from elite_ui.testing.readers import every_endpoint
 
@@ -608,21 +609,22 @@ def first_screen_then_the_sample_book(page):
     ask(page, "")
     page.wait_for_selector("#status:has-text('Type a question first')")
     assert page.locator("#chat .msg").count() == 0, "no empty bubble"
-    page.locator("#examples").get_by_text("Where does Toad live?").click()
-    page.wait_for_function("document.querySelector('#question textarea').value === 'Where does Toad live?'")
+    page.locator("#examples").get_by_text("Who is Mole's friend who lives by the river?").click()
+    page.wait_for_function("document.querySelector('#question textarea').value === "
+                           "\"Who is Mole's friend who lives by the river?\"")
 
 
 def first_question_with_options_then_its_citation(page):
     page.click("text=Multiple-choice options (optional)")
-    page.fill("#option-A textarea, #option-A input", "Toad Hall")
-    page.fill("#option-B textarea, #option-B input", "the Wild Wood")
+    page.fill("#option-A textarea, #option-A input", "the Water Rat")
+    page.fill("#option-B textarea, #option-B input", "the Badger")
     page.click("button[role=tab]:has-text('Reader')")
     page.click("#ask")
     page.wait_for_selector("#stop:enabled", timeout=10000)
     assert selected_tab(page) == "Trace", "a new question shows its live trace"
     wait_done(page, 1)
     bubble = page.inner_text("#chat .msg.user")
-    assert "Toad Hall" in bubble and "the Wild Wood" in bubble, "the options in use are shown"
+    assert "the Water Rat" in bubble and "the Badger" in bubble, "the options in use are shown"
     assert page.input_value("#option-A textarea, #option-A input") == "", "and cleared"
     page.wait_for_selector("#export-md:enabled", timeout=10000)  # enabled once the run is kept
     assert not page.locator("#importance-plot").is_visible(), "importance is off by default: no empty chart"
@@ -637,7 +639,7 @@ def first_question_with_options_then_its_citation(page):
 
 
 def six_more_questions_followed_by_the_conversation(page):
-    questions = ["Who is Mole's friend who lives by the river?", "What happens to Toad after he steals the car?",
+    questions = ["Where does Toad live?", "What happens to Toad after he steals the car?",
                  "Where is the Wild Wood?", "Who is Badger?", "What does the Rat love?",
                  "How many times is Toad Hall mentioned?"]
     for n, question in enumerate(questions, 2):
@@ -688,7 +690,8 @@ def the_epub_and_the_pdf_with_conversations_of_their_own(page, txt, epub, pdf):
     sid = int(link.get_attribute("data-sid"))
     link.click()
     page.wait_for_selector("#reader mark#cited")
-    assert " ".join(page.inner_text("#reader mark#cited").split()) == " ".join(txt.sentence(sid).text.split())
+    shown = " ".join(page.inner_text("#reader mark#cited").split())
+    assert shown == " ".join(txt.sentence(sid).text.replace("_", "").split()), "its _italics_ shown in italics"
     assert f"{txt.sentence(sid).chapter_name} · S{sid}" in page.inner_text("#reader .where"), "the txt's own place"
     shot(page, "35-epub-cites-the-txt")
     page.set_input_files("#upload input[type=file]", str(pdf))
@@ -712,10 +715,13 @@ def back_to_the_txt_with_a_ceiling_kept_across_a_reload(page, said):
     assert page.locator("#trace .iteration").count() >= 1, "the book's own last run is back in the Trace tab"
     page.fill("#ceiling textarea, #ceiling input", "chapter 3")
     runs = page.input_value("#run-select input")
+    kept = page.evaluate("localStorage.getItem('elite-reader-session')")
     ask(page, "Where does Toad live?")
     wait_done(page, said + 1)
     assert "chapter 3" in page.inner_text("#trace .ceiling")
     page.wait_for_function(f"document.querySelector('#run-select input').value !== {runs!r}")
+    # the browser's copy of the session is written after the run: reload once it holds the new ceiling
+    page.wait_for_function("([v]) => localStorage.getItem('elite-reader-session') !== v", arg=[kept])
     page.reload()
     page.wait_for_selector("#status:has-text('Session restored')", timeout=30000)
     assert "not kept" in page.inner_text("#status")
@@ -903,6 +909,71 @@ def accessibility_violations(page) -> list[str]:
             if v["impact"] in SERIOUS]
 
 
+def test_a_demo_run_shows_every_stage_one_compact_card_an_iteration(page):
+    """Issue 38: the demo preset shows every stage on the sample book (terms, the best hits, importance, the judge,
+    breadth- and depth-wise terms, the trim); each iteration is one card read at 1280x800 without scrolling, every
+    sentence found one click away; at a phone's width the cards fit, and the question box is on the first screen
+    once a book is open."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.click("#sample")
+    page.wait_for_selector("#book-info:has-text('sentences')", timeout=30000)
+    top = page.evaluate("document.querySelector('#question textarea').getBoundingClientRect().bottom")
+    assert top <= 844, "the question box is on a phone's first screen once a book is open"
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.click("#settings-panel button.label-wrap, #settings-panel > button")
+    page.click("#elite-preset input")
+    page.get_by_role("option", name="demo", exact=True).click()
+    page.wait_for_function("document.querySelector('#elite-judge input').checked")
+    ask(page, "Where does Toad live?")
+    wait_done(page, 1)
+    cards = page.locator("#trace .iteration")
+    assert cards.count() == 2
+    first = cards.first
+    for part in (".terms .chip", "table.hits tr.hit", ".imp-row .imp-bar", ".verdict", ".exploration .chip"):
+        assert first.locator(part).count() >= 1, part
+    assert first.locator("table.hits tr.hit:visible").count() <= 5
+    assert page.locator("#trace .trim").count() >= 1, "the trim's evidence kept"
+    assert first.evaluate("e => e.getBoundingClientRect().height") <= 800, "one card fits the screen"
+    fold = first.locator("details.all")
+    assert fold.get_attribute("open") is None and "model call" in fold.locator("summary").inner_text()
+    fold.locator("summary").click()
+    page.wait_for_function("document.querySelector('#trace .iteration details.all').open")
+    shot(page, "70-demo-cards")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.wait_for_function("document.documentElement.clientWidth <= 390")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    assert first.evaluate("e => e.getBoundingClientRect().right") <= 390
+    shot(page, "71-demo-cards-phone")
+
+
+def test_the_reader_turns_pages_and_opens_chapters_up_to_the_ceiling(page):
+    """Issue 38: the Reader pages through the book and opens a chapter up to the spoiler ceiling, not beyond."""
+    page.click("#sample")
+    page.wait_for_selector("#book-info:has-text('sentences')", timeout=30000)
+    page.fill("#ceiling textarea, #ceiling input", "chapter 2")
+    page.click("button[role=tab]:has-text('Reader')")
+    page.wait_for_selector("button[role=tab][aria-selected=true]:has-text('Reader')")
+    page.click("#reader-chapter input")
+    options = page.get_by_role("option").all_inner_texts()
+    assert [o.split(":")[0] for o in options] == ["front matter", "ch. 1", "ch. 2"], options
+    page.get_by_role("option", name=options[-1]).click()
+    page.wait_for_selector("#reader .where:has-text('THE OPEN ROAD')")
+    start = int(page.locator("#reader").locator("[data-sid]").first.get_attribute("data-sid"))
+    for _ in range(60):
+        before = page.inner_text("#reader")
+        page.click("#reader-later")
+        page.wait_for_function("([text]) => document.querySelector('#reader').innerText !== text || "
+                               "document.querySelector('#status').innerText.includes('spoiler ceiling')", arg=[before])
+        if "spoiler ceiling" in page.inner_text("#status"):
+            break
+    shown = [int(x) for x in page.locator("#reader span.s, #reader mark.s").evaluate_all(
+        "els => els.map(e => e.dataset.sid)")]
+    assert "CHAPTER III" not in page.inner_text("#reader") and max(shown) > start
+    page.click("#reader-earlier")
+    page.wait_for_function(f"Math.min(...[...document.querySelectorAll('#reader .s')].map(e => +e.dataset.sid)) < "
+                           f"{min(shown)}")
+
+
 def test_the_main_views_pass_axe_core(page):
     """Issue 29 item 7: no serious or critical axe-core violation on the first screen, a question's trace, each
     tab, and at a phone's width (the grey help text was 1.9:1 on white; the primary button 2.8:1)."""
@@ -950,13 +1021,14 @@ def test_a_keyboard_alone_opens_the_sample_book_and_asks_in_five_key_presses(pag
     page.wait_for_function("document.activeElement?.closest('#question')")
     press("Tab")
     press("Tab")
-    assert page.evaluate("document.activeElement.innerText") == "Where does Toad live?"
+    first = EXAMPLES[0]
+    assert page.evaluate("document.activeElement.innerText") == first
     press("Enter")
-    page.wait_for_function("document.querySelector('#question textarea').value === 'Where does Toad live?'")
+    page.wait_for_function("([q]) => document.querySelector('#question textarea').value === q", arg=[first])
     assert page.evaluate("!!document.activeElement?.closest('#question')")
     press("Enter")
     wait_done(page, 1)
-    assert "Toad" in page.inner_text("#chat .msg.bot .quotes")
+    assert "river" in page.inner_text("#chat .msg.bot .quotes")
     assert presses <= 6
     shot(page, "61-keyboard-asked")
 

@@ -9,6 +9,7 @@ from elite_ui.ask import main, parse_options, report, with_citations
 from elite_ui.errors import EliteError
 from elite_ui.methods.elite import Elite, Settings
 from elite_ui.models import ScriptedLLM
+from elite_ui.settings import made
 
 from .conftest import ROOT, trigram_embed
 
@@ -49,7 +50,7 @@ def test_a_missing_model_file_is_reported_without_traceback(tmp_path):
 def test_report_expands_citations_with_chapters(pride):
     replies = {"terms": ["Longbourn"], "judge": ["yes"], "importance": ["x"],
                "answer": ["The Bennets live at Longbourn."]}
-    trace = Elite(ScriptedLLM(replies), Settings(recall_index=3, importance_samples=0), embed=trigram_embed).run(
+    trace = Elite(ScriptedLLM(replies), made(Settings, recall_index=3, importance_samples=0), embed=trigram_embed).run(
         pride, "Where do the Bennets live?")
     text = report(trace, pride)
     assert text.startswith("What the book says:\n  \"") and "Longbourn" in text.splitlines()[1]

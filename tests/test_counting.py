@@ -44,3 +44,15 @@ def test_a_common_word_is_counted_and_an_empty_phrase_never_is(pride):
     assert answered.count.phrase == "first" and answered.count.total > 50 and '""' not in answered.text
     asked = engine.run(pride, "How many times is it mentioned?").answer
     assert asked.text == ASK_WHAT and asked.count is None
+
+
+def test_a_word_of_a_name_the_question_writes_counts_the_whole_name(willows):
+    """Issue 38's example question "How many times is Toad Hall mentioned?": the demo model names "hall" (or the
+    fallback takes the last word), and the house is counted, not every hall; a word with no such name stays."""
+    from elite_ui.methods.elite.counting import counting_phrase
+
+    question = "How many times is Toad Hall mentioned?"
+    assert counting_phrase(question, ["hall"], willows) == ("Toad Hall", "model")
+    assert counting_phrase(question, [], willows)[0] == "Toad Hall"
+    assert count(willows, "Toad Hall").total < count(willows, "hall").total
+    assert counting_phrase("How many times does Toad laugh?", ["laugh"], willows) == ("laugh", "model")

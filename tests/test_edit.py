@@ -5,10 +5,11 @@ from dataclasses import asdict
 
 from elite_ui.methods.elite import Edit, Elite, Settings
 from elite_ui.models import ScriptedLLM
+from elite_ui.settings import made, with_overrides
 
 from .conftest import trigram_embed
 
-SETTINGS = Settings(recall_index=4, neighbor_num=1, deep_search_index=2, deep_search_num=3, iter_max=2,
+SETTINGS = made(Settings, recall_index=4, neighbor_num=1, deep_search_index=2, deep_search_num=3, iter_max=2,
                     max_terms=5, importance_samples=1, question_words=False)
 REPLIES = {"terms": ["Darcy\nletter"], "importance": ["A letter."], "judge": ["No, not enough."],
            "breadth": ["Wickham\nPemberley"], "depth": ["housekeeper"], "trim": ["S1"], "answer": ["He wrote [S1]."]}
@@ -57,7 +58,7 @@ def test_the_first_run_is_left_as_it_was(pride):
 def test_a_pinned_passage_survives_the_model_s_trimming(pride):
     llm, run = first_run(pride)
     llm.replies["trim"] = ["S299"]
-    trimming = Settings(**{**SETTINGS.__dict__, "trim": True, "iter_max": 1})
+    trimming = with_overrides(SETTINGS, trim=True, iter_max=1)
     again = Elite(llm, trimming, embed=trigram_embed).run(pride, "What did Darcy's letter say?",
                                                           edit=Edit(run.events, 1, ["Darcy"], pinned=[300]))
     trim = again.of("trim")[0].data

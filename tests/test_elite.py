@@ -2,17 +2,17 @@
 
 import json
 import threading
-from dataclasses import replace
 
 import pytest
 
 from elite_ui.errors import Cancelled, ModelError, QuestionError
 from elite_ui.methods.elite import Elite, Settings
 from elite_ui.models import ScriptedLLM
+from elite_ui.settings import made, with_overrides
 
 from .conftest import trigram_embed
 
-SMALL = Settings(recall_index=5, neighbor_num=1, deep_search_index=2, deep_search_num=3, voter_num=3, iter_max=3,
+SMALL = made(Settings, recall_index=5, neighbor_num=1, deep_search_index=2, deep_search_num=3, voter_num=3, iter_max=3,
                  max_terms=5, importance_samples=2, evidence_tokens=1500)
 
 
@@ -54,9 +54,9 @@ def test_insufficient_evidence_explores_until_iter_max(pride):
                "importance": ["He was in the militia."], "answer": ["Wickham joined the regulars."]}
     trace = engine(replies).run(pride, "Which regiment does Wickham join at the end?")
     iterations = trace.of("judge")
-    assert len(iterations) == SMALL.iter_max and not any(e.data.sufficient for e in iterations)
+    assert len(iterations) == SMALL.exploration.iter_max and not any(e.data.sufficient for e in iterations)
     explorations = trace.of("exploration")
-    assert len(explorations) == SMALL.iter_max - 1
+    assert len(explorations) == SMALL.exploration.iter_max - 1
     first = explorations[0].data
     assert [t.text for t in first.breadth] == ["Brighton"], "Wickham (the model's) and regiment (the question's)"
     question_words = [t.text for t in trace.of("terms")[0].data.new if t.by == "lexical"]
@@ -71,7 +71,7 @@ def test_insufficient_evidence_explores_until_iter_max(pride):
 def test_depth_terms_come_from_the_chunks_or_their_rarest_words(pride):
     replies = {"terms": ["Netherfield"], "judge": ["no"], "breadth": ["Netherfield"],
                "depth": ["Zanzibar\nspaceship"], "importance": ["x"], "answer": ["y"]}
-    trace = engine(replies, Settings(**{**SMALL.__dict__, "iter_max": 2})).run(pride, "Who rents Netherfield?")
+    trace = engine(replies, with_overrides(SMALL, iter_max=2)).run(pride, "Who rents Netherfield?")
     depth = trace.of("exploration")[0].data.depth
     assert depth and all(t.by == "lexical" for t in depth), "invented terms are refused"
     chunk_text = " ".join(c.text.lower() for c in trace.of("chunks")[0].data.chunks)
@@ -92,7 +92,7 @@ def test_unreadable_verdicts_take_the_default(pride):
     trace = engine(replies).run(pride, "Who coughs?")
     verdict = trace.of("judge")[0].data
     assert verdict.parsed is False and verdict.sufficient is False
-    eager = Settings(**{**SMALL.__dict__, "judge_default": True})
+    eager = with_overrides(SMALL, judge_default=True)
     assert len(engine(replies, eager).run(pride, "Who coughs?").of("judge")) == 1
 
 
@@ -156,7 +156,7 @@ def test_a_stopped_question_raises_cancelled(pride):
 def test_a_book_of_one_giant_sentence_still_fits_the_context(write_book):
     book = write_book(" ".join(["the river runs past the mill and"] * 3000) + " the end")
     llm_replies = {"terms": ["mill"], "judge": ["yes"], "importance": ["x"], "answer": ["The mill."]}
-    settings = Settings(recall_index=2, importance_samples=1, evidence_tokens=600)
+    settings = made(Settings, recall_index=2, importance_samples=1, evidence_tokens=600)
     trace = Elite(ScriptedLLM(llm_replies, n_ctx=2048), settings, embed=trigram_embed).run(book, "What is there?")
     assert trace.answer.text == "The mill."
     assert max(e.data.prompt_tokens for e in trace.of("llm_call")) <= 2048
@@ -173,7 +173,7 @@ def test_the_answer_streams_in_pieces(pride):
 
 def test_trimming_can_be_turned_off(pride):
     replies = {"terms": ["Longbourn"], "judge": ["yes"], "importance": ["x"], "answer": ["At Longbourn."]}
-    settings = Settings(**{**SMALL.__dict__, "trim": False})
+    settings = with_overrides(SMALL, trim=False)
     trace = engine(replies, settings).run(pride, "Where do the Bennets live?")
     [trim] = [e.data for e in trace.of("trim")]
     assert trim.enabled is False and trim.dropped == [] and not any(e.data.purpose == "trim"
@@ -193,7 +193,7 @@ def test_stopping_during_any_stage_ends_the_question_at_the_next_call(pride, sta
         return {"terms": "Jane\nBingley", "judge": "no", "breadth": "Netherfield", "depth": "Meryton",
                 "trim": "S1", "answer": "Jane is the eldest."}.get(request.purpose, "x")
 
-    settings = Settings(**{**SMALL.__dict__, "trim": True, "iter_max": 2})
+    settings = with_overrides(SMALL, trim=True, iter_max=2)
     elite = Elite(ScriptedLLM(reply), settings, embed=trigram_embed, cancel=stop)
     with pytest.raises(Cancelled):
         list(elite.ask(pride, "Who is Jane?"))
@@ -217,12 +217,12 @@ def test_a_misbehaving_model_still_ends_in_an_answer(pride, kind):
     trace = engine(lambda request: MISBEHAVING[kind]).run(pride, "Where does Darcy live?")
     kinds = [e.kind for e in trace.events]
     assert kinds[-2:] == ["answer", "done"] and trace.answer.text
-    assert len(trace.of("llm_call")) <= 60 and len(trace.of("judge")) <= SMALL.iter_max
+    assert len(trace.of("llm_call")) <= 60 and len(trace.of("judge")) <= SMALL.exploration.iter_max
     assert len(trace.answer.text) <= 2000 and trace.answer.evidence
     if kind in ("empty", "junk"):
         assert trace.of("warning"), "fallback terms are announced"
     for verdict in (e.data for e in trace.of("judge")):
-        assert verdict.parsed or verdict.sufficient is SMALL.judge_default
+        assert verdict.parsed or verdict.sufficient is SMALL.exploration.judge_default
 
 
 def test_a_spoiler_ceiling_keeps_everything_after_it_out(pride):
@@ -262,7 +262,7 @@ def purposes(trace):
 
 
 def test_without_model_terms_or_judge_only_the_answer_calls_the_model(pride):
-    lexical = Settings(recall_index=5, neighbor_num=1, model_terms=False, judge=False, importance_samples=0,
+    lexical = made(Settings, recall_index=5, neighbor_num=1, model_terms=False, judge=False, importance_samples=0,
                        trim=False, ranking="bm25", reach=2, evidence_tokens=600)
     trace = engine({"answer": ["Pemberley is Darcy's estate [S4000]."]}, lexical).run(pride, "What is Pemberley?")
     assert purposes(trace) == ["answer"]
@@ -274,7 +274,7 @@ def test_without_model_terms_or_judge_only_the_answer_calls_the_model(pride):
 
 
 def test_the_judge_can_write_the_next_terms_itself(pride):
-    settings = Settings(recall_index=4, neighbor_num=1, iter_max=2, importance_samples=0, trim=False,
+    settings = made(Settings, recall_index=4, neighbor_num=1, iter_max=2, importance_samples=0, trim=False,
                         next_terms="judge", evidence_tokens=600)
     replies = {"terms": ["Wickham"], "judge": ["No, the regiment is missing.\nBrighton\nmilitia"],
                "answer": ["He joined the regulars."]}
@@ -287,7 +287,7 @@ def test_the_judge_can_write_the_next_terms_itself(pride):
 
 
 def test_the_answer_reads_the_judged_passages_after_the_same_prefix(pride):
-    settings = Settings(recall_index=4, neighbor_num=1, iter_max=1, importance_samples=0, trim=False,
+    settings = made(Settings, recall_index=4, neighbor_num=1, iter_max=1, importance_samples=0, trim=False,
                         evidence_tokens=600)
     llm = ScriptedLLM({"terms": ["Pemberley"], "judge": ["yes"], "answer": ["An estate."]})
     Elite(llm, settings, embed=trigram_embed).run(pride, "What is Pemberley?")
@@ -297,7 +297,7 @@ def test_the_answer_reads_the_judged_passages_after_the_same_prefix(pride):
 
 
 def test_options_words_are_searched_and_each_hit_says_which_option_it_supports(pride):
-    settings = Settings(recall_index=8, neighbor_num=0, iter_max=1, importance_samples=0, trim=False, voter_num=1,
+    settings = made(Settings, recall_index=8, neighbor_num=0, iter_max=1, importance_samples=0, trim=False, voter_num=1,
                         option_words=True, ranking="bm25", evidence_tokens=600)
     options = {"A": "a clerk to their father", "B": "a captain in the navy"}
     trace = engine({"terms": ["Philips"], "judge": ["yes"], "vote": ["(A)"]}, settings).run(
@@ -311,7 +311,7 @@ def test_options_words_are_searched_and_each_hit_says_which_option_it_supports(p
 
 
 def test_a_written_answer_stopped_by_its_length_ends_with_a_whole_sentence(pride):
-    settings = Settings(recall_index=3, iter_max=1, importance_samples=0, trim=False, judge=False,
+    settings = made(Settings, recall_index=3, iter_max=1, importance_samples=0, trim=False, judge=False,
                         answer_tokens=16)
     long = "Pemberley is Mr. Darcy's estate. It lies in Derbyshire and has a great park that"
     trace = engine({"terms": ["Pemberley"], "answer": [long]}, settings).run(pride, "What is Pemberley?")
@@ -319,7 +319,7 @@ def test_a_written_answer_stopped_by_its_length_ends_with_a_whole_sentence(pride
 
 
 def test_labels_of_sentences_that_are_not_evidence_are_taken_out_of_the_answer(pride):
-    settings = Settings(recall_index=3, iter_max=1, importance_samples=0, trim=False, judge=False)
+    settings = made(Settings, recall_index=3, iter_max=1, importance_samples=0, trim=False, judge=False)
     first = engine({"terms": ["Pemberley"], "answer": ["x"]}, settings).run(pride, "What is Pemberley?")
     real = first.answer.evidence[0]
     reply = f"Pemberley is Darcy's estate [S{real}], far from Longbourn [S{len(pride) + 8}]."
@@ -329,7 +329,7 @@ def test_labels_of_sentences_that_are_not_evidence_are_taken_out_of_the_answer(p
 
 
 def test_a_tied_vote_says_so(pride):
-    settings = replace(SMALL, voter_num=3, iter_max=1, importance_samples=0, trim=False)
+    settings = with_overrides(SMALL, voter_num=3, iter_max=1, importance_samples=0, trim=False)
     replies = {"terms": ["Pemberley"], "judge": ["yes"], "vote": ["A", "B", "C"]}
     options = {"A": "a house", "B": "a town", "C": "a horse"}
     answer = engine(replies, settings).run(pride, "What is Pemberley?", options).answer
@@ -346,7 +346,7 @@ def test_a_long_passage_that_does_not_fit_keeps_its_best_hit_not_its_first_sente
 
     from elite_ui.methods.trace import Chunk
 
-    settings = Settings(neighbor_num=1, ranking="bm25", evidence_tokens=120)
+    settings = made(Settings, neighbor_num=1, ranking="bm25", evidence_tokens=120)
     elite = engine({}, settings)
     chunk = Chunk(first=3000, last=3030, hits=[3001, 3015, 3029], score=1, text="", iteration=1)
     rank = np.zeros(len(pride))
@@ -362,7 +362,7 @@ def test_honorifics_are_never_search_words_nor_matched(pride):
     assert set(pride.lexicon.content_words("Mr. Darcy and Miss Bingley met Mrs. Hurst")) == {"darcy", "bingley",
                                                                                               "met", "hurst"}
     trace = engine({"terms": ["Mr. Darcy\nMiss"], "judge": ["yes"], "answer": ["x"]},
-                   replace(SMALL, importance_samples=0, trim=False)).run(pride, "What does Mr. Darcy say?")
+                   with_overrides(SMALL, importance_samples=0, trim=False)).run(pride, "What does Mr. Darcy say?")
     assert [t.words for t in trace.of("terms")[0].data.new][:1] == [["darcy"]]
     assert not {"mr", "miss"} & {w for e in trace.of("collection") for h in e.data.hits for w in h.matched}
 
@@ -370,7 +370,7 @@ def test_honorifics_are_never_search_words_nor_matched(pride):
 def test_under_a_ceiling_an_answer_with_no_evidence_says_the_book_does_not_say(pride):
     """Nothing found up to the ceiling: what the model writes can only come from its memory of the novel."""
     read = pride.up_to(500, "chapter 5")
-    settings = Settings(model_terms=True, question_words=False, judge=False, importance_samples=0, trim=False)
+    settings = made(Settings, model_terms=True, question_words=False, judge=False, importance_samples=0, trim=False)
     trace = engine({"terms": ["Zzyzx"], "answer": ["In the end Wickham marries Lydia."]}, settings).run(
         read, "Who is Zzyzx?")
     assert not trace.answer.evidence and trace.answer.text.startswith("Not found so far: the book up to chapter 5")
@@ -389,7 +389,7 @@ def test_quotes_come_as_soon_as_the_evidence_is_placed_before_the_judge_and_impo
 
 def test_an_evidence_budget_of_zero_fills_the_models_context(pride):
     """The budget follows the model's context: all it holds beside the prompt, the question and the answer."""
-    settings = replace(SMALL, recall_index=100, neighbor_num=2, importance_samples=0, judge=False, trim=False,
+    settings = with_overrides(SMALL, recall_index=100, neighbor_num=2, importance_samples=0, judge=False, trim=False,
                        evidence_tokens=0, answer_tokens=100)
     llm = ScriptedLLM({"terms": ["Darcy\nElizabeth\nBingley\nletter"], "answer": ["x"]}, n_ctx=3000)
     elite = Elite(llm, settings, embed=trigram_embed)

@@ -2,7 +2,6 @@
 the model knows of later chapters reaches no surface."""
 
 import re
-from dataclasses import replace
 
 import pytest
 
@@ -14,6 +13,7 @@ from elite_ui.methods.elite import PRESETS, Elite, Settings
 from elite_ui.methods.grounding import UNREAD, grounded, unread
 from elite_ui.methods.trace import Kind
 from elite_ui.models import ScriptedLLM
+from elite_ui.settings import with_overrides
 
 from .conftest import trigram_embed
 
@@ -96,7 +96,7 @@ def test_without_a_ceiling_an_unsupported_sentence_is_marked(pride):
 
 def test_the_paper_preset_has_no_grounding_check(pride):
     assert not PRESETS["paper"].grounding and Settings().grounding
-    quick = replace(PRESETS["paper"], iter_max=1, importance_samples=0)
+    quick = with_overrides(PRESETS["paper"], iter_max=1, importance_samples=0)
     trace = Elite(answering(INVENTED), quick, embed=trigram_embed).run(pride, "Who does Elizabeth marry?")
     assert trace.answer.text == INVENTED and trace.answer.checked == 0
 

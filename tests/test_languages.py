@@ -7,7 +7,9 @@ from elite_ui.book import load_book
 from elite_ui.book.lexicon import ENGLISH
 from elite_ui.methods.elite import Elite, Settings
 from elite_ui.methods.elite.retrieval import collect
+from elite_ui.methods.elite.settings import RetrievalSettings
 from elite_ui.models import ScriptedLLM
+from elite_ui.settings import made
 from elite_ui.testing.languages import SAMPLES, sample_text
 
 from .conftest import trigram_embed
@@ -49,7 +51,7 @@ def test_stopwords_are_the_language_s_own(sample):
 def test_a_question_s_own_words_find_its_fact_first(sample, position):
     book, described = sample
     fact, question, _ = described.facts[position]
-    hits = collect(book, book.lexicon.content_words(question), 3)
+    hits = collect(book, book.lexicon.content_words(question), RetrievalSettings(recall_index=3))
     assert hits[0].text == fact
 
 
@@ -60,7 +62,8 @@ def test_chinese_cut_as_english_finds_none_of_its_facts(tmp_path):
     path.write_text(text, encoding="utf-8")
     book = load_book(path)
     english = book.read_as("en")
-    assert not any(collect(english, ENGLISH.content_words(q), 1) for _, q, _ in described.facts)
+    first = RetrievalSettings(recall_index=1)
+    assert not any(collect(english, ENGLISH.content_words(q), first) for _, q, _ in described.facts)
 
 
 def test_inflected_forms_come_from_the_book_through_the_stem(sample):
@@ -77,7 +80,7 @@ def test_the_loop_answers_from_the_fact_with_terms_in_the_book_s_language(sample
     book, described = sample
     fact, question, searched = described.facts[2]
     llm = ScriptedLLM({"terms": [searched], "judge": ["YES. It says so."], "answer": ["[S0]"]})
-    trace = Elite(llm, Settings(importance_samples=0, iter_max=1, recall_index=3), embed=trigram_embed).run(
+    trace = Elite(llm, made(Settings, importance_samples=0, iter_max=1, recall_index=3), embed=trigram_embed).run(
         book, question)
     hits = trace.of("collection")[0].data.hits
     assert hits[0].text == fact
@@ -88,7 +91,7 @@ def test_counting_questions_in_the_language_count_whole_words(sample):
     book, described = sample
     question, word, uses = described.counted
     llm = ScriptedLLM({"count_phrase": [word]})
-    trace = Elite(llm, Settings(importance_samples=0), embed=trigram_embed).run(book, question)
+    trace = Elite(llm, made(Settings, importance_samples=0), embed=trigram_embed).run(book, question)
     assert trace.of("count")[0].data.total == uses > 0
 
 

@@ -89,3 +89,18 @@ def test_a_stop_lands_while_the_prompt_is_read_and_while_the_reply_is_written(sm
         list(stream)
     after = smol.complete(Request("answer", [{"role": "user", "content": "Say yes."}], 4))
     assert after.text is not None, "the model is usable after a stop"
+
+
+def test_the_same_question_twice_gives_the_same_quotes_and_answer(smol):
+    """Issue 38: asked twice, a question is answered the same (temperature 0 and a fixed seed; votes are the only
+    sampling), so a reader can trust what they saw."""
+    from elite_ui.book import load_book
+    from elite_ui.methods import Tools
+    from elite_ui.models import MiniLMEmbedder
+    from elite_ui.reading import Asked, reading
+
+    book, tools = load_book(BOOKS["the-wind-in-the-willows.txt"]), Tools(MiniLMEmbedder())
+    runs = [reading(book, Asked("Who is Mole's friend who lives by the river?"), smol, tools).answer().answer
+            for _ in range(2)]
+    assert [q.sentence_id for q in runs[0].quotes] == [q.sentence_id for q in runs[1].quotes] != []
+    assert runs[0].text == runs[1].text and runs[0].evidence == runs[1].evidence

@@ -9,6 +9,7 @@ from elite_ui.book import load_book, reading_ceiling
 from elite_ui.book.names import NameIndex, NamesError, build_names, names_for, save_names, story_text, written_as
 from elite_ui.methods.elite import Elite, Settings
 from elite_ui.models import ScriptedLLM
+from elite_ui.settings import made
 from elite_ui.testing.languages import sample_text
 
 from .conftest import BOOKS, trigram_embed
@@ -70,14 +71,14 @@ def test_the_reader_edits_the_index_as_text(pride_names, pride, tmp_path):
 
 def test_the_search_adds_the_other_names_of_a_character(pride, pride_names):
     llm = ScriptedLLM({"terms": ["Lizzy"], "judge": ["yes"], "answer": ["She walks."]})
-    trace = Elite(llm, Settings(importance_samples=0, iter_max=1, question_words=False), embed=trigram_embed,
+    trace = Elite(llm, made(Settings, importance_samples=0, iter_max=1, question_words=False), embed=trigram_embed,
                   names=pride_names).run(pride, "Where does Lizzy walk?")
     added = [t for t in trace.of("terms")[0].data.new if t.origin == "names"]
     assert {"elizabeth", "eliza"} <= {t.text for t in added}
     assert all(t.by == "names" and t.of == "Elizabeth Bennet" for t in added)
     hits = trace.of("collection")[0].data.hits
     assert any("elizabeth" in h.matched for h in hits)
-    plain = Elite(llm, Settings(importance_samples=0, iter_max=1, question_words=False, name_variants=False),
+    plain = Elite(llm, made(Settings, importance_samples=0, iter_max=1, question_words=False, name_variants=False),
                   embed=trigram_embed, names=pride_names).run(pride, "Where does Lizzy walk?")
     assert not [t for t in plain.of("terms")[0].data.new if t.origin == "names"]
 
@@ -94,7 +95,7 @@ def test_no_name_from_beyond_a_spoiler_ceiling_is_offered(pride, pride_names):
     first_eliza = next(i for i in range(len(pride)) if re.search(r"\bEliza\b", pride.sentence(i).text))
     cut = pride.up_to(first_eliza - 1, "before Eliza")
     llm = ScriptedLLM({"terms": ["Lizzy"], "judge": ["yes"], "answer": ["She walks."]})
-    trace = Elite(llm, Settings(importance_samples=0, iter_max=1, question_words=False), embed=trigram_embed,
+    trace = Elite(llm, made(Settings, importance_samples=0, iter_max=1, question_words=False), embed=trigram_embed,
                   names=pride_names).run(cut, "Where does Lizzy walk?")
     added = {t.text for t in trace.of("terms")[0].data.new if t.origin == "names"}
     assert "elizabeth" in added and "eliza" not in added

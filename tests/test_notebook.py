@@ -13,13 +13,15 @@ from elite_ui.app.state import Session, editable, run_label
 from elite_ui.book import load_book, load_cached, reading_ceiling
 from elite_ui.methods.elite import Elite, Settings
 from elite_ui.models import ScriptedLLM
+from elite_ui.settings import made
 
 from .conftest import trigram_embed
 
 
 def answered(pride):
     llm = ScriptedLLM({"terms": ["Pemberley"], "judge": ["yes"], "answer": ["Darcy's estate [S4000]."]})
-    return Elite(llm, Settings(importance_samples=0, iter_max=1), embed=trigram_embed).run(pride, "What is Pemberley?")
+    settings = made(Settings, importance_samples=0, iter_max=1)
+    return Elite(llm, settings, embed=trigram_embed).run(pride, "What is Pemberley?")
 
 
 def test_entries_carry_answers_quotes_and_where_they_are(pride):

@@ -129,3 +129,35 @@ def test_the_preset_follows_the_models_size_and_says_why():
     ready = reading(load_book(BOOKS["the-wind-in-the-willows.txt"]), Asked(QUESTION), sized,
                     Tools(embed=trigram_embed))
     assert ready.engine.settings == PRESETS["capable"], "no settings given: the model's preset"
+
+
+def test_the_reader_turns_pages_and_opens_chapters_never_past_the_ceiling(tmp_path, willows):
+    """Issue 38: the Reader pages through the book and opens any chapter up to the spoiler ceiling, not beyond; a
+    page turned is shown, not highlighted as a citation."""
+    from elite_ui.app.panels import reader as reader_panel
+
+    config = Config(scripted=str(ROOT / "tests" / "data" / "scripted.json"), cache_dir=str(tmp_path))
+    page, ctx = compose(config, Model(config))
+    session = Session()
+    session.open(willows)
+    ceiling = reading_ceiling(willows, "chapter 2")[0]
+    listed = reader_panel.on_chapters(page, ctx, "chapter 2", session)[page.reader.chapter].constructor_args[
+        "choices"]
+    assert [label.split(":")[0] for label, _ in listed] == ["front matter", "ch. 1", "ch. 2"]
+    start = listed[2][1]
+    shown = reader_panel.on_chapter(page, ctx, str(start), "chapter 2", session)[page.reader.view]
+    assert f"data-sid='{start}'" in shown and "<mark" not in shown and session.reading[1] == start
+    seen = [start]
+    for _ in range(200):
+        update = reader_panel.on_later(page, ctx, "chapter 2", session)
+        if page.reader.view not in update:
+            assert "as far as your spoiler ceiling" in update[page.chat.status]
+            break
+        seen.append(session.reading[1])
+        assert max(map(int, re.findall(r"data-sid='(\d+)'", update[page.reader.view]))) <= ceiling
+    assert seen == sorted(seen) and seen[-1] <= ceiling and len(seen) > 2, "pages turned on, up to the ceiling"
+    reader_panel.on_earlier(page, ctx, "chapter 2", session)
+    assert session.reading[1] < seen[-1], "and back"
+    session.ceiling_text = "chapter 1"
+    assert reader_panel.on_later(page, ctx, "no such place", session)[page.chat.status].startswith("This is as far"), \
+        "a ceiling box that reads as no place: the ceiling kept for the book"

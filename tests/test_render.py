@@ -1,8 +1,12 @@
 """What the page shows, rendered from events: escaped, highlighted, linked; and the app's hosted-mode rules."""
 
+import html
 import re
+from types import SimpleNamespace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from elite_ui.app import render
@@ -16,6 +20,7 @@ from elite_ui.book import reading_ceiling
 from elite_ui.errors import ModelError
 from elite_ui.methods.elite import PRESETS, Elite, Settings
 from elite_ui.models import ModelChoice, ScriptedLLM
+from elite_ui.settings import flat, made
 
 from .conftest import trigram_embed
 
@@ -56,7 +61,7 @@ def test_reader_view_highlights_the_sentence_in_its_chapter(pride):
 def run(pride):
     replies = {"terms": ["Netherfield\nBingley"], "judge": ["no", "yes: enough"], "breadth": ["ball"],
                "depth": ["Netherfield"], "importance": ["A", "B"], "answer": ["Bingley rents it [S600]."]}
-    settings = Settings(recall_index=4, neighbor_num=1, iter_max=3, importance_samples=1)
+    settings = made(Settings, recall_index=4, neighbor_num=1, iter_max=3, importance_samples=1)
     return Elite(ScriptedLLM(replies), settings, embed=trigram_embed).run(pride, "Who rents <Netherfield>?")
 
 
@@ -76,7 +81,7 @@ def test_chat_and_markdown_export(pride):
     chat = render.chat(pride, [Turn("Who rents <Netherfield>?", answer=trace.answer)])
     assert "&lt;Netherfield&gt;" in chat and "class='cite'" in chat
     markdown = render.markdown_export(pride, trace)
-    assert markdown.startswith("# Who rents \\<Netherfield\\>") and "## Citations" in markdown
+    assert markdown.startswith("# Who rents \\<Netherfield>?") and "## Citations" in markdown
     assert "Iteration 2: judge sufficient" in markdown
     assert "Asked of the whole book · method: ELITE · model: scripted" in markdown
     cut = pride.up_to(*reading_ceiling(pride, "chapter 10"))
@@ -90,7 +95,7 @@ def test_the_markdown_export_is_inert_in_a_viewer(pride):
     """Book text, the model's answer and its terms may carry markup: a Markdown viewer shows it as text."""
     replies = {"terms": [HOSTILE], "judge": [f"no: {HOSTILE}", "yes"], "breadth": ["ball"], "depth": ["x"],
                "answer": [f"{HOSTILE} [S600]"]}
-    trace = Elite(ScriptedLLM(replies), Settings(recall_index=4, neighbor_num=1, iter_max=2, importance_samples=0)
+    trace = Elite(ScriptedLLM(replies), made(Settings, recall_index=4, neighbor_num=1, iter_max=2, importance_samples=0)
                   ).run(pride, HOSTILE)
     shown = MarkdownIt().render(render.markdown_export(pride, trace))
     assert "<script" not in shown and "<img" not in shown and "<a " not in shown and "href" not in shown
@@ -199,7 +204,7 @@ def test_the_settings_panel_maps_to_settings():
              "evidence_order": "rank", "abstain": True}
     assert set(shown) == set(controls.fields)
     values = {controls.preset: "laptop"} | {controls.fields[name]: value for name, value in shown.items()}
-    s = controls.settings(values)
+    s = SimpleNamespace(**flat(controls.settings(values)))
     assert (s.recall_index, s.iter_max, s.evidence_tokens, s.trim, s.question_words, s.name_variants) == \
         (25, 5, 2000, True, False, False)
     assert (s.ranking, s.reach, s.next_terms, s.option_words, s.fuse_chunks) == ("bm25", 2, "judge", True, 60)
@@ -338,3 +343,26 @@ def test_a_quote_has_one_pair_of_quotation_marks():
 
     assert quoted("He said no more.”") == "“He said no more.”"
     assert quoted("“Is he married?”") == "“Is he married?”" and quoted("It rained.") == "“It rained.”"
+
+
+PIECES = ["a", "Bb", "S1", "12", " ", "\n", "\n\n", "    ", "\t", "http", "https", "www", "mailto", "@", ".", ",", ":",
+          "/", "//", "(", ")", "[", "]", "!", "#", "*", "_", "~", "|", "$", "&", "amp;", "#39;", "<", ">", "=", "-",
+          "+", "`", "\\", "'", '"', "x.com", "1.", "2)", "{", "}", "[S12]", "[S3, ch. 2]", "ch. 4"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=30).map("".join))
+def test_text_made_inert_renders_as_itself_in_a_gfm_viewer(text):
+    """Whatever a book, a model or a reader wrote: escaped for Markdown, a GFM viewer (tables, strikethrough, web
+    and e-mail addresses linked) shows it as its own words, no markup; a citation label, "(" and ":" stay bare."""
+    viewer = MarkdownIt("gfm-like")
+    viewer.linkify.set({"fuzzy_link": False})  # GFM links "www." and "http://" addresses, not a bare "x.com"
+    shown = viewer.render(render.inert_markdown(text))
+    assert set(re.findall(r"</?(\w+)", shown)) <= {"p", "br"}, shown
+    assert html.unescape(re.sub(r"<[^>]+>", " ", shown)).split() == text.split()
+
+
+def test_text_made_inert_escapes_only_what_would_be_markup():
+    said = "He said (twice): 'Come at 3:30' [S600, ch. 3] and paid $5 at www.inn.com [x](y)"
+    assert render.inert_markdown(said) == ("He said (twice): 'Come at 3:30' [S600, ch. 3] and paid \\$5 at "
+                                           "www\\.inn.com \\[x\\](y)")

@@ -4,15 +4,22 @@ import numpy as np
 import pytest
 
 from elite_ui.methods.elite.retrieval import collect, widen
+from elite_ui.methods.elite.settings import FeedbackSettings, RetrievalSettings
+from elite_ui.settings import with_overrides
 
 STORY = ("The old captain opened the letter. Rain fell on the harbour. The captain read the letters twice. "
          "A gull cried. Nobody came to the harbour that night. The ship sailed at dawn. "
          "Years later, the captain burned every letter in the harbour.")
 
 
+def best(k: int, **how) -> RetrievalSettings:
+    """Collection keeping the ``k`` best sentences, ranked as ``how`` says."""
+    return RetrievalSettings(recall_index=k, **how)
+
+
 def test_overlap_counts_distinct_target_words(write_book):
     book = write_book(STORY)
-    hits = collect(book, ["captain", "letter", "harbour"], 10)
+    hits = collect(book, ["captain", "letter", "harbour"], best(10))
     assert [(h.sentence_id, h.score) for h in hits][:1] == [(6, 3)]
     scores = {h.sentence_id: h.score for h in hits}
     assert scores == {0: 2, 1: 1, 2: 2, 4: 1, 6: 3}
@@ -21,56 +28,56 @@ def test_overlap_counts_distinct_target_words(write_book):
 
 def test_inflected_forms_match_and_multiword_terms_split_into_words(write_book):
     book = write_book(STORY)
-    [top] = collect(book, ["the captain's letters"], 1)
+    [top] = collect(book, ["the captain's letters"], best(1))
     assert top.score == 2 and top.sentence_id in {0, 2}
-    assert {h.sentence_id for h in collect(book, ["burn"], 5)} == {6}
+    assert {h.sentence_id for h in collect(book, ["burn"], best(5))} == {6}
 
 
 def test_ties_go_to_rarer_words_then_book_order(write_book):
     book = write_book(STORY)
-    ranked = [h.sentence_id for h in collect(book, ["gull", "harbour"], 10)]
+    ranked = [h.sentence_id for h in collect(book, ["gull", "harbour"], best(10))]
     assert ranked[0] == 3, "gull occurs once, harbour three times: the gull sentence ranks first"
     assert ranked[1:] == [1, 4, 6]
 
 
 def test_required_and_excluded_sentences(write_book):
     book = write_book(STORY)
-    hits = collect(book, ["captain", "dawn"], 10, required=["dawn"])
+    hits = collect(book, ["captain", "dawn"], best(10), required=["dawn"])
     assert [h.sentence_id for h in hits] == [5]
-    hits = collect(book, ["captain"], 10, exclude={0, 2})
+    hits = collect(book, ["captain"], best(10), exclude={0, 2})
     assert [h.sentence_id for h in hits] == [6]
 
 
 def test_stopwords_and_unknown_words_retrieve_nothing(write_book):
     book = write_book(STORY)
-    assert collect(book, ["the", "of it"], 5) == []
-    assert collect(book, ["zeppelin"], 5) == []
+    assert collect(book, ["the", "of it"], best(5)) == []
+    assert collect(book, ["zeppelin"], best(5)) == []
 
 
 def test_top_k_is_respected(pride):
-    assert len(collect(pride, ["Elizabeth", "Darcy"], 25)) == 25
+    assert len(collect(pride, ["Elizabeth", "Darcy"], best(25))) == 25
 
 
 def test_widening_adds_neighbours_and_merges_overlaps(write_book):
     book = write_book(STORY)
-    hits = collect(book, ["gull", "dawn"], 5)
+    hits = collect(book, ["gull", "dawn"], best(5))
     chunks = widen(book, hits, 1)
     assert [(c.first, c.last, c.hits) for c in chunks] == [(2, 6, [3, 5])]
     assert chunks[0].text.startswith("The captain read") and chunks[0].text.endswith("in the harbour.")
-    separate = widen(book, collect(book, ["letter"], 5), 0)
+    separate = widen(book, collect(book, ["letter"], best(5)), 0)
     assert [(c.first, c.last) for c in separate] == [(0, 0), (2, 2), (6, 6)]
 
 
 def test_widening_stops_at_the_book_edges(write_book):
     book = write_book(STORY)
-    [chunk] = widen(book, collect(book, ["opened"], 1), 2)
+    [chunk] = widen(book, collect(book, ["opened"], best(1)), 2)
     assert (chunk.first, chunk.last) == (0, 2)
 
 
 def test_bm25_lets_one_rare_word_outweigh_common_ones(write_book):
     book = write_book(STORY)
-    by_overlap = [h.sentence_id for h in collect(book, ["captain", "harbour", "gull"], 3)]
-    by_bm25 = [h.sentence_id for h in collect(book, ["captain", "harbour", "gull"], 3, ranking="bm25")]
+    by_overlap = [h.sentence_id for h in collect(book, ["captain", "harbour", "gull"], best(3))]
+    by_bm25 = [h.sentence_id for h in collect(book, ["captain", "harbour", "gull"], best(3, ranking="bm25"))]
     assert by_overlap[0] == 6, "Eq. 1: the sentence with two of the words wins"
     assert by_bm25[0] == 3, "BM25: the one sentence with the rare 'gull' wins"
 
@@ -89,10 +96,10 @@ def test_the_bm25_formulas_are_lucene_s(write_book):
 def test_smoothing_ranks_clustered_matches_first(write_book):
     book = write_book("A gull. The sea was grey. A lone gull flew. Then a captain came. The captain saw a gull. "
                       "Dawn broke over the captain and his ship.")
-    alone = collect(book, ["gull", "captain"], 1, ranking="bm25")
-    cluster = collect(book, ["gull", "captain"], 1, ranking="bm25", reach=2, decay=0.5)
+    alone = collect(book, ["gull", "captain"], best(1, ranking="bm25"))
+    cluster = collect(book, ["gull", "captain"], best(1, ranking="bm25", reach=2, decay=0.5))
     assert alone[0].sentence_id == 4 and cluster[0].sentence_id == 4
-    spread = collect(book, ["gull"], 3, ranking="bm25", reach=2, decay=0.5)
+    spread = collect(book, ["gull"], best(3, ranking="bm25", reach=2, decay=0.5))
     assert spread[0].sentence_id == 2, "the gull with gulls around it ranks first"
     assert spread[0].weight > spread[-1].weight
 
@@ -124,7 +131,6 @@ def test_a_second_tiling_starts_every_chunk_halfway_into_the_first_ones(pride):
 
 
 def test_a_book_of_one_sentence_is_searched_with_every_tiling_setting(write_book):
-    from dataclasses import replace
 
     from elite_ui.methods.chunk_rag import ChunkRag, ChunkSettings
     from elite_ui.methods.elite import PRESETS, Elite
@@ -134,7 +140,7 @@ def test_a_book_of_one_sentence_is_searched_with_every_tiling_setting(write_book
     book = write_book("A lantern hung by the door.")
     assert tilings(book, 100, 2) == [[(0, 0)]]
     for count in (1, 2, 4):
-        trace = Elite(ScriptedLLM({}), replace(PRESETS["laptop"], model_terms=False, fuse_tilings=count)).run(
+        trace = Elite(ScriptedLLM({}), with_overrides(PRESETS["laptop"], model_terms=False, fuse_tilings=count)).run(
             book, "Where was the lantern?", generate=False)
         assert trace.answer.evidence == [0]
         placed = ChunkRag(ScriptedLLM({}), ChunkSettings(tilings=count)).run(book, "Where was the lantern?",
@@ -143,14 +149,14 @@ def test_a_book_of_one_sentence_is_searched_with_every_tiling_setting(write_book
 
 
 def test_half_overlapping_fixed_chunks_straddle_boundaries_and_never_repeat_half_a_chunk(pride):
-    from dataclasses import replace
 
     from elite_ui.methods.chunk_rag import ChunkRag, ChunkSettings
     from elite_ui.methods.elite import PRESETS, Elite
     from elite_ui.methods.lexical import overlaps_half, targets, tilings
     from elite_ui.models import ScriptedLLM
 
-    elite = Elite(ScriptedLLM({}), replace(PRESETS["laptop"], fuse_chunks=100, fuse_tilings=2, best_neighbours=False))
+    settings = with_overrides(PRESETS["laptop"], fuse_chunks=100, fuse_tilings=2, best_neighbours=False)
+    elite = Elite(ScriptedLLM({}), settings)
     fixed = elite.fixed_chunks(pride, elite.tiled(pride, targets(pride, ["Darcy", "letter"])), 0.0)
     spans = [(c.first, c.last) for c in fixed]
     second = set(tilings(pride, 100, 2)[1])
@@ -167,7 +173,6 @@ def test_half_overlapping_fixed_chunks_straddle_boundaries_and_never_repeat_half
 def test_the_best_fixed_chunks_neighbours_come_right_after_it(pride):
     """best_neighbours (issue 27): the same chunks, the best first, then those overlapping or meeting it, then the
     rest in their order."""
-    from dataclasses import replace
 
     from elite_ui.methods.elite import PRESETS, Elite
     from elite_ui.methods.lexical import targets, touches
@@ -176,7 +181,7 @@ def test_the_best_fixed_chunks_neighbours_come_right_after_it(pride):
     found = targets(pride, ["Darcy", "letter"])
     placed = {}
     for near in (False, True):
-        elite = Elite(ScriptedLLM({}), replace(PRESETS["laptop"], best_neighbours=near))
+        elite = Elite(ScriptedLLM({}), with_overrides(PRESETS["laptop"], best_neighbours=near))
         placed[near] = [(c.first, c.last) for c in elite.fixed_chunks(pride, elite.tiled(pride, found), 0.0)]
     plain, near = placed[False], placed[True]
     best = plain[0]
@@ -189,7 +194,6 @@ def test_the_best_fixed_chunks_neighbours_come_right_after_it(pride):
 def test_passage_weight_places_a_window_in_a_well_matched_stretch_first(write_book):
     """passage_weight (issue 27): two lone matches of a word score alike as sentences; the one whose fixed chunk
     also holds the question's other word, beyond the smoothing's reach, is placed first."""
-    from dataclasses import replace
 
     import numpy as np
 
@@ -206,14 +210,14 @@ def test_passage_weight_places_a_window_in_a_well_matched_stretch_first(write_bo
                   for place in ("door", "gate"))
     order = {}
     for weight in (0.0, 1.0):
-        elite = Elite(ScriptedLLM({}), replace(PRESETS["laptop"], model_terms=False, passage_weight=weight,
+        elite = Elite(ScriptedLLM({}), with_overrides(PRESETS["laptop"], model_terms=False, passage_weight=weight,
                                                fuse_chunks=60, fuse_tilings=1, best_neighbours=False))
         trace = elite.run(book, question, generate=False)
         windows = [c for e in trace.of("chunks") for c in e.data.chunks]
         ranked, _ = elite.ordered(book, {c.key: c for c in windows}, trace.of("terms")[-1].data.all, question)
         order[weight] = [c.first + 1 for c in ranked if not c.fixed and "lantern" in c.text]
     assert order[0.0] == [door, gate] and order[1.0] == [gate, door]
-    tiled = Elite(ScriptedLLM({}), replace(PRESETS["laptop"], fuse_chunks=60, fuse_tilings=2)).tiled(
+    tiled = Elite(ScriptedLLM({}), with_overrides(PRESETS["laptop"], fuse_chunks=60, fuse_tilings=2)).tiled(
         book, targets(book, ["lantern", "orchard"]))
     spread = passage_scores(book, tiled)
     for spans, scores in tiled:
@@ -223,13 +227,12 @@ def test_passage_weight_places_a_window_in_a_well_matched_stretch_first(write_bo
 
 
 def test_chunk_fusion_interleaves_fixed_chunks_with_the_windows(pride):
-    from dataclasses import replace
 
     from elite_ui.methods.elite import PRESETS, Elite
     from elite_ui.models import ScriptedLLM
 
-    settings = replace(PRESETS["laptop"], model_terms=False, fuse_chunks=100)
-    plain = Elite(ScriptedLLM({}), replace(settings, fuse_chunks=0)).run(pride, "What did Darcy's letter say?",
+    settings = with_overrides(PRESETS["laptop"], model_terms=False, fuse_chunks=100)
+    plain = Elite(ScriptedLLM({}), with_overrides(settings, fuse_chunks=0)).run(pride, "What did Darcy's letter say?",
                                                                           generate=False)
     fused = Elite(ScriptedLLM({}), settings).run(pride, "What did Darcy's letter say?", generate=False,
                                                  about=[4000])
@@ -252,15 +255,16 @@ def test_feedback_takes_the_first_hits_rare_words_not_the_query_nor_the_common_o
     leave out the query's words in any form, stopwords and words of more than 2% of the book's sentences."""
     from elite_ui.methods.elite.retrieval import feedback_words
 
-    hits = collect(willows, ["Toad", "Hall"], 20, ranking="bm25")
+    hits = collect(willows, ["Toad", "Hall"], best(20, ranking="bm25"))
     known = {f for w in ("toad", "hall") for f in willows.forms(w)}
-    words = feedback_words(willows, hits, 10, 8, known, model)
+    how = FeedbackSettings(feedback_terms=8, feedback_docs=10, feedback_model=model)
+    words = feedback_words(willows, hits, how, known)
     assert 0 < len(words) <= 8 and not set(words) & known
     in_hits = {w for h in hits[:10] for w in willows.lexicon.content_words(h.text)}
     assert set(words) <= in_hits
     frequency = willows.index.document_frequency
     assert all(frequency[willows.index.vocabulary[w]] <= 0.02 * len(willows) for w in words)
-    assert feedback_words(willows, [], 10, 8, known, model) == []
+    assert feedback_words(willows, [], how, known) == []
 
 
 def test_bo1_weighs_a_word_by_how_far_its_feedback_frequency_exceeds_chance(willows):
@@ -283,13 +287,12 @@ def test_bo1_weighs_a_word_by_how_far_its_feedback_frequency_exceeds_chance(will
 
 
 def test_the_feedback_pass_searches_its_words_and_shows_them_as_feedback_terms(willows):
-    from dataclasses import replace
 
     from elite_ui.methods.elite import PRESETS, Elite
     from elite_ui.methods.trace import Kind
     from elite_ui.models import ScriptedLLM
 
-    settings = replace(PRESETS["laptop"], feedback_terms=6)
+    settings = with_overrides(PRESETS["laptop"], feedback_terms=6)
     trace = Elite(ScriptedLLM({"terms": ["Toad\nHall"]}), settings).run(willows, "Where does Toad live?",
                                                                         generate=False)
     terms = [e.data.new for e in trace.events if e.kind == Kind.TERMS]
@@ -305,7 +308,7 @@ def test_a_reranker_reorders_the_passages_found_and_adds_none(willows):
     to the question; the same passages come back."""
     from elite_ui.methods.elite.retrieval import reranked
 
-    found = widen(willows, collect(willows, ["Toad", "Hall"], 30, ranking="bm25"), 1)
+    found = widen(willows, collect(willows, ["Toad", "Hall"], best(30, ranking="bm25")), 1)
 
     def embed(texts):  # the question is closest to passages that speak of a river
         return np.array([[1.0, 0.0]] + [[1.0, 0.0] if "river" in t else [0.0, 1.0] for t in texts[1:]])

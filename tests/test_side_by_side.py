@@ -7,10 +7,11 @@ from elite_ui.app import render
 from elite_ui.methods.chunk_rag import ChunkRag, ChunkSettings
 from elite_ui.methods.elite import Elite, Settings
 from elite_ui.models import ScriptedLLM
+from elite_ui.settings import made
 
 from .conftest import trigram_embed
 
-SETTINGS = Settings(evidence_tokens=600, importance_samples=0, iter_max=1)
+SETTINGS = made(Settings, evidence_tokens=600, importance_samples=0, iter_max=1)
 CHUNKS = ChunkSettings(evidence_tokens=600)
 
 

@@ -61,17 +61,33 @@ def test_the_command_line_prints_a_recap_and_an_x_ray(capsys):
     assert "give a question" in capsys.readouterr().err
 
 
+def test_a_recap_sentence_without_a_label_is_cited_by_its_words_and_a_copied_one_is_no_recap(write_book):
+    """Issue 38: the 1.5B model wrote its recap sentences without labels, or copied the chapter's sentences out;
+    a sentence is cited by the fewest chapter sentences that hold its words, and a copy is dropped and counted."""
+    from elite_ui.methods.recap import cited
+
+    book = write_book("The Owl\n\nCHAPTER I\n\nMirek kept the light. He trimmed the lamp.\n\nCHAPTER II\n\n"
+                      "An owl nested in the lamp room. Mirek fed it.\n\nCHAPTER III\n\nThe owl flew away.\n")
+    said = cited(book, "Mirek keeps the light [S2]. Nobody came. An owl nested [S5, S99].", range(7))
+    assert (said.lines, said.dropped, said.matched) == ([("Mirek keeps the light.", [2]), ("An owl nested.", [5])],
+                                                        1, 0)
+    fed = next(s for s in range(len(book)) if "fed" in book.sentence(s).text)
+    said = cited(book, "Mirek fed the owl. The lighthouse burned down. An owl nested in the lamp room.",
+                 range(len(book)))
+    assert said.lines == [("Mirek fed the owl.", [fed])] and (said.dropped, said.matched, said.copied) == (2, 2, 1), (
+        "a sentence without a label is cited by its words where they support it; one nothing supports is dropped, "
+        "and one copied out of the chapter too")
+
+
 def test_written_recaps_cite_their_chapter_are_kept_and_resume_after_a_stop(tmp_path, write_book, monkeypatch):
     import threading
 
     import pytest
 
     from elite_ui.errors import Cancelled
-    from elite_ui.methods.recap import Recaps, cited
+    from elite_ui.methods.recap import Recaps
     from elite_ui.models import ScriptedLLM
 
-    assert cited("Mirek keeps the light [S2]. Nobody came. An owl nested [S5, S99].", range(7)) == (
-        [("Mirek keeps the light.", [2]), ("An owl nested.", [5])], 1)
     book = write_book("The Owl\n\nCHAPTER I\n\nMirek kept the light. He trimmed the lamp.\n\nCHAPTER II\n\n"
                       "An owl nested in the lamp room. Mirek fed it.\n\nCHAPTER III\n\nThe owl flew away.\n")
     llm = ScriptedLLM(lambda request: "Something happens [S2]. Then more [S5]. And an owl [S8].")
@@ -140,3 +156,26 @@ def test_a_written_recap_leaves_out_the_chapters_with_nothing_citable_and_says_s
     shown = written_html(pride, recaps, "in the whole book", "SmolLM2", Written("", "", []))
     assert shown.count("<h4>") == 1 and "So far" not in shown
     assert "Nothing the model wrote of 1 chapter could be cited; it is left out." in shown
+    recaps[0].matched = 2
+    assert "2 sentences the model wrote without a usable label are cited to the sentences that hold their words." \
+        in written_html(pride, recaps, "in the whole book", "SmolLM2", Written("", "", []))
+
+
+def test_the_xray_describes_a_character_by_what_they_are_like_not_a_passing_state(pride):
+    """Issue 38: "Described" holds sentences that say what the character is like (Darcy "was clever", Mr. Collins
+    "is a conceited, pompous, narrow-minded, silly man"), not one about someone beside them (Mr. Hurst) nor a
+    passing state ("Elizabeth was distressed")."""
+    from elite_ui.book.names import found_names
+    from elite_ui.book.story import xray
+
+    names = found_names(pride)
+
+    def described(who: str) -> list[str]:
+        return [pride.sentence(sid).text for sid in xray(pride, names, names.find(who)).described]
+
+    darcy = described("Mr. Darcy")
+    assert any("Darcy was clever" in s for s in darcy) and not any("Mr. Hurst" in s for s in darcy)
+    assert any("conceited, pompous, narrow-minded, silly man" in s for s in described("Mr. Collins"))
+    elizabeth = described("Elizabeth Bennet")
+    assert elizabeth and not any(s.startswith(("Elizabeth was distressed", "Elizabeth looked surprised"))
+                                 for s in elizabeth)

@@ -11,9 +11,11 @@ from ..book import Book
 
 SAMPLE = Path(__file__).resolve().parents[2] / "assets" / "the-wind-in-the-willows.txt"
 
-EXAMPLES = ["Where does Toad live?", "Who is Mole's friend who lives by the river?",
-            "What happens to Toad after he steals the motor-car?", "How many times is Toad Hall mentioned?"]
-"""Questions about the sample book, one click from the question box."""
+EXAMPLES = ["Who is Mole's friend who lives by the river?", "What happens to Toad after he steals the motor-car?",
+            "How many times is Toad Hall mentioned?"]
+"""Questions about the sample book, one click from the question box: of the candidates in
+``benchmarks/examples.py``, those whose answer the default preset puts in the evidence and the embedded demo model
+states (docs/settings.md, "The demo preset")."""
 
 
 @cache

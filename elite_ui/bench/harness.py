@@ -11,7 +11,6 @@ import statistics
 import sys
 import time
 from collections import defaultdict
-from dataclasses import asdict
 from pathlib import Path
 
 from tqdm import tqdm
@@ -19,7 +18,7 @@ from tqdm import tqdm
 from ..book import Book, load_book
 from ..errors import EliteError
 from ..models import LLM, Embed, open_llm
-from ..settings import overridden
+from ..settings import flat, overridden
 from . import datasets
 from .methods import Generated, Retrieved, benched, defaults, generate
 from .scoring import evidence_recall, quote_hit, score
@@ -92,7 +91,7 @@ def run(args: argparse.Namespace, llm: LLM | None = None, embed: Embed | None = 
             sink.flush()
     summary = summarise([json.loads(line) for line in results.read_text(encoding="utf-8").splitlines() if line])
     summary["run"] = {k: v for k, v in vars(args).items() if k != "func"} | {
-        "model": llm.name, "settings": asdict(settings), "date": time.strftime("%Y-%m-%d")}
+        "model": llm.name, "settings": flat(settings), "date": time.strftime("%Y-%m-%d")}
     (out / "summary.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
     return out
 

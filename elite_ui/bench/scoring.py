@@ -97,9 +97,13 @@ def bootstrap_interval(values: list[float], baseline: list[float] | None = None,
     return round(float(low), 3), round(float(high), 3)
 
 
-ABSTAINED = re.compile(r"does not say|doesn't say|not found|could not find|cannot find|can't find|no answer|"
-                       r"not (?:mentioned|stated|given|said|told)|does not (?:mention|state|tell)", re.I)
+ABSTAINED = re.compile(r"(?:does|do) not say|(?:doesn|don)'t say|not found|could not find|cannot find|can't find|"
+                       r"no answer|not (?:mentioned|stated|given|said|told)|does not (?:mention|state|tell)", re.I)
 """An answer that says the book (up to the ceiling) does not say."""
+STOCK = re.compile(r"(?:Not found so far: the book up to .*?|The passages found in the book) does not say \(its "
+                   r"sentences closest to the question are quoted\)\.|The passages do not say\.")
+"""The app's and the answer prompt's own words for "does not say" (:func:`elite_ui.methods.base.not_said`,
+:data:`elite_ui.methods.prompts.NOT_SAID`): never the key of an answer ("the book up to..." says no "book")."""
 
 
 def said(text: str, alternative: str) -> bool:
@@ -121,11 +125,12 @@ def judged(question: datasets.Question, prediction: str) -> dict:
     an answer beyond the ceiling."""
     if question.options:
         return {"correct": prediction == question.answer}
-    says_key = keyed(prediction, question.key)
+    own = STOCK.sub(" ", prediction).strip()
+    says_key = keyed(own, question.key)
     abstained = bool(ABSTAINED.search(prediction)) or not prediction.strip()
     if question.beyond:
         return {"correct": abstained and not says_key, "abstained": abstained, "from_beyond": bool(says_key)}
     references = question.answer if isinstance(question.answer, list) else [question.answer]
-    f1 = max((token_f1(prediction, r) for r in references), default=0.0)
-    return {"correct": bool(says_key) if says_key is not None else f1 >= F1_CORRECT, "f1": round(f1, 4),
-            "abstained": abstained}
+    f1 = max((token_f1(own, r) for r in references), default=0.0)
+    return {"correct": bool(own) and (bool(says_key) if says_key is not None else f1 >= F1_CORRECT),
+            "f1": round(f1, 4), "abstained": abstained}

@@ -125,12 +125,59 @@ def xray(book: Book, names: NameIndex, character: Character, companions: int = 8
                 describing(book, character, ids), sharing(book, names, character, ids)[:companions], own)
 
 
-def describing(book: Book, character: Character, ids: np.ndarray, most: int = 6) -> list[int]:
-    """Sentences that describe the character: a variant of their name followed by an apposition (", a young
-    man of ...") or by "was/is a ..." (the first ``most``, in book order)."""
+COPULA = re.compile(r"\s+(was|is|had been|has been|became|seemed|looked|appeared|grew)\s+(?:(?:not|very|so|too|"
+                    r"rather|quite|most|more|extremely|really|certainly|always|still|now|then|also|by no means)\s+)*"
+                    r"((?:a|an|the)\s+)?([a-z][a-z-]+)")
+"""After a name, what says what the character is: "was the superior", "is a conceited, pompous...", "looked
+ill"; the groups are the verb, the article (if any) and the word that describes."""
+APPOSITION = re.compile(r"(),\s+(a|an)\s+([a-z][a-z-]+)")
+"""After a name, an apposition: ", a young man of ..."."""
+TRAITS = re.compile(r"['’]s\s+(?:face|eyes|figure|person|manners|mind|character|temper|countenance|features|air|"
+                    r"beauty|voice|looks?|appearance|disposition|spirits|nature|understanding|heart|pride|"
+                    r"fortune|age|dress|smile)\b")
+"""After a name, a possessive of what describes a person: "Elizabeth's eyes"."""
+KIND = re.compile(r"^[^.;!?]{0,60}?\b(?:man|woman|girl|boy|fellow|gentleman|lady|creature|animal|friend|person|"
+                  r"beauty|child)\b")
+"""What a description says someone is: "a conceited, pompous, narrow-minded, silly man"."""
+PASSING = {"seemed", "looked", "appeared", "grew"}
+"""Verbs of how someone seems at a moment, more than of what they are like."""
+NOT_DESCRIBING = {"gone", "going", "come", "coming", "sure", "told", "able", "unable", "about", "to", "in", "at",
+                  "on", "by", "with", "of", "for", "from", "there", "here", "one", "first", "last", "only", "person",
+                  "case", "subject", "cause", "object", "least", "same", "other", "as", "quite", "all", "much",
+                  "almost", "far", "near", "eager", "impatient", "uncomfortable", "comfortable", "ready", "safe",
+                  "busy", "silent", "alone", "glad", "sorry", "afraid", "angry", "anxious", "willing", "unwilling",
+                  "happy", "unhappy", "well", "ill", "asleep", "awake", "alive", "dead", "then", "never", "again",
+                  "left", "taken", "caught", "seen", "made", "kept", "brought", "given", "held", "sent", "thought",
+                  "found", "known", "led", "shown", "met", "heard", "let"}
+"""Words after "was" that say where someone is, what happens to them or how they feel at a moment, not what they
+are like."""
+
+
+def describing(book: Book, character: Character, ids: np.ndarray, most: int = 5) -> list[int]:
+    """Sentences that say what the character is like: a variant of their name as a clause's subject followed by
+    what describes them ("Darcy was clever", "Mr. Collins is a conceited, pompous... man"; not a passing state,
+    "was delighted", "looked surprised", which counts less), by an apposition (", a young man of ..."), or by a
+    possessive of a trait ("Elizabeth's eyes"); the ``most`` that say it most plainly, shortest first among equals,
+    in book order."""
     variants = "|".join(re.escape(v) for v in sorted(character.variants, key=len, reverse=True))
-    pattern = re.compile(rf"\b(?:{variants})(?:,\s+(?:a|an|the|his|her)\s|\s+(?:was|is)\s+(?:a|an|the)\s)")
-    return [int(sid) for sid in ids if pattern.search(book.sentence(int(sid)).text)][:most]
+    named = re.compile(rf"(?:^|[;:]\s+|,\s+|\band\s+|\bbut\s+|[“\"‘']|\bthat\s+)\b(?:{variants})\b")
+    scored = []
+    for sid in map(int, ids):
+        text = book.sentence(sid).text
+        score = 0
+        for m in named.finditer(text):
+            after = text[m.end():m.end() + 120]
+            said = COPULA.match(after) or APPOSITION.match(after)
+            word = said.group(3) if said else ""
+            participle = word.endswith("ed") and "-" not in word and not said.group(2)  # "was distressed"
+            if said and word not in NOT_DESCRIBING and not word.endswith(("ing", "ly")) and not participle:
+                found = 2 + bool(KIND.match(after[said.end():])) + (said.group(1) in ("is", "has been"))
+                score = max(score, found - (said.group(1) in PASSING))
+            elif TRAITS.match(after):
+                score = max(score, 2)
+        if score:
+            scored.append((score - len(text) / 600, sid))
+    return sorted(sid for _, sid in sorted(scored, key=lambda item: (-item[0], item[1]))[:most])
 
 
 def named_in_story(book: Book, names: NameIndex, character: Character) -> np.ndarray:

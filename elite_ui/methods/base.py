@@ -11,7 +11,7 @@ import threading
 import time
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import nullcontext
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -20,7 +20,7 @@ from ..book.lexicon import words
 from ..errors import Cancelled, EliteError, ModelError, QuestionError
 from ..models import LLM, Embed, MiniLMEmbedder, Request
 from ..models.capacity import POLL_SECONDS, Share
-from ..settings import setting
+from ..settings import Checked, flat, setting
 from . import prompts
 from .grounding import Grounding, grounded, sharing, unread
 from .lexical import best_sentences, bm25_scores, targets
@@ -29,7 +29,7 @@ from .trace import Answer, Citation, Delta, Done, Event, Kind, LLMCall, Queue, Q
 
 
 @dataclass(frozen=True)
-class AnswerSettings:
+class AnswerSettings(Checked):
     """What every method's answer step needs, the settings every method's own settings extend: its length, the
     sentences quoted first, the longest question, the seed."""
 
@@ -112,7 +112,7 @@ class Engine:
         self.reading, self.asked = book, (question, options)
         try:
             prepared = prepared if prepared is not None else self.prepare(book)
-            yield Event(Kind.START, 0, Start(question=question, options=options, settings=asdict(self.settings),
+            yield Event(Kind.START, 0, Start(question=question, options=options, settings=flat(self.settings),
                                              book=book.summary(), model=self.llm.name, method=self.name,
                                              ceiling=book.ceiling, index=self.index_card(prepared),
                                              about=about))

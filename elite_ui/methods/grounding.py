@@ -5,11 +5,14 @@ out. A model may know a famous novel, and say from memory what the book up to th
 A sentence is supported when every name and number in it is written in the sentences it cites (its [S123] labels;
 a sentence citing none rests on all the evidence) or in the question, a name of the question it repeats is written
 in or beside the sentences it cites (so that the claim is about whom the question asks, not a swap), and at least
-:data:`COVERED` of its content words are there too, in any of their forms (walked: walks, walking). A sentence
-whose names and numbers are there but whose words fall short by no more than :data:`SECOND_OPINION` gets a second
-opinion from the shipped MiniLM embedding: supported if it is close (:data:`CLOSE`) to one of the sentences it
-cites. The thresholds are measured by ``benchmarks/grounding.py`` on the novels-dev questions: a correct option
-stated as an answer against its gold evidence is kept, the wrong options are left out.
+:data:`COVERED` of its content words that the question does not say (its claim) are in the sentences it cites, in
+any of their forms (walked: walks, walking): the question's own words support nothing, and a sentence that only
+repeats the question, not a yes or no, is no answer. A sentence whose names and numbers are there but whose claim
+falls short by no more than :data:`SECOND_OPINION` gets a second opinion from the shipped MiniLM embedding:
+supported if it is close (:data:`CLOSE`) to one of the sentences it cites. The thresholds are measured by
+``benchmarks/grounding.py`` on the novels-dev questions (a correct option stated as an answer against its gold
+evidence is kept, the wrong options are left out), the claim rule on a real model's own answers
+(docs/benchmark.md, "Answers with a real model").
 
 A model often labels the right claim with a sentence a few lines off ("The Bennets have five daughters [S128]",
 S128 saying nothing of five): a sentence its labels do not support is checked, by the same rules, against each
@@ -40,6 +43,10 @@ CLOSE = 0.55
 """The cosine similarity to a cited sentence at which the embedding calls a sentence supported."""
 RECITED = 3
 """Evidence sentences a sentence whose labels do not support it is checked against, most words shared first."""
+NOTHING_NEW = "(nothing the question did not say)"
+"""What a sentence that only repeats the question lacks."""
+YES_NO = re.compile(r"\W*(?:yes|no)\b", re.IGNORECASE)
+"""A reply of yes or no: it may repeat the question and still answer it."""
 LABELS = re.compile(r"\s*\[\s*S\s?\d{1,7}(?:\s*[,;]\s*S?\s?\d{1,7})*\s*\]")
 """A citation label as a model writes it: [S12], [S12, S14]."""
 NAMED = re.compile(r"(?<!^)(?<![.!?:;\"“‘]\s)\b[A-Z][a-z]{2,}\b")
@@ -106,12 +113,14 @@ def answer_sentences(text: str) -> list[str]:
 
 
 def support(book: Book, sentence: str, pool: str, pool_sentences: list[str], embed: Embed | None,
-            names: NameIndex | None = None) -> list[str]:
+            names: NameIndex | None = None, asked: str | None = None) -> list[str]:
     """The words of ``sentence`` its evidence ``pool`` (the cited sentences and the question) does not hold, or
     [] when it is supported. A name (a capitalised word inside the sentence, or opening it when ``names`` knows
     it) is held when the pool writes it, or another name of the same character (``names``: "Miss Fairfax" holds
     "Jane"); a number must be written (a count worked out from several sentences is the counting path's, which
-    cites every occurrence)."""
+    cites every occurrence). With the question ``asked``, the words it weighs are those the question does not
+    say, held by the cited sentences alone: the claim, not the question repeated (a sentence that only repeats
+    the question, not a yes or no, supports nothing: :data:`NOTHING_NEW`)."""
     plain = re.sub(r"\[\s*S\s?\d{1,7}\s*\]", " ", sentence)
     held = set(book.lexicon.words(pool))
 
@@ -127,6 +136,16 @@ def support(book: Book, sentence: str, pool: str, pool_sentences: list[str], emb
         return absent
     said = {w.lower() for w in NAMED.findall(plain)} | {t.lower() for t in TITLES}
     words = [w for w in book.lexicon.content_words(plain) if not w.isdigit() and w not in said]
+    if asked is not None:
+        repeated = {f for w in book.lexicon.content_words(asked) for f in book.forms(w)}
+        claim = [w for w in words if w not in repeated]
+        if not claim:  # a name or a number the question does not say is the claim (held above); else a yes or no
+            question = set(book.lexicon.words(asked))
+            if any(w.lower() not in question for w in first + NAMED.findall(plain) + NUMBER.findall(plain)):
+                return []
+            if not YES_NO.match(plain):
+                return [NOTHING_NEW]
+        words, held = claim or words, set(book.lexicon.words(" ".join(pool_sentences)))
     lacking = [w for w in words if not held & set(book.forms(w))]
     if not words or len(lacking) <= (1 - COVERED) * len(words):
         return []
@@ -164,20 +183,22 @@ def unconnected(book: Book, sentence: str, question: str, cited: list[int], name
 
 
 def lacking(book: Book, sentence: str, question: str, cited: list[int], embed: Embed | None,
-            names: NameIndex | None) -> list[str]:
-    """What ``sentence`` says that the sentences ``cited`` (and the question) do not: [] when they support it."""
+            names: NameIndex | None, claim: bool = True) -> list[str]:
+    """What ``sentence`` says that the sentences ``cited`` (and the question) do not: [] when they support it.
+    ``claim``: its words beyond the question's must be in the cited sentences (:func:`support`)."""
     texts = [book.sentence(sid).text for sid in cited]
     return (unconnected(book, sentence, question, cited, names)
-            or support(book, sentence, " ".join([question, *texts]), texts, embed, names))
+            or support(book, sentence, " ".join([question, *texts]), texts, embed, names,
+                       question if claim else None))
 
 
 def recited(book: Book, sentence: str, question: str, evidence: list[int], labelled: list[int],
-            embed: Embed | None, names: NameIndex | None, tried: int = RECITED) -> int | None:
+            embed: Embed | None, names: NameIndex | None, tried: int = RECITED, claim: bool = True) -> int | None:
     """The evidence sentence, other than those ``labelled``, that supports ``sentence`` alone: the first of the
     ``tried`` sharing most of its content words; None when none does."""
     shared = sharing(book, LABELS.sub(" ", sentence), [sid for sid in evidence if sid not in labelled])
     return next((sid for overlap, sid in shared[:tried]
-                 if overlap and not lacking(book, sentence, question, [sid], embed, names)), None)
+                 if overlap and not lacking(book, sentence, question, [sid], embed, names, claim)), None)
 
 
 def sharing(book: Book, text: str, sentences: list[int]) -> list[tuple[int, int]]:
@@ -189,16 +210,17 @@ def sharing(book: Book, text: str, sentences: list[int]) -> list[tuple[int, int]
 
 
 def grounded(book: Book, text: str, question: str, evidence: list[int], embed: Embed | None = None,
-             names: NameIndex | None = None, recite: int = RECITED) -> tuple[str, Grounding]:
+             names: NameIndex | None = None, recite: int = RECITED, claim: bool = True) -> tuple[str, Grounding]:
     """``text`` with the sentences its evidence does not support left out (their labels moved where one of
-    ``recite`` other evidence sentences supports them), and what was found."""
+    ``recite`` other evidence sentences supports them), and what was found. ``claim`` False: the words the
+    question says count as support too (the check before issue 40's walk; the benchmark compares the two)."""
     allowed = set(evidence)
     found = Grounding()
     kept, written = [], []
     for sentence in answer_sentences(text):
         labelled = [sid for sid in parse_sentence_ids(sentence) if sid in allowed]
-        missing = lacking(book, sentence, question, labelled or list(evidence), embed, names)
-        moved = recited(book, sentence, question, evidence, labelled, embed, names, recite) \
+        missing = lacking(book, sentence, question, labelled or list(evidence), embed, names, claim)
+        moved = recited(book, sentence, question, evidence, labelled, embed, names, recite, claim) \
             if missing and labelled and recite else None
         if moved is not None:
             sentence, missing = relabelled(sentence, moved), []

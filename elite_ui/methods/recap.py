@@ -5,6 +5,12 @@ them is dropped. The chapter recaps are then condensed into one "so far" paragra
 sentences the recaps cited (in rounds, when the recaps do not fit the context at once). Kept per book, model and
 chapter span (or recaps condensed) in the cache folder (a JSON line each), so a build resumes where it stopped and
 a chapter is written once; progress after each chapter, Stop between calls.
+
+A small model often writes a good recap sentence with no label, or with labels in a form of its own: such a
+sentence is cited by its words instead, to the few sentences it may cite that share most of them, when those hold
+its names, numbers and most of its words (the grounding check's rule, :func:`.grounding.support`); a sentence
+nothing supports is dropped, and so is one that copies out a sentence it cites (a small model often copies the
+chapter instead of recapping it).
 """
 
 from __future__ import annotations
@@ -13,8 +19,9 @@ import hashlib
 import json
 import re
 import threading
-from collections.abc import Container, Iterator
-from dataclasses import dataclass
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass, field, replace
+from difflib import SequenceMatcher
 from pathlib import Path
 
 from ..book import Book
@@ -22,6 +29,7 @@ from ..book.story import story_chapters
 from ..errors import Cancelled, EliteError, ModelError
 from ..models import LLM, Request
 from ..models.capacity import Share
+from .grounding import sharing, support
 from .parsing import SENTENCE_LABEL
 from .prompts import labelled, messages
 
@@ -30,21 +38,54 @@ WINDOW_SHARE = 0.6
 """Share of the model's context one window of a chapter's sentences takes (the rest: instructions and reply)."""
 
 
+SENTENCES = re.compile(r"(?<!\bMr\.)(?<!\bMrs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bMs\.)(?<=[.!?\]])\s+(?=[A-Z\"“])")
+"""Where a reply's sentences part: after a full stop, not after a title ("Mr. Bingley")."""
+MATCHED = 3
+"""Sentences a recap sentence without labels may be cited to, sharing most of its words first."""
+COPIED = 0.9
+"""The share of a recap sentence's words found in the same order in a sentence of the chapter that makes it a
+copy."""
+COPY_WORDS = 4
+"""Words a recap sentence has at least to be told a copy (a short one matches anything in order)."""
+
+
 @dataclass
 class Written:
-    """A chapter's recap: each sentence the model wrote with the sentences of the chapter it cites."""
+    """A chapter's recap: each sentence the model wrote with the sentences of the chapter it cites, and what became
+    of the others."""
 
-    ref: str
-    title: str
-    lines: list[tuple[str, list[int]]]
+    ref: str = ""
+    title: str = ""
+    lines: list[tuple[str, list[int]]] = field(default_factory=list)
     dropped: int = 0
-    """Recap sentences left out because they cited no sentence of the chapter."""
+    """Recap sentences left out: they cited no sentence of the chapter and no sentence of it supports them, or they
+    copy one out."""
+    matched: int = 0
+    """Recap sentences the model wrote no usable label for, cited by their words."""
+    copied: int = 0
+    """Of those dropped, the sentences of the chapter copied out, not recapped."""
+
+    def add(self, other: Written) -> None:
+        """``other``'s lines not yet here, and its counts."""
+        self.lines += [line for line in other.lines if line not in self.lines]
+        self.dropped, self.matched, self.copied = (self.dropped + other.dropped, self.matched + other.matched,
+                                                   self.copied + other.copied)
+
+    def record(self) -> dict:
+        return {"lines": self.lines, "dropped": self.dropped, "matched": self.matched, "copied": self.copied}
+
+    @classmethod
+    def read(cls, ref: str, title: str, record: dict) -> Written:
+        """A recap as :meth:`record` kept it (a record from before the counts were kept counts none)."""
+        return cls(ref, title, [(t, ids) for t, ids in record["lines"]], record["dropped"], record.get("matched", 0),
+                   record.get("copied", 0))
 
 
 def prompt(listing: str) -> list[dict[str, str]]:
-    return messages(f"Sentences of a chapter of a novel:\n{listing}\n\nRecap what happens in them in at most four "
-                    "sentences, in the order it happens. After each sentence, put in square brackets the labels of "
-                    "the sentences it comes from, for example [S12, S14].")
+    return messages(f"Sentences of a chapter of a novel, each after its label:\n{listing}\n\nSay what happens in "
+                    "them in at most four short sentences of your own words, in the order it happens; do not copy "
+                    "the sentences. End each of yours with the labels of the sentences it comes from, in square "
+                    "brackets, for example: The storm wrecks the harbour [S12, S14].")
 
 
 def condensing(listing: str) -> list[dict[str, str]]:
@@ -54,20 +95,52 @@ def condensing(listing: str) -> list[dict[str, str]]:
                     "rests on, copied from above.")
 
 
-def cited(reply: str, allowed: Container[int]) -> tuple[list[tuple[str, list[int]]], int]:
+def cited(book: Book, reply: str, allowed: Collection[int]) -> Written:
     """The reply's sentences with the labels they cite among ``allowed`` (the chapter's sentences, or those the
-    recaps cited); those that cite none are dropped and counted."""
-    lines, dropped = [], 0
-    for sentence in re.split(r"(?<=[.!?\]])\s+(?=[A-Z\"“])", reply.strip()):
+    recaps cited), a sentence without one cited by its words (:func:`matched`); those neither cites, and those that
+    copy out a sentence of the chapter (:func:`copied`), are dropped (and counted)."""
+    out = Written()
+    for sentence in SENTENCES.split(reply.strip()):
         ids = sorted({int(n) for n in SENTENCE_LABEL.findall(sentence) if int(n) in allowed})
         text = re.sub(r"\s*\[[^\]]*\]", "", sentence).strip()
         if not text:
             continue
+        if not ids:
+            ids = matched(book, text, allowed)
+            out.matched += bool(ids)
+        if ids and copied(book, text, allowed):
+            out.copied += 1
+            ids = []
         if ids:
-            lines.append((text, ids))
+            out.lines.append((text, ids))
         else:
-            dropped += 1
-    return lines, dropped
+            out.dropped += 1
+    return out
+
+
+def copied(book: Book, text: str, allowed: Collection[int]) -> bool:
+    """Whether ``text`` copies out a sentence of ``allowed`` (one of the :data:`MATCHED` sharing most of its
+    words), or a stretch of one (:data:`COPIED` of its words in the same order; :data:`COPY_WORDS` at least),
+    rather than recapping it."""
+    said = book.lexicon.words(text)
+
+    def share(sid: int) -> float:
+        blocks = SequenceMatcher(None, said, book.lexicon.words(book.sentence(sid).text), autojunk=False)
+        return sum(block.size for block in blocks.get_matching_blocks()) / len(said)
+
+    return len(said) >= COPY_WORDS and any(share(sid) >= COPIED
+                                           for _, sid in sharing(book, text, sorted(allowed))[:MATCHED])
+
+
+def matched(book: Book, text: str, allowed: Collection[int]) -> list[int]:
+    """The fewest of the :data:`MATCHED` sentences of ``allowed`` sharing most of ``text``'s words that together
+    support it (its names and numbers written there, most of its words too); [] when they do not."""
+    near = [sid for overlap, sid in sharing(book, text, sorted(allowed))[:MATCHED] if overlap]
+    for n in range(1, len(near) + 1):
+        pool = [book.sentence(sid).text for sid in near[:n]]
+        if not support(book, text, " ".join(pool), pool, None):
+            return sorted(near[:n])
+    return []
 
 
 class Recaps:
@@ -103,9 +176,7 @@ class Recaps:
             if span not in kept:
                 kept[span] = self.write(first, last) | {"span": span}
                 self.keep(kept[span])
-            record = kept[span]
-            out.append(Written(chapter.ref, chapter.title, [(t, ids) for t, ids in record["lines"]],
-                               record["dropped"]))
+            out.append(Written.read(chapter.ref, chapter.title, kept[span]))
             yield done, len(spans)
         return out
 
@@ -117,24 +188,23 @@ class Recaps:
         if record is None:
             record = self.condense(lines) | {"span": span}
             self.keep(record)
-        return Written("So far", "", [(t, ids) for t, ids in record["lines"]], record["dropped"])
+        return Written.read("So far", "", record)
 
     def condense(self, lines: list[tuple[str, list[int]]]) -> dict:
         """A call per window of recap lines, in rounds until one window holds them all (or a round shrinks
         nothing)."""
         allowed = {sid for _, ids in lines for sid in ids}
-        dropped = 0
+        tally = Written()
         while lines:
             listings = list(self.windows([f"{t} [{', '.join(f'S{sid}' for sid in ids)}]" for t, ids in lines]))
-            out = []
+            out = Written()
             for listing in listings:
-                found, lost = self.ask(condensing(listing), allowed)
-                out += [said for said in found if said not in out]
-                dropped += lost
-            if len(listings) == 1 or len(out) >= len(lines):
-                return {"lines": out, "dropped": dropped}
-            lines = out
-        return {"lines": [], "dropped": dropped}
+                out.add(self.ask(condensing(listing), allowed))
+            tally.add(replace(out, lines=[]))
+            if len(listings) == 1 or len(out.lines) >= len(lines):
+                return replace(tally, lines=out.lines).record()
+            lines = out.lines
+        return tally.record()
 
     def keep(self, record: dict) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -157,14 +227,12 @@ class Recaps:
 
     def write(self, first: int, last: int) -> dict:
         """One chapter's recap: a call per window of its sentences."""
-        lines, dropped = [], 0
+        out = Written()
         for listing in self.windows([labelled(self.book, sid) for sid in range(first, last + 1)]):
-            found, lost = self.ask(prompt(listing), range(first, last + 1))
-            lines += [said for said in found if said not in lines]
-            dropped += lost
-        return {"lines": lines, "dropped": dropped}
+            out.add(self.ask(prompt(listing), range(first, last + 1)))
+        return out.record()
 
-    def ask(self, chat: list[dict[str, str]], allowed: Container[int]) -> tuple[list, int]:
+    def ask(self, chat: list[dict[str, str]], allowed: Collection[int]) -> Written:
         if self.cancel.is_set():
             raise Cancelled("stopped; the chapters written so far are kept.")
 
@@ -178,4 +246,4 @@ class Recaps:
             raise
         except Exception as exc:  # a backend's own failure becomes one sentence, as in Engine.call
             raise ModelError(f"the model failed while writing a recap: {exc}") from exc
-        return cited(said, allowed)
+        return cited(self.book, said, allowed)

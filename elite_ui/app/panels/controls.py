@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import gradio as gr
 
-from ...settings import described, with_overrides
+from ...settings import described, flat, with_overrides
 from ..inputs import choice
 
 
@@ -35,7 +35,7 @@ class Controls:
         """Choosing a preset shows its values."""
         def shown(name):
             preset = self.presets.get(choice(name, self.presets))
-            return [getattr(preset, n) if preset else gr.skip() for n in self.fields]
+            return [flat(preset)[n] if preset else gr.skip() for n in self.fields]
 
         self.preset.change(shown, self.preset, list(self.fields.values()))
 
@@ -43,14 +43,14 @@ class Controls:
 def create_controls(cls: type, presets: dict, preset: str, label: str, info: str, ids: str = "") -> Controls:
     """The preset dropdown and one control per field described with ``panel=True``, set to ``preset``'s values;
     with ``ids``, each has the page id ``{ids}-preset`` or ``{ids}-{field}``."""
-    chosen = presets[preset]
+    chosen = flat(presets[preset])
     dropdown = gr.Dropdown(sorted(presets), value=preset, label=label, info=info,
                            elem_id=f"{ids}-preset" if ids else None)
     fields = {}
     for d in described(cls):
         if not d.panel:
             continue
-        shown = {"value": getattr(chosen, d.name), "label": d.name, "info": d.help,
+        shown = {"value": chosen[d.name], "label": d.name, "info": d.help,
                  "elem_id": f"{ids}-{d.name}" if ids else None}
         if d.kind is bool:
             fields[d.name] = gr.Checkbox(**shown)

@@ -102,9 +102,14 @@ def written(page, ctx, book, until: str, chapters: int | None, session: Session,
         return
     if not so_far.lines and not any(r.lines for r in recaps):
         extracts = recap(book, last_chapters=chapters)
+        left, copies = sum(r.dropped for r in recaps), sum(r.copied for r in recaps)
+        why = (f"of the {left} sentence{'s' * (left != 1)} {md(llm.name)} wrote, "
+               + (f"{copies} copied the chapter out instead of recapping it and the rest " if copies else "none ")
+               + "cite no sentence of the chapter that supports them" if left
+               else f"{md(llm.name)} wrote no sentence of a recap")
         yield {ui.html: recap_html(book, extracts, until),
-               chat.status: f"Nothing {md(llm.name)} wrote could be cited to the book (a sentence that cites none is "
-                            "left out), so these are the extracts; a larger model writes recaps that can."}
+               chat.status: f"No written recap: {why}. These are the extracts; a larger model writes recaps that "
+                            "can be cited."}
         return
     session.story = notebook.story_entry(book, f"The story so far, {until}", f"Written by {llm.name}: "
                                          + " ".join(t for t, _ in so_far.lines),

@@ -19,7 +19,7 @@ from .export import markdown_export
 from .figures import book_map
 from .markers import build_progress, index_card
 from .notebook import notebook_html, notebook_markdown
-from .reader import reader
+from .reader import chapters_read, reader, turned
 from .side import side_by_side
 
 CHUNKS = (chunks.trace_html, iterations.importance_figure)
@@ -39,6 +39,6 @@ def importance_figure(book: Book, events: list[Event]) -> go.Figure:
     return VIEWS[method_of(events)][1](book, events)
 
 
-__all__ = ["NO_BOOK", "book_card", "book_map", "build_progress", "chat", "esc", "highlight", "importance_figure",
-           "index_card", "inert_markdown", "linked", "markdown_export", "notebook_html", "notebook_markdown", "reader",
-           "reading_card", "side_by_side", "trace_html"]
+__all__ = ["NO_BOOK", "book_card", "book_map", "build_progress", "chapters_read", "chat", "esc", "highlight",
+           "importance_figure", "index_card", "inert_markdown", "linked", "markdown_export", "notebook_html",
+           "notebook_markdown", "reader", "reading_card", "side_by_side", "trace_html", "turned"]

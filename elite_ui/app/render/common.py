@@ -37,15 +37,27 @@ def esc(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
-MARKUP = re.compile(r"([\\`*_{}\[\]()#!|<>&$~:@])")
-"""The characters that make Markdown markup inline (and ``:``/``@``, which start autolinks), each escaped with a
-backslash as CommonMark allows: a title, a model's reply or an error message put into the status line or an
-export cannot become emphasis, an image, a link, HTML or math there, and still reads as itself."""
+MARKUP = re.compile(r"([\\`*_~|$<])"                          # emphasis, code, strikethrough, tables, math, HTML
+                    r"|(\[S\d+[A-Za-z0-9 .,;]*\](?![(\[:]))"  # a citation label: [S12] (it can link to nothing)
+                    r"|([\[\]])"                              # links, images and link definitions
+                    r"|(&(?=#?\w+;))"                          # entities
+                    r"|(?:(?<=http)|(?<=https)|(?<=ftp)|(?<=mailto)|(?<=xmpp))(:)"  # web addresses (GFM's autolinks)...
+                    r"|(?<=\bwww)(\.)|(?<=[\w.+-])(@)(?=[\w-])|(/)(?=/)"  # ...and e-mail addresses
+                    , re.IGNORECASE)
+"""What makes Markdown markup inside a line, each escaped with a backslash as CommonMark allows, and only where it
+would: a title, a model's reply or an error message put into the status line or an export cannot become
+emphasis, an image, a link, HTML or math there, and still reads as itself ("(", ":" or a citation label stay
+bare)."""
+LINE_START = re.compile(r"^[ \t]*(?:([#>+=-])|(\d+)([.)]))?", re.MULTILINE)
+"""What makes Markdown markup at the start of a line: headings, quotes, lists, rules, setext underlines (and the
+indent of a code block, dropped)."""
 
 
 def inert_markdown(text: str) -> str:
-    """``text`` as Markdown that renders as the same text (CommonMark's backslash escapes)."""
-    return MARKUP.sub(r"\\\1", text)
+    """``text`` as Markdown that renders as the same text (CommonMark's backslash escapes, only where needed)."""
+    text = MARKUP.sub(lambda m: m.group(2) or "\\" + m.group(0), text)
+    return LINE_START.sub(lambda m: "\\" + m.group(1) if m.group(1) else
+                          f"{m.group(2)}\\{m.group(3)}" if m.group(2) else "", text)
 
 
 ITERATION_COLOURS = ("#2563eb", "#d97706", "#059669", "#db2777", "#7c3aed", "#0891b2", "#65a30d", "#dc2626")
@@ -127,12 +139,12 @@ SHOWN = 400
 """Characters of a long sentence the trace shows before "show more" (a sentence is at most 4,000)."""
 
 
-def highlight(book: Book, text: str, words: list[str]) -> str:
+def highlight(book: Book, text: str, words: list[str], shown: int = SHOWN) -> str:
     """Escaped ``text`` with every word matching a target word (in any inflected form) wrapped in <mark> and its
-    ``_italics_`` in italics; past :data:`SHOWN` characters, the rest folds under "show more"."""
-    if len(text) <= SHOWN:
+    ``_italics_`` in italics; past ``shown`` characters, the rest folds under "show more"."""
+    if len(text) <= shown:
         return marked(book, text, words)
-    cut = text.rfind(" ", 0, SHOWN) + 1 or SHOWN
+    cut = text.rfind(" ", 0, shown) + 1 or shown
     return (f"{marked(book, text[:cut], words)}<details class='more'><summary>show more</summary>"
             f"{marked(book, text[cut:], words)}</details>")
 

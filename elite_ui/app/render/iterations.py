@@ -1,6 +1,7 @@
-"""ELITE's trace view: one collapsible block per iteration (terms as chips, the retrieved sentences with matched
-words highlighted, importance, the judge's verdict, the next terms, evidence kept, costs), and its importance
-chart. Counting runs show the count per chapter."""
+"""ELITE's trace view: one compact card per iteration, readable at a glance (terms as chips, the best retrieved
+sentences with matched words highlighted, importance as bars, the judge's verdict, the next terms, the evidence
+kept), every sentence found and the costs one click away; and its importance chart. Counting runs show the count
+per chapter."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import plotly.graph_objects as go
 from ...book import Book
 from ...methods.trace import EditMade, Event, Kind, Retrieval
 from .common import (
+    SHOWN,
     Stage,
     ceiling_note,
     cite_link,
@@ -25,6 +27,8 @@ from .common import (
 )
 from .figures import figure
 
+BEST = 5
+"""Retrieved sentences an iteration's card shows; the rest are one click away."""
 ORIGINS = {"question": "from the question", "breadth": "breadth-wise", "depth": "depth-wise",
            "fallback": "question words (fallback)", "names": "another name of a character",
            "reader": "added by the reader", "options": "from an option"}
@@ -64,13 +68,9 @@ def iteration_block(book: Book, iteration: int, stage: Stage, edit: EditMade | N
     # beside the terms they are about (not in red after the judge, above the next, usable terms)
     parts += [f"<div class='warning'>{esc(warning.message[:1].upper() + warning.message[1:])}</div>"
               for warning in stage.warning]
-    parts += [hits_table(book, collection.hits, stage.chunks) for collection in stage.collection]
+    parts += [hits_table(book, collection.hits[:BEST], stage.chunks, shown=160) for collection in stage.collection]
     if stage.importance:
-        parts.append(f"<div class='importance'><b title='{esc(IMPORTANCE)}'>Importance</b> <span class='plain'>"
-                     "(how much the answer changed when the passage was blurred: 0 not at all, 1 wholly)</span> "
-                     + " ".join(f"<span class='imp' title='{esc(samples_note(c))}'>{cite_link(book, c.first)}–"
-                                f"{cite_link(book, c.last)}: {c.importance:.2f}</span>" for c in stage.importance)
-                     + "</div>")
+        parts.append(importance_bars(book, iteration, stage.importance))
     if verdict is not None:
         note = "" if verdict.parsed else " (the reply said neither yes nor no; default taken)"
         parts.append(f"<div class='verdict {'yes' if verdict.sufficient else 'no'}'><b>Judge</b> "
@@ -79,14 +79,37 @@ def iteration_block(book: Book, iteration: int, stage: Stage, edit: EditMade | N
     parts += ["<div class='exploration'><b>Next</b> breadth-wise: "
               f"{chips(exploration.breadth, tried) or '—'}; depth-wise: {chips(exploration.depth, tried) or '—'}</div>"
               for exploration in stage.exploration]
-    parts += [fused_line(book, retrieval) for retrieval in stage.retrieval]
     for trim in stage.trim:
         kept = " ".join(cite_link(book, sid) for sid in trim.kept)
         how = ("chosen by the model" if trim.by_model else "all kept: trimming is off" if not trim.enabled
                else "all kept: the model's pick was unreadable")
         parts.append(f"<div class='trim'><b>Evidence kept</b> ({how}): {kept}</div>")
-    parts += [stage_costs(stage.llm_call), "</details>"]
+    found = sum(len(collection.hits) for collection in stage.collection)
+    more = [hits_table(book, collection.hits, stage.chunks) for collection in stage.collection
+            if len(collection.hits) > BEST] + [fused_line(book, retrieval) for retrieval in stage.retrieval]
+    parts += [f"<details class='all'><summary>{all_said(found, stage)}</summary>{''.join(more)}"
+              f"{stage_costs(stage.llm_call)}</details>", "</details>"]
     return "".join(parts)
+
+
+def all_said(found: int, stage: Stage) -> str:
+    """What the card's fold holds: every sentence found (when the card shows only the best), the passages ranked
+    by BM25, the model's calls."""
+    said = [f"all {found} sentences found" if found > BEST else "",
+            "the passages ranked by BM25" if stage.retrieval else "",
+            f"{len(stage.llm_call)} model call{'s' * (len(stage.llm_call) != 1)}" if stage.llm_call else "costs"]
+    text = ", ".join(s for s in said if s)
+    return text[:1].upper() + text[1:]
+
+
+def importance_bars(book: Book, iteration: int, chunks) -> str:
+    """Each scored passage's importance as a bar (0: the answer did not change when it was blurred, 1: wholly)."""
+    bars = "".join(
+        f"<div class='imp-row' title='{esc(samples_note(c))}'><span class='imp-where'>{cite_link(book, c.first)}–"
+        f"{cite_link(book, c.last)}</span><span class='imp-bar'><span style='width:{max(c.importance, 0) * 100:.0f}%;"
+        f"background:{colour(iteration)}'></span></span> {c.importance:.2f}</div>" for c in chunks)
+    return (f"<div class='importance'><b title='{esc(IMPORTANCE)}'>Importance</b> <span class='plain'>(how much the "
+            f"answer changed when the passage was blurred: 0 not at all, 1 wholly)</span>{bars}</div>")
 
 
 def in_words(stage: Stage, verdict) -> str:
@@ -200,7 +223,9 @@ HIT_COLUMNS = [
 """The columns of a table of retrieved sentences: their names, and what each means (shown on hover)."""
 
 
-def hits_table(book: Book, hits, chunk_groups) -> str:
+def hits_table(book: Book, hits, chunk_groups, shown: int = SHOWN) -> str:
+    """The retrieved sentences, each with where it is, its terms and weight, highlighted (its first ``shown``
+    characters), and its passage."""
     chunk_of = {}
     for group in chunk_groups:
         for chunk in group.chunks:
@@ -209,7 +234,7 @@ def hits_table(book: Book, hits, chunk_groups) -> str:
     rows = "".join(
         f"<tr class='hit'><td>{h.rank}</td><td>{cite_link(book, h.sentence_id)} <a href='#pin' class='pin' "
         f"data-sid='{h.sentence_id}' title='pin as evidence for an edited search'>pin</a></td><td>{h.score}</td>"
-        f"<td>{h.weight:.2f}</td><td class='sentence'>{highlight(book, h.text, h.matched)}"
+        f"<td>{h.weight:.2f}</td><td class='sentence'>{highlight(book, h.text, h.matched, shown)}"
         f"{supports(h.supports)}</td><td>{esc(chunk_of.get(h.sentence_id, ''))}</td></tr>"
         for h in hits)
     if not rows:

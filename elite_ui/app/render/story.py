@@ -43,6 +43,10 @@ def written_html(book: Book, recaps: list[Written], until: str, model: str, so_f
     bare = sum(not r.lines for r in recaps)
     left = (f" Nothing the model wrote of {bare} chapter{'s' * (bare != 1)} could be cited; "
             f"{'they are' if bare != 1 else 'it is'} left out." if bare else "")
+    by_words = sum(r.matched for r in recaps) + (so_far.matched if so_far is not None else 0)
+    plural = by_words != 1
+    left += (f" {by_words} sentence{'s' * plural} the model wrote without a usable label {'are' if plural else 'is'}"
+             f" cited to the sentences that hold {'their' if plural else 'its'} words." if by_words else "")
     return (f"<div class='story'><p class='note'>The story so far, {esc(until)}, written by {esc(model)}: every "
             f"sentence cites the sentences it rests on (a sentence citing none was left out); the chapters follow "
             f"the paragraph that condenses them.{left}</p>{head}{body}</div>")

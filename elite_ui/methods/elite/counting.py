@@ -16,6 +16,8 @@ from ..trace import Answer, Citation, Count, Event, Kind, Notice, Occurrence
 COUNTING_QUESTION = re.compile(r"\bhow\s+(?:many\s+times|often)\b|\bnumber\s+of\s+times\b|\bcount\s+(?:of|the)\b|"
                                r"\bcombien\s+de\s+fois\b|\bwie\s+oft\b|\bcu[aá]ntas\s+veces\b|多少次|几次", re.I)
 QUOTED = re.compile(r"[\"“'‘]([^\"”'’]{2,60})[\"”'’]")
+NAMED = re.compile(r"(?<=\s)(?:(?:Mr|Mrs|Miss|Dr|St)\.?\s+)?[A-Z][\w’']+(?:\s+[A-Z][\w’']+)+")
+"""A name of several capitalised words inside a question ("Toad Hall", "Mr. Darcy"), not its first word."""
 MAX_FORMS = 64
 GENERIC = {"times", "time", "novel", "book", "story", "chapter", "text", "word", "words", "phrase", "mentioned",
            "mention", "mentions", "appear", "appears", "appeared", "occur", "occurs", "name", "named", "used"}
@@ -122,14 +124,19 @@ def answer_by_counting(engine, book: Book, question: str, options: dict[str, str
 
 def counting_phrase(question: str, proposed: list[str], book: Book) -> tuple[str, str]:
     """What to count: a phrase quoted in the question; else the model's phrase if all its words come from the
-    question; else the question's last content word found in the book."""
+    question; else the question's last content word found in the book. A word of a name of several words the
+    question writes ("hall" of "Toad Hall") counts the whole name, when the book writes it."""
     if QUOTED.search(question):
         return fallback_phrase(question, book), "question"
     said = book.lexicon.words
     asked = {f for w in said(question) for f in book.forms(w)}
     if proposed and len(said(proposed[0])) <= 4 and set(said(proposed[0])) <= asked:
-        return proposed[0], "model"
-    return fallback_phrase(question, book), "question"
+        phrase, source = proposed[0], "model"
+    else:
+        phrase, source = fallback_phrase(question, book), "question"
+    whole = next((name for name in NAMED.findall(question) if set(said(phrase)) <= set(said(name))
+                  and book.lexicon.matcher([" ".join(said(name))]).search(book.text)), None)
+    return (whole, source) if whole else (phrase, source)
 
 
 def closest_number_option(total: int, options: dict[str, str]) -> str | None:

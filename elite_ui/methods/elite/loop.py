@@ -86,8 +86,8 @@ class Elite(Engine):
                 about: list[int] | None = None):
         """Iterations of collect, weigh, judge and explore until the evidence suffices or ``iter_max`` (one
         iteration without the judge); then organise and answer."""
-        s, book = self.settings, search.book
-        rng = np.random.default_rng(s.seed)
+        s, book = self.settings.exploration, search.book
+        rng = np.random.default_rng(self.settings.seed)
         if edit:
             yield from resume(self, search, edit)
         else:
@@ -100,7 +100,7 @@ class Elite(Engine):
             found = yield from self.collected(search, (edit.pinned if edit else about) if search.iteration == start
                                               else [])
             found += yield from self.fed_back(search)
-            if generate and (s.judge or s.importance_samples):  # model calls come before the answer: quote now
+            if generate and (s.judge or self.settings.importance.importance_samples):  # calls before the answer
                 yield from self.quoted(search)
             yield from self.weigh(search, found, rng)
             if not s.judge:
@@ -132,12 +132,12 @@ class Elite(Engine):
     def collected(self, search: Search, pins: list[int]):
         """An iteration's terms, the sentences they retrieve and the new passages those widen into (the reader's
         pinned passages first); returns the new passages."""
-        s, book, iteration = self.settings, search.book, search.iteration
+        s, book, iteration = self.settings.retrieval, search.book, search.iteration
         search.tried += search.terms
         yield Event(Kind.TERMS, iteration, Terms(search.terms, list(search.tried)))
         texts, weights = self.weighted(search.tried)
-        hits = collect(book, texts, s.recall_index, required=[t.text for t in search.terms if t.in_book],
-                       exclude=search.retrieved, ranking=s.ranking, reach=s.reach, decay=s.decay, weights=weights)
+        hits = collect(book, texts, s, required=[t.text for t in search.terms if t.in_book], exclude=search.retrieved,
+                       weights=weights)
         mark_support(book, hits, search.question, search.options)
         search.retrieved.update(h.sentence_id for h in hits)
         search.hits = hits
@@ -153,11 +153,11 @@ class Elite(Engine):
     def fed_back(self, search: Search):
         """Pseudo-relevance feedback (``feedback_terms``): words of the iteration's best sentences, weighed by RM3 or
         Bo1 (:func:`.retrieval.feedback_words`), searched in a second pass; returns its new passages."""
-        s, book = self.settings, search.book
+        s, book = self.settings.feedback, search.book
         if not s.feedback_terms or not search.hits:
             return []
         known = {f for t in search.tried for w in t.words for f in book.forms(w)}
-        words = feedback_words(book, search.hits, s.feedback_docs, s.feedback_terms, known, s.feedback_model)
+        words = feedback_words(book, search.hits, s, known)
         search.terms = self.new_terms(book, words, "feedback", search.seen(), by="lexical")
         if not search.terms:
             return []
@@ -166,7 +166,7 @@ class Elite(Engine):
     def explored(self, search: Search, found: list[Chunk], proposed: list[str]):
         """The next iteration's terms: breadth- and depth-wise (or those the judge proposed)."""
         tried, book = search.seen(), search.book
-        if self.settings.next_terms == "judge":
+        if self.settings.exploration.next_terms == "judge":
             breadth, depth = self.new_terms(book, proposed, "breadth", tried, by="judge"), []
         else:
             breadth = yield from self.breadth(search, tried)
@@ -179,20 +179,20 @@ class Elite(Engine):
         """The judge's verdict on the evidence so far (the passages the answer would read, in the same words, so
         that the answer's call reuses this one's KV cache), kept in ``search``; returns the next terms its reply
         proposes, if asked to."""
-        s, book, proposed = self.settings, search.book, []
+        s, book, proposed = self.settings.exploration, search.book, []
         if not search.chunks:
             search.verdict = Verdict(False, "nothing was found for these terms", True)
         else:
             ordered, rank = self.ordered(book, search.chunks, search.tried, search.question)
             listing = self.listing(book, sorted(self.budgeted_sentences(book, ordered, rank)), ordered)
-            asked = s.max_terms if s.next_terms == "judge" else 0
+            asked = self.settings.terms.max_terms if s.next_terms == "judge" else 0
             reply = yield from self.call("judge", prompts.judge(search.question, search.options, listing, asked),
                                          search.iteration, max_tokens=48 + 10 * asked)
             sufficient, reason = parse_verdict(reply)
             reason = whole_sentences(reason) if reason else reason  # a reply cut by its length ends where it was cut
             search.verdict = Verdict(s.judge_default if sufficient is None else sufficient, self.unread(reason),
                                      sufficient is not None)
-            proposed = parse_terms(reply.strip().partition("\n")[2], s.max_terms,
+            proposed = parse_terms(reply.strip().partition("\n")[2], asked,
                                    prompts.instructions(prompts.JUDGE_TERMS, search.question)) if asked else []
         yield Event(Kind.JUDGE, search.iteration, search.verdict)
         return proposed
@@ -200,7 +200,7 @@ class Elite(Engine):
     def first_terms(self, search: Search):
         """The model's search terms for the question, with the question's own words (or only them, announced,
         when the model gave nothing usable, or when it is not asked) and the options' words."""
-        s, book, question, options = self.settings, search.book, search.question, search.options
+        s, book, question, options = self.settings.terms, search.book, search.question, search.options
         terms: list[Term] = []
         if s.model_terms:
             reply = yield from self.call("terms", prompts.terms(question, options, s.max_terms), 1)
@@ -241,12 +241,12 @@ class Elite(Engine):
         """The texts of ``terms`` the book has words of, each with its weight in the ``bm25`` rankings: the model's
         own terms weigh ``model_weight``, every other term (the question's words, names, options) 1."""
         kept = [t for t in terms if t.in_book]
-        return [t.text for t in kept], [self.settings.model_weight if t.by == "model" else 1.0 for t in kept]
+        return [t.text for t in kept], [self.settings.terms.model_weight if t.by == "model" else 1.0 for t in kept]
 
     def name_variants(self, book: Book, terms: list[Term], tried: set[str]) -> list[Term]:
         """The other names of each character a term names (Lizzy, Eliza for Elizabeth), from the name index; only
         names found in ``book`` (so none from beyond a spoiler ceiling shows in the trace)."""
-        if not (self.names and self.settings.name_variants):
+        if not (self.names and self.settings.terms.name_variants):
             return []
         out = []
         for term in terms:
@@ -258,13 +258,14 @@ class Elite(Engine):
 
     def weigh(self, search: Search, found: list[Chunk], rng: np.random.Generator):
         """Importance of each new chunk (all, or the ``importance_chunks`` best by overlap)."""
-        s, question, options, iteration = self.settings, search.question, search.options, search.iteration
+        s, question, options, iteration = self.settings.importance, search.question, search.options, search.iteration
         if s.importance_samples <= 0:
             return
         chosen = sorted(found, key=lambda c: -self.merit(c))
         if s.importance_chunks:
             chosen = chosen[: s.importance_chunks]
-        total, done, room = len(chosen) * (1 + s.importance_samples), 0, self.room(s.evidence_tokens)
+        room = self.room(self.settings.answering.evidence_tokens)
+        total, done = len(chosen) * (1 + s.importance_samples), 0
         for chunk in chosen:
             started = time.perf_counter()
             passage = self.fit(chunk.text, room)
@@ -276,7 +277,7 @@ class Elite(Engine):
                                                       iteration)) if options else None
             answers, kls = [], []
             for n, level in enumerate(noise_levels(s.importance_samples, rng)):
-                noisy = perturb(passage, level, seed=s.seed * 1000 + n)
+                noisy = perturb(passage, level, seed=self.settings.seed * 1000 + n)
                 noisy_messages = prompts.passage_answer(question, options, noisy)
                 yield Event(Kind.CALLS, iteration, Calls("importance", done, total))
                 done += 1
@@ -298,19 +299,20 @@ class Elite(Engine):
     def breadth(self, search: Search, tried: set[str]):
         """Related terms the model proposes from the iteration's best hits."""
         found = "\n".join(f"- {h.text[:160]}" for h in search.hits[:3]) or "- nothing"
+        most = self.settings.terms.max_terms
         reply = yield from self.call("breadth", prompts.breadth(search.question, [t.text for t in search.tried], found,
-                                                                self.settings.max_terms), search.iteration)
+                                                                most), search.iteration)
         ignore = prompts.instructions(prompts.BREADTH, search.question)
-        return self.new_terms(search.book, parse_terms(reply, self.settings.max_terms, ignore), "breadth", set(tried))
+        return self.new_terms(search.book, parse_terms(reply, most, ignore), "breadth", set(tried))
 
     def depth(self, search: Search, found: list[Chunk], known: list[Term], tried: set[str]):
         """Terms taken from the iteration's best chunks: the model's picks that occur in them, else their rarest
         words that recur elsewhere in the book."""
-        s, book, question, iteration = self.settings, search.book, search.question, search.iteration
+        s, book, question, iteration = self.settings.exploration, search.book, search.question, search.iteration
         top = self.ranked(found)[: s.deep_search_index]
         if not top:
             return []
-        text = self.fit("\n\n".join(c.text for c in top), self.room(s.evidence_tokens))
+        text = self.fit("\n\n".join(c.text for c in top), self.room(self.settings.answering.evidence_tokens))
         reply = yield from self.call("depth", prompts.depth(question, text, s.deep_search_num), iteration)
         present = set(book.lexicon.words(text))
         picked = [t for t in parse_terms(reply, s.deep_search_num, prompts.instructions(prompts.DEPTH, question))
@@ -326,7 +328,7 @@ class Elite(Engine):
         """The sentences of ``chunks``, best chunk first, while they fit the evidence token budget (:meth:`room`;
         a sentence that does not fit is skipped; its label and text count). A passage's sentences come in
         :meth:`focused` order, so that a long passage that does not fit keeps its best sentences, not its first."""
-        budget = self.room(self.settings.evidence_tokens)
+        budget = self.room(self.settings.answering.evidence_tokens)
         kept = []
         for sid in dict.fromkeys(sid for c in chunks for sid in self.focused(c, rank)):
             cost = self.cost(book, sid)
@@ -342,7 +344,7 @@ class Elite(Engine):
         span = range(chunk.first, chunk.last + 1)
         if rank is None or chunk.fixed or len(chunk.hits) < 2:
             return list(span)
-        n = self.settings.neighbor_num
+        n = self.settings.retrieval.neighbor_num
         best = sorted(chunk.hits, key=lambda sid: (-rank[sid], sid))
         around = [sid for hit in best for sid in range(max(chunk.first, hit - n), min(chunk.last, hit + n) + 1)]
         return list(dict.fromkeys([*around, *span]))
@@ -354,7 +356,7 @@ class Elite(Engine):
         marks = {c.first: f"(importance {c.importance:.2f}) " for c in chunks
                  if c.importance is not None and not math.isnan(c.importance)}
         place: dict[int, int] = {}
-        if self.settings.evidence_order == "rank":
+        if self.settings.answering.evidence_order == "rank":
             for n, chunk in enumerate(chunks):
                 for sid in range(chunk.first, chunk.last + 1):
                     place.setdefault(sid, n)
@@ -370,7 +372,7 @@ class Elite(Engine):
         (pinned chunks stay first). A fixed chunk leads each pair: that view ranks the evidence higher
         (docs/benchmark.md). Also returns each sentence's rank (its score smoothed over ``reach``), which orders a
         passage's own sentences (:meth:`focused`)."""
-        s = self.settings
+        s, fusion = self.settings.retrieval, self.settings.fusion
         found = targets(book, *self.weighted(all_terms))
         scores = RANKINGS[s.ranking](book, found) if found else np.zeros(len(book))
         if s.proximity:
@@ -378,15 +380,15 @@ class Elite(Engine):
             scores = scores + s.proximity * proximity_scores(book, found, sorted(placed))
         rank = smoothed(scores, s.reach, s.decay)
         started = time.perf_counter()
-        tiled = self.tiled(book, found) if s.fuse_chunks and found else []
+        tiled = self.tiled(book, found) if fusion.fuse_chunks and found else []
         seconds = round(time.perf_counter() - started, 4)
-        if s.passage_weight and tiled:
-            rank = scaled(rank) + s.passage_weight * scaled(passage_scores(book, tiled))
+        if fusion.passage_weight and tiled:
+            rank = scaled(rank) + fusion.passage_weight * scaled(passage_scores(book, tiled))
         ranked = self.ranked(chunks.values(), rank)
         if s.rerank:
             ranked = [c for c in ranked if c.pinned] + reranked([c for c in ranked if not c.pinned], question,
                                                                  self.embed)
-        if not s.fuse_chunks:
+        if not fusion.fuse_chunks:
             return ranked, rank
         pinned = [c for c in ranked if c.pinned]
         windows = [c for c in ranked if not c.pinned]
@@ -399,7 +401,7 @@ class Elite(Engine):
         """The ``fuse_tilings`` tilings of the book into chunks of about ``fuse_chunks`` words, each chunk scored by
         BM25 over the target words ``found`` (:func:`span_bm25`, each tiling's spans as its own collection)."""
         return [(spans, span_bm25(book, found, np.asarray([first for first, _ in spans])))
-                for spans in tilings(book, self.settings.fuse_chunks, self.settings.fuse_tilings)]
+                for spans in tilings(book, self.settings.fusion.fuse_chunks, self.settings.fusion.fuse_tilings)]
 
     def fixed_chunks(self, book: Book, tiled: list[tuple[list[tuple[int, int]], np.ndarray]], seconds: float,
                      most: int = 50) -> list[Chunk]:
@@ -413,7 +415,7 @@ class Elite(Engine):
                 best.append((score, span))
             if len(best) == most:
                 break
-        if self.settings.best_neighbours and best:
+        if self.settings.fusion.best_neighbours and best:
             beside = [item for item in best[1:] if touches(item[1], best[0][1])]
             best = [best[0], *beside, *(item for item in best[1:] if item not in beside)]
         return [Chunk(first=a, last=b, hits=[], score=0, text=book.span_text(a, b), iteration=0,
@@ -421,14 +423,13 @@ class Elite(Engine):
 
     def merit(self, chunk: Chunk) -> float:
         """What a chunk ranks by, importance aside: its best hit's weight, or (the paper's) its overlap."""
-        return chunk.weight if self.settings.weighted else chunk.score
+        return chunk.weight if self.settings.retrieval.weighted else chunk.score
 
     def ranked(self, chunks, rank: np.ndarray | None = None) -> list[Chunk]:
         """Pinned chunks first, then the most important (unscored chunks after scored ones), then the best: by
         overlap (the paper), or by the ``rank`` of their best sentence (the ``bm25`` scores of all terms tried,
         smoothed); then book order."""
-        s = self.settings
-        if s.weighted and rank is not None:
+        if self.settings.retrieval.weighted and rank is not None:
             for chunk in chunks:
                 chunk.weight = round(float(rank[chunk.first : chunk.last + 1].max()), 4)
 
@@ -444,9 +445,9 @@ class Elite(Engine):
         candidates = sorted(self.budgeted_sentences(book, chunks, rank))
         listing = self.listing(book, candidates, chunks)
         kept, picked = candidates, []
-        if candidates and self.settings.trim and generate:  # what the book says, before the trim's call
+        if candidates and self.settings.answering.trim and generate:  # what the book says, before the trim's call
             yield Event(Kind.QUOTES, iteration, Quoted(self.quotes(book, question, options, candidates)))
-        if candidates and self.settings.trim:
+        if candidates and self.settings.answering.trim:
             reply = yield from self.call("trim", prompts.trim(question, options, listing), iteration, max_tokens=64)
             picked = [sid for sid in parse_sentence_ids(reply) if sid in set(candidates)]
             pinned = {sid for c in chunks if c.pinned for sid in range(c.first, c.last + 1)} & set(candidates)
@@ -458,7 +459,7 @@ class Elite(Engine):
             yield Event(Kind.RETRIEVAL, iteration, Retrieval(fused, "bm25", seconds))
         if candidates:
             yield Event(Kind.TRIM, iteration, Trim(sorted(kept), sorted(set(candidates) - set(kept)), bool(picked),
-                                                   self.settings.trim))
+                                                   self.settings.answering.trim))
         quotes = self.quotes(book, question, options, kept)
         if not generate:
             return Answer("", evidence=kept, quotes=quotes)
@@ -475,7 +476,7 @@ class Elite(Engine):
     def vote(self, book: Book, messages, options: dict[str, str], kept: list[int], iteration: int):
         s = self.settings
         votes: Counter[str] = Counter()
-        for n in range(max(1, s.voter_num)):
+        for n in range(max(1, s.answering.voter_num)):
             reply = yield from self.call("vote", messages, iteration, max_tokens=12,
                                          temperature=0.0 if n == 0 else 0.8, seed=s.seed + n)
             choice = parse_choice(reply, options)

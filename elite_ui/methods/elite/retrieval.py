@@ -14,33 +14,32 @@ import numpy as np
 from ...book import Book
 from ..lexical import RANKINGS, smoothed, targets
 from ..trace import Chunk, Hit
+from .settings import FeedbackSettings, RetrievalSettings
 
 
 def collect(
     book: Book,
     terms: list[str],
-    k: int,
+    how: RetrievalSettings,
     *,
     required: list[str] | None = None,
     exclude: set[int] | frozenset[int] = frozenset(),
-    ranking: str = "overlap",
-    reach: int = 0,
-    decay: float = 0.5,
     weights: list[float] | None = None,
 ) -> list[Hit]:
-    """Top ``k`` sentences holding words of ``terms``, by ``ranking`` (smoothed over ``reach`` neighbours).
+    """Top ``recall_index`` sentences holding words of ``terms``, by the ``ranking`` of ``how`` (smoothed over its
+    ``reach`` neighbours).
 
     ``required``: terms of which each returned sentence must hold at least one word (an iteration's new terms);
     ``exclude``: sentence IDs already retrieved; ``weights``: one a term, what its words count for in ``bm25``.
     """
-    found = targets(book, terms, weights)
+    found, k = targets(book, terms, weights), how.recall_index
     if not found or k <= 0:
         return []
     overlap = np.zeros(len(book), dtype=np.int32)
     for target in found:
         overlap[target.sentences] += 1
-    raw = RANKINGS[ranking](book, found)
-    rank = smoothed(raw, reach, decay)
+    raw = RANKINGS[how.ranking](book, found)
+    rank = smoothed(raw, how.reach, how.decay)
     eligible = overlap > 0
     if required is not None:
         required_words = {w for term in required for w in book.lexicon.content_words(term)}
@@ -129,12 +128,13 @@ FEEDBACK_MODELS = {"rm3": rm3_weights, "bo1": bo1_weights}
 """Pseudo-relevance feedback's term-weighting models, by name (the ``feedback_model`` setting)."""
 
 
-def feedback_words(book: Book, hits: list[Hit], docs: int, count: int, known: set[str], model: str = "rm3",
+def feedback_words(book: Book, hits: list[Hit], how: FeedbackSettings, known: set[str],
                    common: float = 0.02) -> list[str]:
-    """The ``count`` heaviest words of the first ``docs`` hits under the feedback ``model`` (RM3 or Bo1), leaving
-    out the query's words (``known``) and the common ones (:func:`feedback_documents`)."""
-    weights = FEEDBACK_MODELS[model](book, feedback_documents(book, hits, docs, known, common))
-    return sorted(weights, key=lambda w: (-weights[w], w))[:count]
+    """The ``feedback_terms`` heaviest words of the first ``feedback_docs`` hits under the ``feedback_model`` (RM3
+    or Bo1), leaving out the query's words (``known``) and the common ones (:func:`feedback_documents`)."""
+    weights = FEEDBACK_MODELS[how.feedback_model](book, feedback_documents(book, hits, how.feedback_docs, known,
+                                                                            common))
+    return sorted(weights, key=lambda w: (-weights[w], w))[: how.feedback_terms]
 
 
 def widen(book: Book, hits: list[Hit], neighbor_num: int, iteration: int = 0) -> list[Chunk]:

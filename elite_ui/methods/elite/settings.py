@@ -1,28 +1,18 @@
-"""ELITE's settings, each described once (its help and range), and the presets. The first six carry the paper's
-names and defaults."""
+"""ELITE's settings, each described once (its help and range), in typed groups, one per stage of the loop, and the
+presets."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from ...settings import check_choices, setting
+from ...settings import Checked, made, setting, with_overrides
 from ..base import AnswerSettings
 
 
 @dataclass(frozen=True)
-class Settings(AnswerSettings):
-    """The loop's settings, then its answer step's. The first six carry the paper's names and defaults."""
+class TermsSettings(Checked):
+    """Where the search terms come from: the model, the question, the options, the book's names."""
 
-    recall_index: int = setting(25, "sentences kept per collection step (the top K by the ranking)", low=1, high=100,
-                                panel=True)
-    neighbor_num: int = setting(2, "sentences added on each side of a hit to make its chunk", low=0, high=10,
-                                panel=True)
-    deep_search_index: int = setting(5, "how many of an iteration's chunks depth-wise exploration reads", low=1,
-                                     high=20, panel=True)
-    deep_search_num: int = setting(10, "depth-wise terms per iteration, at most", low=1, high=30, panel=True)
-    voter_num: int = setting(10, "votes cast for a multiple-choice answer; the majority wins", low=1, high=20,
-                             panel=True)
-    iter_max: int = setting(5, "iterations of collect-judge-explore at most", low=1, high=10, panel=True)
     max_terms: int = setting(10, "terms asked for at the start and per breadth-wise expansion", low=1, high=30)
     model_terms: bool = setting(True, "ask the model for search terms (no: search the question's and options' own "
                                       "words only)", panel=True)
@@ -33,40 +23,41 @@ class Settings(AnswerSettings):
                                        "for less)", low=0.0, high=1.0, panel=True)
     option_words: bool = setting(False, "also search for the words of the multiple-choice options, and show which "
                                         "option each retrieved sentence supports", panel=True)
+    name_variants: bool = setting(True, "when a term names a character, also search its other names (the book's "
+                                        "name index)", panel=True)
+
+
+@dataclass(frozen=True)
+class RetrievalSettings(Checked):
+    """How sentences are ranked against the terms and widened into chunks (collection)."""
+
+    recall_index: int = setting(25, "sentences kept per collection step (the top K by the ranking)", low=1, high=100,
+                                panel=True)
+    neighbor_num: int = setting(2, "sentences added on each side of a hit to make its chunk", low=0, high=10,
+                                panel=True)
     ranking: str = setting("overlap", "how sentences are ranked: overlap (distinct matched words, the paper's "
                                       "Eq. 1) or bm25 (rare words count more, long sentences less)",
                            choices=("overlap", "bm25"), panel=True)
     reach: int = setting(0, "neighbours on each side whose scores add to a sentence's rank, so clustered matches "
                             "win (0: none)", low=0, high=10, panel=True)
     decay: float = setting(0.5, "the weight of a neighbour's score, per sentence of distance", low=0.0, high=1.0)
-    judge: bool = setting(True, "ask the model whether the evidence suffices, and search again while it does not "
-                                "(no: one iteration)", panel=True)
-    next_terms: str = setting("explore", "where the next iteration's terms come from: explore (breadth- and "
-                                         "depth-wise calls) or judge (the judge's reply, no extra call)",
-                              choices=("explore", "judge"), panel=True)
     proximity: float = setting(0.0, "weight of term proximity in placing the passages: pairs of target words at most "
                                     "5 words apart in a sentence add to its bm25 score (0: off; with ranking bm25)",
                                low=0.0, high=5.0, panel=True)
     rerank: bool = setting(False, "place the passages found in an order fused (reciprocal rank fusion) from their "
                                   "ranking and their MiniLM similarity to the question (the embedding retrieves "
                                   "nothing)", panel=True)
-    feedback_terms: int = setting(0, "pseudo-relevance feedback: words taken from the first pass's best "
-                                     "sentences and searched in a second pass, no model call (0: off)", low=0,
-                                  high=20, panel=True)
-    feedback_docs: int = setting(10, "the first pass's sentences the feedback words are taken from", low=1,
-                                 high=100)
-    feedback_model: str = setting("rm3", "how feedback words are weighed: rm3 (relevance model) or bo1 (divergence "
-                                         "from randomness)", choices=("rm3", "bo1"))
-    importance_samples: int = setting(3, "noise levels λ sampled per chunk for its importance (0 turns importance "
-                                         "off)", low=0, high=10, panel=True)
-    importance_chunks: int = setting(0, "score only this many new chunks per iteration, best overlap first (0: "
-                                        "all)", low=0, high=50, panel=True)
-    judge_default: bool = setting(False, "verdict taken when the judge's reply says neither yes nor no (no: keep "
-                                         "searching)")
-    name_variants: bool = setting(True, "when a term names a character, also search its other names (the book's "
-                                        "name index)", panel=True)
-    trim: bool = setting(True, "let the model drop evidence it finds irrelevant before answering (the paper's "
-                               "organising step)", panel=True)
+
+    @property
+    def weighted(self) -> bool:
+        """Whether chunks rank by their hits' weights (the ``bm25`` ranking), not by the paper's overlap counts."""
+        return self.ranking == "bm25"
+
+
+@dataclass(frozen=True)
+class FusionSettings(Checked):
+    """Fixed chunks of the book placed in turn with the sentence windows."""
+
     fuse_chunks: int = setting(0, "words of fixed chunks ranked by BM25 over every term tried, placed in turn with "
                                   "the sentence windows, a fixed chunk first (0: windows only)", low=0, high=1000,
                                panel=True)
@@ -80,32 +71,91 @@ class Settings(AnswerSettings):
     best_neighbours: bool = setting(False, "place the fixed chunks that overlap or meet the best one right after it "
                                            "(with fuse_chunks): the answer often lies beside the best match",
                                     panel=True)
-    evidence_order: str = setting("book", "the order the model reads the evidence in: book (book order) or rank (the "
-                                          "best passage first, each passage in book order)",
-                                  choices=("book", "rank"), panel=True)
+
+
+@dataclass(frozen=True)
+class FeedbackSettings(Checked):
+    """Pseudo-relevance feedback: a second pass on the first pass's words, no model call."""
+
+    feedback_terms: int = setting(0, "pseudo-relevance feedback: words taken from the first pass's best "
+                                     "sentences and searched in a second pass, no model call (0: off)", low=0,
+                                  high=20, panel=True)
+    feedback_docs: int = setting(10, "the first pass's sentences the feedback words are taken from", low=1,
+                                 high=100)
+    feedback_model: str = setting("rm3", "how feedback words are weighed: rm3 (relevance model) or bo1 (divergence "
+                                         "from randomness)", choices=("rm3", "bo1"))
+
+
+@dataclass(frozen=True)
+class ImportanceSettings(Checked):
+    """Each chunk's importance: how much the answer moves when the chunk is perturbed."""
+
+    importance_samples: int = setting(3, "noise levels λ sampled per chunk for its importance (0 turns importance "
+                                         "off)", low=0, high=10, panel=True)
+    importance_chunks: int = setting(0, "score only this many new chunks per iteration, best overlap first (0: "
+                                        "all)", low=0, high=50, panel=True)
+
+
+@dataclass(frozen=True)
+class ExplorationSettings(Checked):
+    """The judge, further iterations, breadth- and depth-wise expansion."""
+
+    iter_max: int = setting(5, "iterations of collect-judge-explore at most", low=1, high=10, panel=True)
+    judge: bool = setting(True, "ask the model whether the evidence suffices, and search again while it does not "
+                                "(no: one iteration)", panel=True)
+    judge_default: bool = setting(False, "verdict taken when the judge's reply says neither yes nor no (no: keep "
+                                         "searching)")
+    next_terms: str = setting("explore", "where the next iteration's terms come from: explore (breadth- and "
+                                         "depth-wise calls) or judge (the judge's reply, no extra call)",
+                              choices=("explore", "judge"), panel=True)
+    deep_search_index: int = setting(5, "how many of an iteration's chunks depth-wise exploration reads", low=1,
+                                     high=20, panel=True)
+    deep_search_num: int = setting(10, "depth-wise terms per iteration, at most", low=1, high=30, panel=True)
+
+
+@dataclass(frozen=True)
+class AnsweringSettings(Checked):
+    """What the answer reads (budget, order, the trim) and the votes for a choice."""
+
     evidence_tokens: int = setting(2000, "token budget for the evidence shown to the judge and to the answer (0: as "
                                          "much as the model's context holds beside the prompt and the answer)",
                                    low=0, high=32000, panel=True)
+    evidence_order: str = setting("book", "the order the model reads the evidence in: book (book order) or rank (the "
+                                          "best passage first, each passage in book order)",
+                                  choices=("book", "rank"), panel=True)
+    trim: bool = setting(True, "let the model drop evidence it finds irrelevant before answering (the paper's "
+                               "organising step)", panel=True)
+    voter_num: int = setting(10, "votes cast for a multiple-choice answer; the majority wins", low=1, high=20,
+                             panel=True)
 
-    def __post_init__(self):
-        check_choices(self)
 
-    @property
-    def weighted(self) -> bool:
-        """Whether chunks rank by their hits' weights (the ``bm25`` ranking), not by the paper's overlap counts."""
-        return self.ranking == "bm25"
+@dataclass(frozen=True)
+class Settings(AnswerSettings):
+    """ELITE's settings in groups, one per stage, then its answer step's. The paper's six (recall_index,
+    neighbor_num, deep_search_index, deep_search_num, voter_num, iter_max) carry its names and defaults."""
+
+    terms: TermsSettings = field(default_factory=TermsSettings)
+    retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
+    fusion: FusionSettings = field(default_factory=FusionSettings)
+    feedback: FeedbackSettings = field(default_factory=FeedbackSettings)
+    importance: ImportanceSettings = field(default_factory=ImportanceSettings)
+    exploration: ExplorationSettings = field(default_factory=ExplorationSettings)
+    answering: AnsweringSettings = field(default_factory=AnsweringSettings)
 
 
 PRESETS = {
-    "paper": Settings(grounding=False),
-    "laptop": Settings(
-        recall_index=100, neighbor_num=1, deep_search_index=2, deep_search_num=5, voter_num=3, iter_max=2,
+    "paper": made(Settings, grounding=False),
+    "laptop": made(
+        Settings, recall_index=100, neighbor_num=1, deep_search_index=2, deep_search_num=5, voter_num=3, iter_max=2,
         max_terms=6, model_weight=0.5, option_words=True, ranking="bm25", reach=3, judge=False,
         importance_samples=0, importance_chunks=3, trim=False, fuse_chunks=100, fuse_tilings=2, passage_weight=1.0,
         best_neighbours=True, evidence_tokens=800, answer_tokens=96,
     ),
 }
 PRESETS["capable"] = PRESETS["laptop"]
+PRESETS["demo"] = with_overrides(
+    PRESETS["laptop"], judge=True, next_terms="explore", iter_max=2, max_terms=4, deep_search_index=2,
+    deep_search_num=3, importance_samples=1, importance_chunks=2, trim=True, evidence_tokens=600, answer_tokens=64)
 """``paper``: the paper's settings, every stage on, and none it does not have (no grounding check). ``laptop``,
 the default: what measured best on the embedded model (docs/benchmark.md, "ELITE stage by stage" and "novels-300"):
 the model's terms (counting half) beside the question's and options' own words, sentences ranked by BM25 with their
@@ -116,5 +166,9 @@ depth-wise expansion, importance and trimming each found no more evidence there 
 are off; each is one setting away (``--judge``, ``--importance-samples 1``...). ``capable``, for a model of a
 billion parameters or more (:func:`elite_ui.reading.preset_for`): the same settings today. Measured with
 Qwen2.5-Coder-1.5B (docs/benchmark.md, "Answers with a real model"), twice the evidence (1,600 tokens) led on the
-tune novels and not on the held-out ones, and took longer, so it was not adopted; what a real model is found to
-gain from goes here."""
+tune novels and not on the held-out ones, and took longer, so it was not adopted; the judge with further
+iterations, the trim and importance each answered fewer questions right on the tune novels (the judge only ever
+said "not enough"); what a real model is found to gain from goes here. ``demo``: every stage of the paper shown
+on a question in under a minute on the embedded model (docs/settings.md, "The demo preset"): the judge, breadth-
+and depth-wise terms for a second iteration, importance of the two best new passages at one noise level, and the
+trim, on a smaller evidence budget."""

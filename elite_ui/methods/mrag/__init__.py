@@ -2,9 +2,10 @@
 stages), ``markers`` (what the model writes, and the audit), ``index`` (paragraphs, windows, the marker index),
 ``store`` (the resumable marker store), ``settings`` (its settings and presets)."""
 
+from ..trace import Marker, Window
 from .engine import Mrag
 from .index import KeyMatch, MarkerIndex
-from .markers import Marker, Window, audit, parse_markers
+from .markers import audit, parse_markers
 from .settings import ORDERS, PRESETS, MragSettings
 from .store import Store
 

@@ -35,18 +35,15 @@ from ...models import LLM, Embed
 from .. import prompts
 from ..base import Engine, Prepared, tapped
 from ..parsing import parse_verdict
-from ..trace import PAYLOADS, Answer, Assembly, Audit, Event, Kind, Trace
+from ..trace import Answer, Assembly, Audit, Event, Kind, Marker, Trace, Window
 from .index import SHOWN_MATCHES, KeyMatch, MarkerIndex, paragraphs, windows
-from .markers import Marker, Window, audit, parse_markers
+from .markers import audit, parse_markers
 from .settings import EXTRACTION_FIELDS, MragSettings
 from .store import Store, progress
 
 PROMPT_VERSION = 1
 """Bumped whenever the extraction prompt changes, so stored markers of an older prompt are not reused."""
 AUDITED_STATEMENTS = 3
-
-PAYLOADS[Kind.WINDOW] = Window
-
 
 class Mrag(Engine):
     """Builds a book's marker index (resumable, cancellable) and answers questions from it."""

@@ -10,7 +10,7 @@ import numpy as np
 
 from ...book import Book
 from ...models import LLM
-from .markers import Marker, Window
+from ..trace import Marker, Window
 
 SHOWN_MATCHES = 20
 """Keys listed in the trace beyond those placed."""

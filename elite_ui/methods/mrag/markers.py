@@ -4,57 +4,18 @@ and the fidelity audit of each (the share of the value's words found in the para
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 import json_repair
 
 from ...book import Book
 from ...book.lexicon import NAME, NUMBER, content_words
 from .. import prompts
+from ..trace import Marker
 
 DIGITS = re.compile(r"\d+")
 
-@dataclass
-class Marker:
-    """One meta-marker. ``source``: model, or chunk (the fallback: an uncovered paragraph as key and value).
-    ``cited_by``: model (its own paragraph numbers), or overlap (it gave none; the paragraph sharing most of its
-    words was taken)."""
-
-    key: str
-    value: str
-    paragraphs: list[int]
-    source: str = "model"
-    cited_by: str = "model"
-    window: int = 0
-    support: float = 1.0
-    """Share of the value's content words found (in some inflected form) in the cited paragraphs."""
-    name_support: float | None = None
-    number_support: float | None = None
-    missing: list[str] = field(default_factory=list)
-    flagged: bool = False
-    id: int = -1
 
 
-@dataclass
-class Window:
-    """One extraction window and what it cost."""
-
-    index: int
-    first: int
-    last: int
-    markers: list[Marker]
-    attempts: int
-    coverage_first: float
-    """Share of the window's paragraphs cited after the first call."""
-    coverage: float
-    """Share cited after the retries, before the fallback."""
-    fallback: int
-    """Paragraphs that became chunk markers."""
-    dropped: int
-    """Markers discarded: unreadable, copied from the prompt's example, repeated, or citing nothing they share."""
-    prompt_tokens: int
-    completion_tokens: int
-    seconds: float
 
 
 def parse_markers(text: str, size: int) -> tuple[list[tuple[str, str, list[int]]], int]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...settings import check_choices, setting
+from ...settings import setting
 from ..base import AnswerSettings
 
 EXTRACTION_FIELDS = ("paragraph_tokens", "window_tokens", "marker_tokens", "few_shot", "coverage_threshold", "retries")
@@ -36,9 +36,6 @@ class MragSettings(AnswerSettings):
                                      "its cited paragraphs", panel=True)
     replace_flagged: bool = setting(False, "place a flagged marker's cited paragraphs instead of its value",
                                     panel=True)
-
-    def __post_init__(self):
-        check_choices(self)
 
 
 PRESETS = {"paper": MragSettings(answer_tokens=96),

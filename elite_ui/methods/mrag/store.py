@@ -14,8 +14,7 @@ import numpy as np
 from filelock import FileLock, Timeout
 
 from ...errors import EliteError
-from ..trace import Progress
-from .markers import Marker, Window
+from ..trace import Marker, Progress, Window
 
 
 @contextlib.contextmanager
