@@ -6,8 +6,8 @@ sentences the recaps cited (in rounds, when the recaps do not fit the context at
 chapter span (or recaps condensed) in the cache folder (a JSON line each), so a build resumes where it stopped and
 a chapter is written once; progress after each chapter, Stop between calls.
 
-A small model often writes a good recap sentence with no label, or with labels in a form of its own: such a
-sentence is cited by its words instead, to the few sentences it may cite that share most of them, when those hold
+A small model often writes a good recap sentence with no label (or none in the form asked for): such a sentence is
+cited by its words instead, to the few sentences it may cite that share most of them, when those hold
 its names, numbers and most of its words (the grounding check's rule, :func:`.grounding.support`); a sentence
 nothing supports is dropped, and so is one that copies out a sentence it cites (a small model often copies the
 chapter instead of recapping it).
@@ -97,15 +97,17 @@ def condensing(listing: str) -> list[dict[str, str]]:
 
 def cited(book: Book, reply: str, allowed: Collection[int]) -> Written:
     """The reply's sentences with the labels they cite among ``allowed`` (the chapter's sentences, or those the
-    recaps cited), a sentence without one cited by its words (:func:`matched`); those neither cites, and those that
-    copy out a sentence of the chapter (:func:`copied`), are dropped (and counted)."""
+    recaps cited), a sentence without any label cited by its words (:func:`matched`); those neither cites (one
+    citing only sentences of another chapter too), and those that copy out a sentence of the chapter
+    (:func:`copied`), are dropped (and counted)."""
     out = Written()
     for sentence in SENTENCES.split(reply.strip()):
-        ids = sorted({int(n) for n in SENTENCE_LABEL.findall(sentence) if int(n) in allowed})
+        labels = [int(n) for n in SENTENCE_LABEL.findall(sentence)]
+        ids = sorted({sid for sid in labels if sid in allowed})
         text = re.sub(r"\s*\[[^\]]*\]", "", sentence).strip()
         if not text:
             continue
-        if not ids:
+        if not labels:  # one citing another chapter's sentences stays out
             ids = matched(book, text, allowed)
             out.matched += bool(ids)
         if ids and copied(book, text, allowed):
