@@ -707,6 +707,19 @@ def the_epub_and_the_pdf_with_conversations_of_their_own(page, txt, epub, pdf):
     shot(page, "36-pdf")
 
 
+def stored_settled(page, before: str | None, quiet: float = 1.5, limit: float = 30) -> None:
+    """Wait until the browser's stored copy of the session differs from ``before`` and has not changed for
+    ``quiet`` seconds (each write of it lands late on a loaded machine)."""
+    read = "localStorage.getItem('elite-reader-session')"
+    page.wait_for_function(f"([v]) => {read} !== v", arg=[before], timeout=limit * 1000)
+    last, since, deadline = page.evaluate(read), time.monotonic(), time.monotonic() + limit
+    while time.monotonic() - since < quiet and time.monotonic() < deadline:
+        page.wait_for_timeout(250)
+        now = page.evaluate(read)
+        if now != last:
+            last, since = now, time.monotonic()
+
+
 def back_to_the_txt_with_a_ceiling_kept_across_a_reload(page, said):
     page.click("#book-switch input")
     page.locator("li[role=option]").filter(has_text="The Wind in the Willows (txt)").click()
@@ -720,8 +733,9 @@ def back_to_the_txt_with_a_ceiling_kept_across_a_reload(page, said):
     wait_done(page, said + 1)
     assert "chapter 3" in page.inner_text("#trace .ceiling")
     page.wait_for_function(f"document.querySelector('#run-select input').value !== {runs!r}")
-    # the browser's copy of the session is written after the run: reload once it holds the new ceiling
-    page.wait_for_function("([v]) => localStorage.getItem('elite-reader-session') !== v", arg=[kept])
+    # the browser's copy of the session is written after the run (and, late under load, after the book switch):
+    # reload once it has changed and then stayed the same for a second and a half
+    stored_settled(page, kept)
     page.reload()
     page.wait_for_selector("#status:has-text('Session restored')", timeout=30000)
     assert "not kept" in page.inner_text("#status")
