@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -46,14 +47,21 @@ def browser():
         chromium.close()
 
 
-@pytest.fixture
-def page(browser, app):
+@contextmanager
+def opened(browser, url: str):
+    """A page of the app at ``url``, its question box drawn; its browser context closed afterwards."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
-    page.goto(app)
+    page.goto(url)
     page.wait_for_selector("#question textarea")
     yield page
     context.close()
+
+
+@pytest.fixture
+def page(browser, app):
+    with opened(browser, app) as page:
+        yield page
 
 
 def shot(page, name: str) -> None:
@@ -927,12 +935,8 @@ def accessibility_violations(page) -> list[str]:
 def fresh_page(browser, tmp_path):
     """A page of an app of its own, its scripted model's replies from their start (the judge's first "no")."""
     process, url = start_app("--scripted", str(ROOT / "tests" / "data" / "scripted.json"), cache=tmp_path)
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    page.goto(url)
-    page.wait_for_selector("#question textarea")
-    yield page
-    context.close()
+    with opened(browser, url) as page:
+        yield page
     stop_app(process)
 
 

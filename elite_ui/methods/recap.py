@@ -107,10 +107,11 @@ def cited(book: Book, reply: str, allowed: Collection[int]) -> Written:
         text = re.sub(r"\s*\[[^\]]*\]", "", sentence).strip()
         if not text:
             continue
+        near = [sid for overlap, sid in sharing(book, text, sorted(allowed))[:MATCHED] if overlap]
         if not labels:  # one citing another chapter's sentences stays out
-            ids = matched(book, text, allowed)
+            ids = matched(book, text, near)
             out.matched += bool(ids)
-        if ids and copied(book, text, allowed):
+        if ids and copied(book, text, near):
             out.copied += 1
             ids = []
         if ids:
@@ -120,24 +121,22 @@ def cited(book: Book, reply: str, allowed: Collection[int]) -> Written:
     return out
 
 
-def copied(book: Book, text: str, allowed: Collection[int]) -> bool:
-    """Whether ``text`` copies out a sentence of ``allowed`` (one of the :data:`MATCHED` sharing most of its
-    words), or a stretch of one (:data:`COPIED` of its words in the same order; :data:`COPY_WORDS` at least),
-    rather than recapping it."""
+def copied(book: Book, text: str, near: list[int]) -> bool:
+    """Whether ``text`` copies out one of the sentences ``near`` it (those sharing most of its words), or a stretch
+    of one (:data:`COPIED` of its words in the same order; :data:`COPY_WORDS` at least), rather than recapping
+    it."""
     said = book.lexicon.words(text)
 
     def share(sid: int) -> float:
         blocks = SequenceMatcher(None, said, book.lexicon.words(book.sentence(sid).text), autojunk=False)
         return sum(block.size for block in blocks.get_matching_blocks()) / len(said)
 
-    return len(said) >= COPY_WORDS and any(share(sid) >= COPIED
-                                           for _, sid in sharing(book, text, sorted(allowed))[:MATCHED])
+    return len(said) >= COPY_WORDS and any(share(sid) >= COPIED for sid in near)
 
 
-def matched(book: Book, text: str, allowed: Collection[int]) -> list[int]:
-    """The fewest of the :data:`MATCHED` sentences of ``allowed`` sharing most of ``text``'s words that together
-    support it (its names and numbers written there, most of its words too); [] when they do not."""
-    near = [sid for overlap, sid in sharing(book, text, sorted(allowed))[:MATCHED] if overlap]
+def matched(book: Book, text: str, near: list[int]) -> list[int]:
+    """The fewest of the sentences ``near`` ``text`` (the :data:`MATCHED` sharing most of its words, most first)
+    that together support it (its names and numbers written there, most of its words too); [] when they do not."""
     for n in range(1, len(near) + 1):
         pool = [book.sentence(sid).text for sid in near[:n]]
         if not support(book, text, " ".join(pool), pool, None):
