@@ -148,11 +148,11 @@ REFUSED = object()
 """What a handler returns when it was refused before it ran (Stop is left as it was)."""
 
 
-def one_at_a_time(page, session: Session, run, asked: Model | None = None):
+def one_at_a_time(page, session: Session, run, asked: Model | None = None, says_stop: bool = False):
     """The events of ``run`` (a generator begun here) with a fresh stop flag, unless another run of the same
     visitor goes on: then one sentence, nothing runs, and :data:`REFUSED` is returned. A question (``asked`` of
-    that model) takes its place in the model's line here, at once."""
-    with session.run(asked) as started:
+    that model) takes its place in the model's line here, at once; ``says_stop``: :attr:`Session.says_stop`."""
+    with session.run(asked, says_stop=says_stop) as started:
         if not started:
             yield {page.chat.status: BUSY}
             return REFUSED
@@ -162,7 +162,7 @@ def one_at_a_time(page, session: Session, run, asked: Model | None = None):
 def one_build(page, ctx, session: Session, run):
     """The events of a long build ``run`` (an M-RAG index, written recaps): at most ``--builds`` at once across
     visitors (a visitor beyond that is told so in one sentence, not queued), and one run of the visitor at a
-    time."""
+    time, which says itself how far it got when stopped."""
     builds = ctx.config.builds
     if not builds:
         yield {page.chat.status: "The host of this app lets visitors build no M-RAG index and write no recap."}
@@ -172,7 +172,7 @@ def one_build(page, ctx, session: Session, run):
                                  "try again when one has finished."}
         return REFUSED
     try:
-        return (yield from one_at_a_time(page, session, run))
+        return (yield from one_at_a_time(page, session, run, says_stop=True))
     finally:
         ctx.visitors.builds.release()
 

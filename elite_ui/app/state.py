@@ -208,18 +208,30 @@ class Session:
         """Whose session it is: their network address (:mod:`elite_ui.app.visitors`)."""
         self.running = False
         """Whether a question or a build of this visitor runs (one at a time; Stop ends it at once)."""
+        self.says_stop = False
+        """Whether the run going on says itself, once stopped, how far it got (a build does; Stop's own sentence
+        would race it)."""
         self._starting = threading.Lock()
 
-    def begin(self, replace: bool = False) -> threading.Event | None:
+    def begin(self, replace: bool = False, says_stop: bool = False) -> threading.Event | None:
         """Start a run: its fresh stop flag, or None while another run goes on (and was not stopped); with
-        ``replace``, the run going on is stopped instead."""
+        ``replace``, the run going on is stopped instead (``says_stop``: :attr:`says_stop`)."""
         with self._starting:
             if self.busy and not replace:
                 return None
             if self.busy:
                 self.cancel.set()
-            self.running, self.cancel = True, threading.Event()
+            self.running, self.cancel, self.says_stop = True, threading.Event(), says_stop
             return self.cancel
+
+    def stop(self) -> bool:
+        """Stop the run going on at its next step, and mark the questions without an answer as stopped; whether
+        that run says itself how far it got (:attr:`says_stop`)."""
+        with self._starting:
+            said = self.running and self.says_stop
+            self.cancel.set()
+        self.stop_unfinished()
+        return said
 
     @property
     def busy(self) -> bool:
@@ -233,11 +245,11 @@ class Session:
                 self.running = False
 
     @contextmanager
-    def run(self, asked: Model | None = None, replace: bool = False) -> Iterator[bool]:
+    def run(self, asked: Model | None = None, replace: bool = False, says_stop: bool = False) -> Iterator[bool]:
         """One run of this visitor, begun (yields False, and nothing is begun, while another goes on; with
-        ``replace``, that one is stopped); a question (``asked`` of that model) takes its place in the model's
-        line at once; both are given back however the run ends."""
-        flag = self.begin(replace)
+        ``replace``, that one is stopped; ``says_stop``: :attr:`says_stop`); a question (``asked`` of that model)
+        takes its place in the model's line at once; both are given back however the run ends."""
+        flag = self.begin(replace, says_stop)
         if flag is None:
             yield False
             return

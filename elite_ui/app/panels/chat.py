@@ -135,11 +135,11 @@ def compared(page: Page, ctx: Context, session: Session, book: Book, asked: Aske
 
 
 def on_stop(session: Session):
-    """Stop: the visitor's run ends at its next step; the conversation goes on."""
-    session.cancel.set()
-    session.stop_unfinished()
-    return (render.chat(session.book, session.turns), "Stopped. Ask another question when you like.",
-            gr.Button(interactive=False))
+    """Stop: the visitor's run ends at its next step; the conversation goes on (a build says itself how far it
+    got)."""
+    said = session.stop()
+    return (render.chat(session.book, session.turns),
+            gr.skip() if said else "Stopped. Ask another question when you like.", gr.Button(interactive=False))
 
 
 def on_example(sample):
