@@ -312,6 +312,17 @@ def names_table() -> str:
                  for novel, r in now.items()])
 
 
+def aliases_table() -> str:
+    """The merged names' pairs against hand-made lists, before and after (``benchmarks.names``)."""
+    now, before = figures("names_aliases"), figures("names_before_aliases")
+    return rows(["novel", "names listed by hand", "pairs alike", "precision (before)", "recall (before)",
+                 "wrongly merged now"],
+                [[novel.removesuffix(".txt") + (" (held out)" if r["held_out"] else ""), r["names"], r["alike"],
+                  f"{r['precision']:.3f} ({before[novel]['precision']:.3f})",
+                  f"{r['recall']:.3f} ({before[novel]['recall']:.3f})", "; ".join(r["wrongly_merged"]) or "none"]
+                 for novel, r in now.items()])
+
+
 def paper_cost_table() -> str:
     f = figures("paper_cost")
     stages = list(dict.fromkeys([*f["every_iteration"]["by_stage"], *f["one_iteration"]["by_stage"]]))

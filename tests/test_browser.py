@@ -74,6 +74,15 @@ def upload(page, path: Path) -> None:
     page.wait_for_selector("#book-info:has-text('sentences')", timeout=30000)
 
 
+def settled(page, box: str) -> None:
+    """Wait until ``box`` shows a value and no event that updates it is still running (its progress overlay is
+    hidden): what is typed into it then stays."""
+    page.wait_for_function(f"""() => {{
+        const box = document.querySelector('{box}'), wrap = box?.querySelector('.wrap');
+        return (box?.querySelector('textarea')?.value || '').length > 0 && (!wrap || wrap.classList.contains('hide'));
+    }}""")
+
+
 def ask(page, question: str) -> None:
     page.fill("#question textarea", question)
     page.click("#ask")
@@ -481,7 +490,7 @@ def test_one_question_side_by_side_with_bm25(page):
 def test_character_names_are_listed_edited_and_searched(page):
     upload(page, BOOKS["pride-and-prejudice.txt"])
     page.click("#names-panel button.label-wrap, #names-panel > button")
-    page.wait_for_function("(document.querySelector('#names textarea')?.value || '').length > 0")
+    settled(page, "#names")
     names = page.input_value("#names textarea")
     assert names.splitlines()[0].startswith("Elizabeth Bennet: Elizabeth Bennet, Elizabeth, Lizzy, Eliza")
     listed = {line.split(":")[0] for line in names.splitlines()}

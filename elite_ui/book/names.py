@@ -3,12 +3,18 @@ found without embeddings, offered to term expansion and editable by the reader.
 
 Names are capitalised words of the story (the front matter left out: a preface names its author and her other
 books) that open no sentence, follow no apostrophe ('Tis), are (almost) never written in lower case and are not
-a family's plural ("the Lucases"). Variants of one character are joined by four rules: a full name joins its
-first name ("Elizabeth Bennet" -> Elizabeth); a nickname joins its given name (the ``nicknames`` table: Lizzy,
-Eliza -> Elizabeth); a diminutive joins its stem (Ratty -> Rat, Toady -> Toad); a surname with a title ("Mr.
-Darcy", and "Darcy" alone) joins the one character whose full name carries it, else each titled form is a
-character of its own ("Mr. Bennet", "Mrs. Bennet"). A given name with a title it mostly carries ("Lady
-Catherine", "Colonel Fitzwilliam") is a person of its own, apart from the bare name (Kitty is a Catherine too).
+a family's plural ("the Lucases"). Variants of one character are joined by rules read from the text: a full name
+joins its first name ("Elizabeth Bennet" -> Elizabeth), unless the first name is written with a second surname about
+as often ("Mary Ingram", "Mary Rivers": "Mary" stays alone); a nickname joins its given name (the ``nicknames``
+table: Lizzy, Eliza -> Elizabeth; Kitty and Catherine); a diminutive joins its stem (Ratty -> Rat, Janet -> Jane); a
+surname with a title ("Mr. Darcy", and "Darcy" alone) joins the one character whose full name carries it (a man's
+title no woman's), else each titled form is a character of its own ("Mr. Bennet", "Mrs. Bennet"); a middle name
+joins the surname's character ("Edward Fairfax Rochester"); a title with a given name joins the full name it is
+written with ("St. John" -> "St. John Rivers"), "Aunt Reed" Mrs. Reed; "Miss" and a surname is the eldest daughter
+("Miss Bennet" -> Jane, whose sisters are "Miss Elizabeth", "Miss Lydia"); a woman's given name with a man's surname
+is her married name ("Jane Rochester" -> Jane Eyre). A given name with a title it mostly carries ("Lady Catherine",
+"Colonel Fitzwilliam") is a person of its own, apart from the bare name. Sexes come from titles and from the
+pronouns after a name. ``python -m benchmarks.names`` measures the merged pairs against lists made by hand.
 Every rule can be wrong; the reader edits the result as text, one character per line.
 
 Under a spoiler ceiling the index is found again in the book cut there (:func:`names_for`), so no name, variant
@@ -30,10 +36,12 @@ from .model import Book
 
 TITLES = ("Mr", "Mrs", "Miss", "Ms", "Dr", "Lady", "Sir", "Lord", "Madame", "Mademoiselle", "Monsieur", "Mme",
           "Mlle", "Colonel", "Captain", "Uncle", "Aunt", "Master", "Mistress", "Father", "Mother", "Sister",
-          "Brother", "Don", "Doña", "Señor", "Señora", "Herr", "Frau", "Fräulein")
-FORM = re.compile(r"\b(?:(" + "|".join(TITLES) + r")\.?\s+)?([A-Z][a-z]{1,})(?:[ \t]+([A-Z][a-z]{1,}))?\b")
-"""A name as written: an optional title, a capitalised word and perhaps a second one (a surname)."""
-ABBREVIATED = {"Mr", "Mrs", "Ms", "Dr", "Mme", "Mlle"}
+          "Brother", "St", "Don", "Doña", "Señor", "Señora", "Herr", "Frau", "Fräulein")
+FORM = re.compile(r"\b(?:(" + "|".join(TITLES) + r")\.?\s+)?([A-Z][a-z]{1,})"
+                  r"(?:[ \t]+(?!(?:" + "|".join(TITLES) + r")\b)([A-Z][a-z]{1,}))?\b")
+"""A name as written: an optional title, a capitalised word and perhaps a second one (a surname, not a title: "When
+Mr. Darcy" is no "When Mr")."""
+ABBREVIATED = {"Mr", "Mrs", "Ms", "Dr", "Mme", "Mlle", "St"}
 SURNAME_TITLES = {"Mr", "Mrs", "Monsieur", "Madame", "Herr", "Frau", "Señor", "Señora"}
 """Titles put before a surname rather than a given name."""
 MARRIED = {"Mrs", "Madame", "Mme", "Frau", "Señora"}
@@ -70,6 +78,20 @@ IN_PLACE = re.compile(r"\b(?:Rue|rue|Saint|Sainte|Mount|Fort|Port|Cape|Lake|Boul
 """A capitalised word after a word that makes it a place ("Rue Plumet", "Saint Bernard")."""
 PLACE = re.compile(r"\b(?:in|at|to|from|near|towards|into|through|of|à|en|de|a|hacia)\s+([A-Z][a-z]+)\b")
 """A capitalised word after a preposition of place: names mostly written so are places, not characters."""
+MALE = {"Mr", "Sir", "Lord", "Monsieur", "Colonel", "Captain", "Uncle", "Master", "Father", "Brother", "Don",
+        "Señor", "Herr"}
+FEMALE = {"Mrs", "Miss", "Ms", "Lady", "Madame", "Mademoiselle", "Mme", "Mlle", "Aunt", "Mistress", "Mother",
+          "Sister", "Doña", "Señora", "Frau", "Fräulein"}
+UNMARRIED = {"Miss", "Mademoiselle", "Mlle", "Fräulein"}
+"""Titles of an unmarried woman: "Miss Bennet" alone is the eldest daughter, her sisters are "Miss Elizabeth"."""
+KIN = {"Aunt": MARRIED, "Uncle": {"Mr", "Monsieur", "Herr", "Señor"}}
+"""A kinship title and the titles the same person is written with by others ("Aunt Reed" is Mrs. Reed)."""
+PRONOUN = re.compile(r"\b([A-Z][a-z]+)\b[^.!?;:\"“”]{0,80}?\b(he|him|his|she|her|hers)\b")
+"""A name and the first personal pronoun after it in its clause: mostly the name's own."""
+TRIPLE = re.compile(r"\b([A-Z][a-z]+)[ \t]+([A-Z][a-z]+)[ \t\n]+([A-Z][a-z]+)\b")
+"""Three capitalised words in a row: a given name, a middle name and a surname ("Edward Fairfax Rochester")."""
+SAINT_PLACE = re.compile(r"\bSt\.\s+([A-Z][a-z]+)['’]s\b")
+"""A saint's name in the possessive is a church or a court ("at St. James's"), not a character."""
 LATIN_CAPITALS = {"en", "fr", "es", "it", "pt", "nl"}
 """Languages where a capital inside a sentence marks a name (German capitalises every noun; Chinese has none)."""
 
@@ -228,13 +250,21 @@ def build_names(book: Book, min_mentions: int = 3) -> NameIndex:
     names -= {w for w in names if family_plural(w, names)}
     written, pairs = written_forms(text, names, book.author)
     firsts = given_names(names, written, pairs)
-    variants = forms_by_character(written, pairs, firsts, homes(firsts, pairs, capitalised))
+    genders = pronoun_genders(text, names)
+    variants = forms_by_character(written, pairs, firsts, homes(firsts, pairs, capitalised), genders)
     join_bare_surnames(variants, firsts)
     join_nicknames(variants, {k for k in variants if k.split()[0].rstrip(".") in TITLES and k.split()[-1] in firsts})
-    places = Counter(PLACE.findall(text))
+    join_middle_names(variants, text, names)
+    join_titled_given_names(variants)
+    join_kin(variants)
+    join_eldest_daughters(variants, genders)
+    join_married_names(variants, genders)
+    places = Counter(PLACE.findall(text)) + Counter(SAINT_PLACE.findall(text))
     found = [character(key, counter) for key, counter in variants.items()]
     return NameIndex(sorted((c for c in found if c.mentions >= min_mentions
-                             and (" " in c.name or places[c.name] * 5 <= 2 * c.mentions)), key=lambda c: -c.mentions))
+                             and ((" " in c.name and not c.name.startswith("St. "))
+                                  or places[c.name.removeprefix("St. ")] * 5 <= 2 * c.mentions)),
+                            key=lambda c: -c.mentions))
 
 
 def family_plural(word: str, names: set[str]) -> bool:
@@ -255,20 +285,28 @@ def given_names(names: set[str], written: Counter, pairs: Counter) -> set[str]:
 
 
 def homes(firsts: set[str], pairs: Counter, capitalised: Counter) -> dict[str, str]:
-    """Each given name's character: its most written full name, or (a nickname) its parent name's."""
+    """Each given name's character: its most written full name (unless a second one is written at least half as
+    often: then the name alone), or (a nickname) its parent name's."""
     home: dict[str, str] = {}
-    for (first, last), _ in sorted(pairs.items(), key=lambda item: -item[1]):
+    surnames: dict[str, list[int]] = {}
+    for (first, last), n in sorted(pairs.items(), key=lambda item: -item[1]):
         if first in firsts:
             home.setdefault(first, f"{first} {last}")
+            surnames.setdefault(first, []).append(n)
+    for first, counts in surnames.items():
+        if len(counts) > 1 and counts[1] >= 2 and counts[1] * 2 >= counts[0]:
+            home[first] = first  # Mary Ingram and Mary Rivers: "Mary" alone is neither for sure
     for word in sorted(firsts, key=lambda w: -capitalised[w]):
         parent = nickname_parent(word, firsts, capitalised)
         home[word] = home[parent] if parent else home.get(word, word)
     return home
 
 
-def forms_by_character(written: Counter, pairs: Counter, firsts: set[str], home: dict[str, str]) -> dict[str, Counter]:
+def forms_by_character(written: Counter, pairs: Counter, firsts: set[str], home: dict[str, str],
+                       genders: dict[str, str]) -> dict[str, Counter]:
     """Every written form counted under its character: a given name's home; a surname (titled or bare) the one
-    character whose full name carries it, else a character of its own ("Mr. Bennet")."""
+    character whose full name carries it (a man's title no woman's: ``genders``), else a character of its own ("Mr.
+    Bennet"); a middle name and a surname ("Fairfax Rochester") the surname's."""
     def character_of(first: str, last: str) -> str:
         """A given name's character, unless this full name has another surname (Jean Prouvaire, not Valjean)."""
         return home[first] if not last or home[first].endswith(f" {last}") else f"{first} {last}"
@@ -284,8 +322,11 @@ def forms_by_character(written: Counter, pairs: Counter, firsts: set[str], home:
             key = form
         elif first in firsts:
             key = character_of(first, last)
+        elif last and not title:
+            key = last  # "Fairfax Rochester", a middle name and a surname: the surname's character
         else:
-            holders = carriers.get(first, Counter()) if title not in MARRIED else Counter()
+            holders = Counter({k: n for k, n in carriers.get(first, {}).items() if title not in MARRIED
+                               and not (title in MALE and genders.get(k.split()[0]) == "f")})
             sole = len(holders) == 1 and next(iter(holders.values())) * 2 >= n
             key = next(iter(holders)) if sole else " ".join(filter(None, [with_stop(title), first]))
         variants.setdefault(key, Counter())[form] += n
@@ -301,18 +342,118 @@ def join_bare_surnames(variants: dict[str, Counter], firsts: set[str]) -> None:
 
 
 def join_nicknames(variants: dict[str, Counter], apart: set[str]) -> None:
-    """A one-word character that is a nickname or diminutive of a more mentioned one's name joins it (not one
-    of the ``apart`` characters, a title and a given name: Kitty is no Lady Catherine)."""
+    """A one-word character that is a nickname or diminutive of a more mentioned one's name joins it, and a less
+    mentioned one-word character its nickname names (not one of the ``apart`` characters, a title and a given name:
+    Kitty is no Lady Catherine)."""
     totals = {k: sum(c.values()) for k, c in variants.items()}
     keys_of: dict[str, list[str]] = {}
     for key in variants:
         for token in key.split():
             keys_of.setdefault(token.lower(), []).append(key)
     for word in sorted((k for k in variants if " " not in k), key=totals.get):
+        if word not in variants:
+            continue
         parents = [k for target in nickname_targets(word) for k in keys_of.get(target, [])
-                   if k != word and k in variants and totals[k] > totals[word] and k not in apart]
-        if parents:
-            variants[max(parents, key=totals.get)].update(variants.pop(word))
+                   if k != word and k in variants and k not in apart]
+        more = [k for k in parents if totals[k] > totals[word]]
+        if more:
+            variants[max(more, key=totals.get)].update(variants.pop(word))
+        elif [k for k in parents if " " not in k]:  # the nickname is the commoner name (Kitty, Catherine once)
+            for k in {k for k in parents if " " not in k}:
+                variants[word].update(variants.pop(k))
+
+
+def join_middle_names(variants: dict[str, Counter], text: str, names: set[str]) -> None:
+    """A given name, a middle name and a surname written together twice or more ("Edward Fairfax Rochester") join the
+    character of the surname alone ("Rochester", with "Mr. Rochester"): so do the characters named by its pairs
+    ("Edward Fairfax") or by a title and its given name ("Mr. Edward"), and the pairs written as another's forms."""
+    triples = Counter(m.groups() for m in TRIPLE.finditer(text)
+                      if all(w in names and w not in TITLES for w in m.groups()))
+    for (first, middle, last), n in triples.items():
+        homes = [k for k, forms in variants.items() if last in forms]
+        if n < 2 or len(homes) != 1:
+            continue
+        pairs = (f"{first} {middle}", f"{middle} {last}")
+        for key in [k for k in variants if k != homes[0]]:
+            titled = len(key.split()) == 2 and key.split()[1] == first and key.split()[0].rstrip(".") in TITLES
+            if key in pairs or titled:
+                variants[homes[0]].update(variants.pop(key))
+                continue
+            for form in set(pairs) & set(variants[key]):
+                variants[homes[0]][form] += variants[key].pop(form)
+            if not variants[key]:
+                del variants[key]
+        variants[homes[0]][f"{first} {middle} {last}"] += n
+
+
+def join_titled_given_names(variants: dict[str, Counter]) -> None:
+    """A title and a given name ("St. John", "Sir William") join the character that holds them with a surname
+    ("St. John Rivers"), or of several, the one holding them twice as often as any other (not "St. John Eyre",
+    written once)."""
+    for key in [k for k in variants if len(k.split()) == 2 and k.split()[0].rstrip(".") in TITLES]:
+        held = sorted((sum(n for f, n in forms.items() if f.startswith(f"{key} ")), k) for k, forms in variants.items()
+                      if k != key)
+        if held and held[-1][0] and held[-1][0] >= 2 * held[-2][0]:
+            variants[held[-1][1]].update(variants.pop(key))
+
+
+def join_kin(variants: dict[str, Counter]) -> None:
+    """"Aunt Reed" joins Mrs. Reed, "Uncle Gardiner" Mr. Gardiner (:data:`KIN`)."""
+    for key in [k for k in variants if len(k.split()) == 2 and k.split()[0] in KIN]:
+        kin, surname = key.split()
+        same = [k for k in variants if k.split()[-1] == surname and k.split()[0].rstrip(".") in KIN[kin]]
+        if len(same) == 1:
+            variants[same[0]].update(variants.pop(key))
+
+
+def join_eldest_daughters(variants: dict[str, Counter], genders: dict[str, str]) -> None:
+    """"Miss Bennet" alone names the eldest unmarried daughter of the family: it joins the one woman whose full name
+    the book writes with that surname (Jane Eyre; "Jane Bennet" once); of several, the one not written "Miss" with her
+    given name (her younger sisters are "Miss Elizabeth", "Miss Lydia"), and of those still several, one mentioned
+    twice as often as any other (Blanche Ingram)."""
+    for key in [k for k in variants if len(k.split()) == 2 and k.split()[0] in UNMARRIED]:
+        title, surname = key.split()
+        women = [k for k in variants if len(k.split()) == 2 and k.split()[1] == surname
+                 and k.split()[0].rstrip(".") not in TITLES and gender(variants[k], genders.get(k.split()[0])) != "m"]
+        if len(women) > 1:
+            women = [k for k in women if not any(f.startswith(f"{title} {k.split()[0]}") for f in variants[k])]
+        mentions = sorted((sum(variants[k].values()), k) for k in women)
+        if mentions and (len(mentions) == 1 or mentions[-1][0] >= 2 * mentions[-2][0]):
+            variants[mentions[-1][1]].update(variants.pop(key))
+
+
+def join_married_names(variants: dict[str, Counter], genders: dict[str, str]) -> None:
+    """A woman's given name with a man's surname ("Jane Rochester", Mr. Rochester's) is her married name: it joins
+    the character of her given name with another surname mentioned twice as often (Jane Eyre; not Mary Rivers and
+    Mary Ingram, two women)."""
+    men = {k.split()[-1] for k in variants if gender(variants[k], genders.get(k.split()[-1])) == "m"}
+    for key in [k for k in variants if len(k.split()) == 2 and k.split()[0].rstrip(".") not in TITLES]:
+        given, surname = key.split()
+        if genders.get(given) != "f" or surname not in men:
+            continue
+        maiden = [k for k in variants if k != key and k.split()[0] == given and len(k.split()) == 2
+                  and sum(variants[k].values()) >= 2 * sum(variants[key].values())]
+        if len(maiden) == 1:
+            variants[maiden[0]].update(variants.pop(key))
+
+
+def gender(forms: Counter, said: str | None) -> str | None:
+    """A character's sex, "m" or "f", from the titles it is written with, else as ``said`` by pronouns."""
+    titles = {f.split()[0].rstrip(".") for f in forms if " " in f}
+    if titles & MALE and not titles & FEMALE:
+        return "m"
+    if titles & FEMALE and not titles & MALE:
+        return "f"
+    return said
+
+
+def pronoun_genders(text: str, names: set[str]) -> dict[str, str]:
+    """Each name's sex as the pronouns after it say: "m" or "f" where two thirds of them agree."""
+    votes: dict[str, Counter] = {}
+    for name, pronoun in PRONOUN.findall(text):
+        if name in names:
+            votes.setdefault(name, Counter())["f" if pronoun.startswith(("s", "her")) else "m"] += 1
+    return {name: sex for name, counted in votes.items() for sex, n in counted.items() if n * 3 >= 2 * counted.total()}
 
 
 def written_forms(text: str, names: set[str], author: str) -> tuple[Counter, Counter]:
@@ -358,10 +499,10 @@ def nickname_parent(word: str, firsts: set[str], counts: Counter) -> str | None:
 
 def nickname_targets(word: str) -> set[str]:
     """The names (lower-cased) ``word`` may be a nickname of (Lizzy: elizabeth, from the ``nicknames`` table) or a
-    diminutive of (Ratty: rat, Toady: toad, Moly: mole)."""
+    diminutive of (Ratty: rat, Toady: toad, Moly: mole, Janet: jane)."""
     word = word.lower()
     out = set(canonical_names(word))
-    for end in ("y", "ie", "ey", "kins"):
+    for end in ("y", "ie", "ey", "et", "kins"):
         stem = word.removesuffix(end)
         if stem != word and len(stem) >= 2:
             stems = {stem, stem[:-1]} if stem[-1] == stem[-2] else {stem}
@@ -371,8 +512,10 @@ def nickname_targets(word: str) -> set[str]:
 
 @lru_cache(maxsize=4096)
 def canonical_names(word: str) -> frozenset[str]:
-    """The given names ``word`` is a nickname of (the ``nicknames`` table)."""
-    return frozenset(nick_namer().canonicals_of(word))
+    """The given names ``word`` is a nickname of (the ``nicknames`` table, in either spelling of a final -y/-ie:
+    it lists "kittie" but not "kitty")."""
+    spellings = {word, re.sub(r"ie$", "y", word), re.sub(r"y$", "ie", word)}
+    return frozenset(name for spelled in spellings for name in nick_namer().canonicals_of(spelled))
 
 
 @lru_cache(maxsize=1)
