@@ -60,6 +60,8 @@ ROWS = {
     "paper": Row("elite", "paper"),
     "whole": Row("whole"),
     "+ terms at full weight": Row("elite", settings=("model_weight=1.0",)),
+    "- model terms": Row("elite", settings=("model_terms=false",)),
+    "quoted answer": Row("elite", settings=("quoted=true",)),
     "+ judge and iterations": Row("elite", settings=("judge=true", "next_terms=judge")),
     "+ breadth/depth": Row("elite", settings=("judge=true", "next_terms=explore")),
     "+ importance": Row("elite", settings=("importance_samples=1", "importance_chunks=3")),

@@ -44,6 +44,8 @@ class AnswerSettings(Checked):
     abstain: bool = setting(False, "tell the model it may reply that the passages do not say (a small model then "
                                    "often says so of passages that do; the grounding check leaves out what they "
                                    "do not support either way)", panel=True)
+    quoted: bool = setting(False, "ask for the answer in the passage's own words, copied from it, rather than in "
+                                  "the model's own (a small model's own words often restate the question)")
 
 
 PROMPT_SLACK = 32
@@ -184,7 +186,7 @@ class Engine:
     def room(self, wanted: int) -> int:
         """The evidence tokens the answer's prompt may hold: ``wanted`` (a budget setting; 0: as many as fit), at
         most what the model's context holds beside the prompt's own words, the question asked and the answer."""
-        own = self.llm.count_messages(prompts.answer(*self.asked, "", self.settings.abstain))
+        own = self.llm.count_messages(prompts.answer(*self.asked, "", self.settings.abstain, self.settings.quoted))
         fits = max(self.llm.n_ctx - own - self.settings.answer_tokens - PROMPT_SLACK, 0)
         return min(wanted, fits) if wanted else fits
 
@@ -303,7 +305,7 @@ class Engine:
                     evidence: list[int], iteration: int = 1, prompt=prompts.answer):
         """One answering call on ``context`` (put into ``prompt``): the chosen option for a multiple-choice
         question, else a written answer with its citations; what the book says (its quotes) is yielded first."""
-        messages = prompt(question, options, context or "(nothing found)", self.settings.abstain)
+        messages = prompt(question, options, context or "(nothing found)", self.settings.abstain, self.settings.quoted)
         quotes = self.quotes(book, question, options, evidence)
         yield Event(Kind.QUOTES, iteration, Quoted(quotes))
         answer = yield from self.chosen_or_written(book, question, options, messages, evidence, iteration)

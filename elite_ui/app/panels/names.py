@@ -17,6 +17,7 @@ from ..state import Session
 from . import chat
 
 if TYPE_CHECKING:
+    from ...book import Book
     from ..page import Context, Page
 
 
@@ -36,14 +37,14 @@ def create_ui(ctx) -> NamesUI:
         )
 
 
-def shown_names(ctx, session: Session, ceiling) -> NameIndex | None:
-    """The open book's character names as far as the reader has read (``ceiling``, as the chat shows it): found
-    in that part of the book alone, or the reader's own list cut to what it names. None without a book, or at a
-    ceiling that does not read as a place in the book."""
-    if session.book is None:
+def shown_names(ctx, session: Session, book: Book | None, ceiling) -> NameIndex | None:
+    """The character names of ``book`` (the open book, as it was when asked) as far as the reader has read
+    (``ceiling``, as the chat shows it): found in that part of the book alone, or the reader's own list cut to what
+    it names. None without a book, or at a ceiling that does not read as a place in the book."""
+    if book is None:
         return None
     try:
-        book = part(session.book, inputs.text(ceiling)).book
+        book = part(book, inputs.text(ceiling)).book
     except EliteError:
         return None
     return session.names_in(book, ctx.cache_dir)
@@ -51,14 +52,16 @@ def shown_names(ctx, session: Session, ceiling) -> NameIndex | None:
 
 def listed(page, ctx, session: Session, ceiling) -> dict:
     """The names box, the X-Ray's choice of character and the example questions at ``ceiling`` (left as they are
-    where no names can be shown): found once, for all three."""
-    names = shown_names(ctx, session, ceiling)
-    if names is None:
+    where no names can be shown, or when another book opened while they were found: its own listing follows):
+    found once, for all three."""
+    book = session.book
+    names = shown_names(ctx, session, book, ceiling)
+    if names is None or session.book is not book:
         return {page.names.box: gr.skip()}
     picks = [c.name for c in names.characters]
     return {page.names.box: names.as_text(),
             page.story.character: gr.update(choices=picks, value=picks[0] if picks else None),
-            page.chat.examples: chat.examples(session.book, picks)}
+            page.chat.examples: chat.examples(book, picks)}
 
 
 def outputs(page) -> list:

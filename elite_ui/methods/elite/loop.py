@@ -465,7 +465,7 @@ class Elite(Engine):
             return Answer("", evidence=kept, quotes=quotes)
         yield Event(Kind.QUOTES, iteration, Quoted(quotes))
         evidence = listing if kept == candidates else self.listing(book, kept, chunks)
-        messages = prompts.answer(question, options, evidence, self.settings.abstain)
+        messages = prompts.answer(question, options, evidence, self.settings.abstain, self.settings.quoted)
         if options:
             answer = yield from self.vote(book, messages, options, kept, iteration)
         else:
