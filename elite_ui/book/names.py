@@ -184,8 +184,8 @@ def names_for(book: Book, cache_dir: Path | str | None) -> NameIndex:
 
 
 FOUND_KEPT = 32
-"""Name indexes kept, for books and spoiler ceilings asked for lately (finding one reads the whole text: 0.15 s
-for Pride and Prejudice, 0.4 s for Les Misérables)."""
+"""Name indexes kept, for books and spoiler ceilings asked for lately (finding one reads the whole text: 0.16 s
+for Pride and Prejudice, 0.8 s for Les Misérables)."""
 _found: OrderedDict[tuple, NameIndex] = OrderedDict()
 _finding = threading.Lock()
 
@@ -393,7 +393,7 @@ def join_titled_given_names(variants: dict[str, Counter]) -> None:
     for key in [k for k in variants if len(k.split()) == 2 and k.split()[0].rstrip(".") in TITLES]:
         held = sorted((sum(n for f, n in forms.items() if f.startswith(f"{key} ")), k) for k, forms in variants.items()
                       if k != key)
-        if held and held[-1][0] and held[-1][0] >= 2 * held[-2][0]:
+        if held and held[-1][0] and (len(held) == 1 or held[-1][0] >= 2 * held[-2][0]):
             variants[held[-1][1]].update(variants.pop(key))
 
 

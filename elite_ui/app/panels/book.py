@@ -114,7 +114,7 @@ def reading(ctx) -> dict:
 
 
 def on_named(page: Page, ctx: Context, session: Session):
-    """The open book's character names up to its ceiling (0.5 s for the longest novel), after it opened."""
+    """The open book's character names up to its ceiling (0.8 s for the longest novel), after it opened."""
     return {page.session.state: session} | names_panel.listed(page, ctx, session, session.ceiling_text)
 
 
