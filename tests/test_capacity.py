@@ -216,6 +216,20 @@ def test_a_question_that_ends_before_its_first_model_call_gives_its_place_back()
     assert model.capacity.busy == 0 and session.reserved is None
 
 
+def test_stop_leaves_the_status_to_a_run_that_says_how_far_it_got():
+    """Stop ends a build and a question alike; only a build says itself how far it got (Stop's own sentence would
+    race its)."""
+    from elite_ui.app.state import Session
+
+    session = Session()
+    for says in (True, False):
+        with session.run(says_stop=says) as started:
+            assert started
+            run = session.cancel
+            assert session.stop() is says and run.is_set()
+    assert session.stop() is False, "nothing runs"
+
+
 def returned(generator):
     """What a generator returns once every event it yields is taken."""
     while True:
