@@ -8,7 +8,10 @@ place or number that answers it) and its token F1 against the gold answer; under
 it, whether it says the book up to there does not say (abstention) and whether it said the key anyway (an answer
 from beyond the ceiling: the model's memory, or a leak). Rows (``ROWS``): ``memory`` (no book: what the model
 remembers of a famous novel), ``bm25`` (BM25 chunks with the same answer step), ``default`` (the preset the model
-gets, :func:`elite_ui.reading.preset_for`), the other presets, and each of the loop's stages switched on in turn.
+gets, :func:`elite_ui.reading.preset_for`), the other presets, each of the loop's stages switched on in turn, and
+any settings changed on the default written as the row's name (``"fuse_tilings=1 reach=0"``). ``--evidence-only``
+measures only the evidence each row places (the model's terms asked once and kept, no other call); ``--within``
+keeps the questions answered within their ceiling.
 The model is Qwen2.5-Coder-1.5B-Instruct unless ``--model`` says otherwise (:mod:`benchmarks.real_model`).
 
 Runs are kept in ``runs/answers/<set>/<row>/results.jsonl`` (an interrupted run resumes), and every row's figures
@@ -37,7 +40,7 @@ from elite_ui.methods import Kind, Tools
 from elite_ui.methods.base import choose
 from elite_ui.methods.parsing import clean_answer
 from elite_ui.methods.prompts import answer_tail, messages, options_block
-from elite_ui.models import LLM, MiniLMEmbedder, Request, open_llm
+from elite_ui.models import LLM, Completion, MiniLMEmbedder, Request, open_llm
 from elite_ui.reading import Asked, preset, preset_for, reading
 from elite_ui.settings import overridden
 
@@ -55,6 +58,7 @@ class Row:
 ROWS = {
     "memory": Row("memory"),
     "bm25": Row("bm25"),
+    "embedding": Row("embedding"),
     "default": Row("elite"),
     "laptop": Row("elite", "laptop"),
     "paper": Row("elite", "paper"),
@@ -62,6 +66,7 @@ ROWS = {
     "+ terms at full weight": Row("elite", settings=("model_weight=1.0",)),
     "- model terms": Row("elite", settings=("model_terms=false",)),
     "quoted answer": Row("elite", settings=("quoted=true",)),
+    "+ terms example": Row("elite", settings=("terms_example=true",)),
     "+ judge and iterations": Row("elite", settings=("judge=true", "next_terms=judge")),
     "+ breadth/depth": Row("elite", settings=("judge=true", "next_terms=explore")),
     "+ importance": Row("elite", settings=("importance_samples=1", "importance_chunks=3")),
@@ -76,6 +81,14 @@ ROWS = {
     "unchecked": Row("elite", settings=("grounding=false",)),
     "+ abstain": Row("elite", settings=("abstain=true",)),
 }
+
+
+def named(name: str) -> Row:
+    """The row called ``name``: one of :data:`ROWS`, or settings changed on the default written out
+    (``"fuse_tilings=1 reach=0"``), to try a setting without naming it first."""
+    return ROWS.get(name) or Row("elite", settings=tuple(name.split()))
+
+
 SETS = {
     "walk": ROOT / "benchmarks" / "answer_sets" / "pride-walk.jsonl",
     "nd": SHARED_BENCHMARKS / "novels-dev" / "novels-dev.jsonl",
@@ -95,6 +108,33 @@ FOLDS = {"tune": ("anna-karenina", "frankenstein", "les-miserables", "middlemarc
                   "white-fang", "the-picture-of-dorian-gray")}
 """Settings are chosen on the ``tune`` novels and reported on the ``held`` ones (novels-dev's six): cross-validated
 by novel."""
+
+class TermsOnly(LLM):
+    """``--evidence-only``: ``llm``'s search terms, each asked once and kept in ``cache`` (a JSON-lines file), and
+    an empty reply to every other call, so that the evidence each row places is measured again in moments."""
+
+    def __init__(self, llm: LLM, cache: Path):
+        self.llm, self.cache = llm, cache
+        self.name, self.n_ctx, self.parameters = llm.name, llm.n_ctx, llm.parameters
+        lines = cache.read_text(encoding="utf-8").splitlines() if cache.exists() else []
+        self.kept = dict(json.loads(line) for line in lines)
+
+    def count_tokens(self, text: str) -> int:
+        return self.llm.count_tokens(text)
+
+    def count_messages(self, messages: list[dict[str, str]]) -> int:
+        return self.llm.count_messages(messages)
+
+    def _complete(self, request: Request) -> Completion:
+        if request.purpose != "terms":
+            return Completion("")
+        asked = json.dumps(request.messages, ensure_ascii=False)
+        if asked not in self.kept:
+            self.kept[asked] = self.llm.complete(request).text
+            with self.cache.open("a", encoding="utf-8") as sink:
+                sink.write(json.dumps([asked, self.kept[asked]], ensure_ascii=False) + "\n")
+        return Completion(self.kept[asked])
+
 
 def remembered(llm: LLM, book: Book, question: datasets.Question) -> tuple[str, dict]:
     """The ``memory`` row: the model asked with the book's title and author only."""
@@ -135,7 +175,7 @@ def run_row(llm: LLM, embed, name: str, questions: list[datasets.Question], out:
     path = out / "results.jsonl"
     done = stored(path, questions)
     books: dict[str, Book] = {}
-    row = ROWS[name]
+    row = named(name)
     with path.open("a", encoding="utf-8") as sink:
         for n, question in enumerate(q for q in questions if q.id not in done):
             book = books.setdefault(question.book, load_book(question.book))
@@ -201,12 +241,21 @@ def figures(results: list[dict], baseline: list[dict] | None) -> dict:
         out["beyond"] = {"questions": len(beyond), "abstained": mean(r["abstained"] for r in beyond),
                          "answered_from_beyond": sum(r["from_beyond"] for r in beyond)}
     if baseline is not None:
-        base = {r["id"]: float(r["correct"]) for r in baseline}
-        paired = [r for r in results if r["id"] in base]
-        out["vs_bm25"] = {"difference": mean(float(r["correct"]) - base[r["id"]] for r in paired),
-                          "interval": bootstrap_interval([float(r["correct"]) for r in paired],
-                                                         [base[r["id"]] for r in paired])}
+        out["vs_bm25"] = paired(results, baseline, "correct")
+        out["evidence_vs_bm25"] = {name: paired(results, baseline, name)
+                                   for name in ("evidence_recall", "key_in_evidence")}
     return out
+
+
+def paired(results: list[dict], baseline: list[dict], name: str) -> dict | None:
+    """The mean difference of figure ``name`` between ``results`` and ``baseline`` on the questions both have it
+    for, with its paired bootstrap interval."""
+    base = {r["id"]: float(r[name]) for r in baseline if r.get(name) is not None}
+    both = [r for r in results if r["id"] in base and r.get(name) is not None]
+    if not both:
+        return None
+    return {"questions": len(both), "difference": mean(float(r[name]) - base[r["id"]] for r in both),
+            "interval": bootstrap_interval([float(r[name]) for r in both], [base[r["id"]] for r in both])}
 
 
 def main() -> None:
@@ -220,7 +269,11 @@ def main() -> None:
     parser.add_argument("--fold", choices=sorted(FOLDS), help="only the questions of this fold's novels")
     parser.add_argument("--sample", type=int, default=0, help="at most this many questions a novel (the first ones)")
     parser.add_argument("--limit", type=int, default=0)
+    parser.add_argument("--within", action="store_true", help="only the questions whose answer lies within the "
+                                                              "ceiling")
     parser.add_argument("--out", default="runs/answers")
+    parser.add_argument("--evidence-only", action="store_true", help="measure only the evidence each row places: "
+                        "the model's terms asked once and kept, no other call (results under OUT/evidence)")
     parser.add_argument("--fresh", action="store_true", help="keep only these rows in the results file (not the "
                                                                 "rows an earlier run wrote there)")
     args = parser.parse_args()
@@ -234,10 +287,15 @@ def main() -> None:
     if args.sample:
         taken: Counter[str] = Counter()
         questions = [q for q in questions if taken.update([q.book]) or taken[q.book] <= args.sample]
+    questions = [q for q in questions if not (args.within and q.beyond)]
     questions = questions[: args.limit] if args.limit else questions
     llm, embed = open_llm(args.model, n_ctx=args.n_ctx), MiniLMEmbedder()
     if args.repeat_penalty is not None:
         llm.repeat_penalty = args.repeat_penalty
+    if args.evidence_only:
+        args.out = str(Path(args.out) / "evidence")
+        Path(args.out).mkdir(parents=True, exist_ok=True)
+        llm = TermsOnly(llm, Path(args.out) / "terms.jsonl")
     names = args.rows.split(",")
     results = {name: run_row(llm, embed, name, questions, Path(args.out) / args.set / name.replace(" ", "_")
                              .replace("/", "-")) for name in names}
@@ -245,7 +303,7 @@ def main() -> None:
     table = {name: figures(rows, baseline if name != "bm25" else None) for name, rows in results.items()}
     for name, row in table.items():
         print(name, json.dumps(row))
-    name = f"answers-{args.set}" + (f"-{args.fold}" if args.fold else "")
+    name = f"{'evidence' if args.evidence_only else 'answers'}-{args.set}" + (f"-{args.fold}" if args.fold else "")
     try:
         earlier = {} if args.fresh else json.loads(latest(name).read_text(encoding="utf-8"))["rows"]
     except (FileNotFoundError, KeyError, ValueError):

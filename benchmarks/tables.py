@@ -386,6 +386,20 @@ def answers_table(name: str) -> str:
                  "prompt tokens evaluated"], body)
 
 
+def evidence_table(name: str) -> str:
+    """The evidence each row places for a real model's search terms (``python -m benchmarks.answers
+    --evidence-only``): the share of the gold evidence held and of questions whose key it holds, each paired
+    against BM25 chunks."""
+    def versus(s: dict, figure: str) -> str:
+        d = (s.get("evidence_vs_bm25") or {}).get(figure)
+        return f"{d['difference']:+.3f} ({d['interval'][0]:+.3f} to {d['interval'][1]:+.3f})" if d else ""
+    body = [[row, s["questions"], num(s.get("evidence_recall"), 3), versus(s, "evidence_recall"),
+             num(s.get("key_in_evidence"), 3), versus(s, "key_in_evidence")]
+            for row, s in figures(name)["rows"].items()]
+    return rows(["row", "questions", "evidence recall", "minus BM25 (paired, 95% interval)", "key in the evidence",
+                 "minus BM25 (paired)"], body)
+
+
 def grounding_real_table(name: str = "grounding-real") -> str:
     """The grounding check on a real model's own answers (``python -m benchmarks.grounding --answers``), with the
     labels as the model wrote them and moved to the evidence sentence that supports the claim."""

@@ -60,3 +60,25 @@ def test_terms_that_copy_the_prompts_own_wording_are_taken_apart():
     copied = "names\nplaces\nobjects\nkey words from the question\nDarcy\nPemberley estate\nnames: Wickham"
     assert parse_terms(copied, 10, ignore) == ["places", "Darcy", "Pemberley estate", "Wickham"]
     assert "names" in parse_terms(copied, 10), "without the instructions' words nothing is taken out"
+
+
+def test_the_worked_examples_terms_are_no_search_either(willows):
+    """With ``terms_example`` the prompt shows terms for another question; a model that copies them ("whitewash",
+    "fence") searches none of them, and the example reaches the model only when the setting is on."""
+    from elite_ui.methods import Kind
+    from elite_ui.methods.elite import Elite
+    from elite_ui.methods.elite.settings import PRESETS
+    from elite_ui.methods.prompts import TERMS_EXAMPLE, instructions
+    from elite_ui.models import ScriptedLLM
+    from elite_ui.settings import overridden
+
+    ignore = instructions(TERMS_EXAMPLE, "Which places did Darcy visit?")
+    assert parse_terms("Tom\nwhitewash\nfence\nDarcy\nPemberley", 10, ignore) == ["Darcy", "Pemberley"]
+    for example in (False, True):
+        llm = ScriptedLLM({"terms": ["Toad\nwhitewash\nmotor-car"]})
+        settings = overridden(PRESETS["laptop"], [f"terms_example={str(example).lower()}"])
+        trace = Elite(llm, settings).run(willows, "What does Toad steal?")
+        asked = next(r for r in llm.log if r.purpose == "terms").messages[-1]["content"]
+        assert ("For example" in asked) is example
+        terms = [t.text for e in trace.events if e.kind == Kind.TERMS for t in e.data.new if t.by == "model"]
+        assert "motor-car" in terms and ("whitewash" in terms) is not example

@@ -179,3 +179,8 @@ def test_the_xray_describes_a_character_by_what_they_are_like_not_a_passing_stat
     elizabeth = described("Elizabeth Bennet")
     assert elizabeth and not any(s.startswith(("Elizabeth was distressed", "Elizabeth looked surprised"))
                                  for s in elizabeth)
+    assert any("she had a lively, playful disposition" in s for s in elizabeth), "'she' in the next sentence"
+    bingley = described("Mr. Bingley")
+    assert any("Mr. Bingley was good-looking and gentlemanlike" in s for s in bingley)
+    assert not any("punctual" in s for who in ("Mr. Bingley", "Mr. Collins", "Mr. Darcy") for s in described(who)), (
+        "'was punctual to his time' is an occasion, not a trait")

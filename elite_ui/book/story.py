@@ -23,7 +23,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.metrics.pairwise import cosine_similarity
 
 from .model import Book, Chapter
-from .names import Character, NameIndex
+from .names import FEMALE, MALE, Character, NameIndex
 
 SIMILAR = 0.1
 """LexRank's threshold: two sentences whose TF-IDF cosine reaches it are linked."""
@@ -122,62 +122,123 @@ def xray(book: Book, names: NameIndex, character: Character, companions: int = 8
     own = [sid for n in sorted(chapter_counts) for sid in central(book, [int(s) for s in ids
                                                                          if book.chapter_of[s] == n], 1)]
     return XRay(character.name, character.variants, len(ids), by_chapter, int(ids[0]) if len(ids) else None,
-                describing(book, character, ids), sharing(book, names, character, ids)[:companions], own)
+                describing(book, character, ids, names), sharing(book, names, character, ids)[:companions], own)
 
 
-COPULA = re.compile(r"\s+(was|is|had been|has been|became|seemed|looked|appeared|grew)\s+(?:(?:not|very|so|too|"
-                    r"rather|quite|most|more|extremely|really|certainly|always|still|now|then|also|by no means)\s+)*"
-                    r"((?:a|an|the)\s+)?([a-z][a-z-]+)")
-"""After a name, what says what the character is: "was the superior", "is a conceited, pompous...", "looked
-ill"; the groups are the verb, the article (if any) and the word that describes."""
-APPOSITION = re.compile(r"(),\s+(a|an)\s+([a-z][a-z-]+)")
-"""After a name, an apposition: ", a young man of ..."."""
-TRAITS = re.compile(r"['’]s\s+(?:face|eyes|figure|person|manners|mind|character|temper|countenance|features|air|"
-                    r"beauty|voice|looks?|appearance|disposition|spirits|nature|understanding|heart|pride|"
-                    r"fortune|age|dress|smile)\b")
-"""After a name, a possessive of what describes a person: "Elizabeth's eyes"."""
+COPULA = re.compile(r"\s+(was|is|had been|has been|seemed|looked|appeared)\s+(?:(?:not|very|so|too|"
+                    r"rather|quite|most|more|extremely|really|certainly|always|also|perfectly|remarkably|uncommonly|"
+                    r"exceedingly|by no means|(?:a|an|the)(?:\s+(?:very|most|rather))?)\s+)*([a-z][a-z-]+)(\s+\w+)?")
+"""After a name, what says what the character is: "was clever", "is a conceited, pompous...", "was not a sensible
+man"; the groups are the verb, the word that describes and the word after it."""
+HAVING = re.compile(r"\s+(?:had|has)\s+(?:a|an)\s+(?:(?:very|most|rather)\s+)?([a-z][a-z-]+)(?:,?\s+[a-z-]+)*?\s+"
+                    r"(?:face|figure|person|manners|mind|character|temper|countenance|features|air|disposition|"
+                    r"understanding|heart|nature|look|voice|fortune)\b")
+"""After a name, a trait had: "had a pleasant countenance", "has a lively, playful disposition"."""
+TRAIT_WORDS = frozenset({
+    "accomplished", "affable", "affectionate", "agreeable", "amiable", "amusing", "arrogant", "artful", "attentive",
+    "awkward", "bad", "beautiful", "benevolent", "bold", "boastful", "brave", "bright", "candid", "careful",
+    "careless", "charming", "cheerful", "civil", "clever", "clumsy", "cold", "conceited", "conscientious",
+    "contemptuous", "courageous", "courteous", "cowardly", "crafty", "cruel", "cunning", "deficient", "delightful",
+    "disagreeable", "discreet", "dishonest", "docile", "dull", "easy", "eccentric", "elegant", "eloquent",
+    "energetic", "envious", "extravagant", "fair", "faithful", "fashionable", "fat", "fine", "foolish", "frank",
+    "fretful", "friendly", "frivolous", "gay", "generous", "genial", "gentle", "gentlemanlike", "gentlemanly",
+    "giddy", "good", "good-humoured", "good-looking", "good-natured", "graceful", "gracious", "grave", "greedy",
+    "handsome", "hasty", "haughty", "honest", "honourable", "hot-tempered", "humble", "idle", "ignorant", "ill-bred",
+    "ill-natured", "ill-tempered", "imprudent", "impudent", "industrious", "insolent", "intelligent", "irritable",
+    "jealous", "kind", "kind-hearted", "ladylike", "lazy", "learned", "liberal", "lively", "lovely", "loyal", "mean",
+    "merry", "miserly", "modest", "moody", "naughty", "noble", "obliging", "obstinate", "old", "open-hearted",
+    "passionate", "patient", "pleasant", "plain", "playful", "polite", "pompous", "poor", "positive", "pretty",
+    "proud", "prudent", "quarrelsome", "quick", "quiet", "rash", "reasonable", "reckless", "reserved", "respectable",
+    "respected", "rich", "rude", "sarcastic", "satirical", "selfish", "sensible", "serious", "severe", "short",
+    "shrewd", "shy", "silly", "simple", "sincere", "sly", "small", "sociable", "soft", "steady", "stern", "strange",
+    "stubborn", "stupid", "superior", "sweet", "tall", "talkative", "tender", "thoughtful", "timid", "tiresome",
+    "tolerable", "ugly", "unaffected", "uncivil", "unpleasant", "unreserved", "vain", "vulgar", "warm-hearted",
+    "weak", "wealthy", "well-bred", "well-read", "wicked", "wild", "wise", "witty", "worthy", "young"
+})
+"""Words that say what someone is like (a trait, not a mood or what happens to them): what "Described" lists."""
+OCCASION = frozenset({"to", "in", "for", "with", "at", "about", "on", "from", "by", "enough", "that", "when", "deal"})
+"""A word after the describing word that ties it to an occasion ("was punctual to his time", "kind to Mr. Bingley",
+"satisfied with coming"): no longer what the character is like."""
 KIND = re.compile(r"^[^.;!?]{0,60}?\b(?:man|woman|girl|boy|fellow|gentleman|lady|creature|animal|friend|person|"
                   r"beauty|child)\b")
 """What a description says someone is: "a conceited, pompous, narrow-minded, silly man"."""
-PASSING = {"seemed", "looked", "appeared", "grew"}
+PASSING = {"seemed", "looked", "appeared"}
 """Verbs of how someone seems at a moment, more than of what they are like."""
-NOT_DESCRIBING = {"gone", "going", "come", "coming", "sure", "told", "able", "unable", "about", "to", "in", "at",
-                  "on", "by", "with", "of", "for", "from", "there", "here", "one", "first", "last", "only", "person",
-                  "case", "subject", "cause", "object", "least", "same", "other", "as", "quite", "all", "much",
-                  "almost", "far", "near", "eager", "impatient", "uncomfortable", "comfortable", "ready", "safe",
-                  "busy", "silent", "alone", "glad", "sorry", "afraid", "angry", "anxious", "willing", "unwilling",
-                  "happy", "unhappy", "well", "ill", "asleep", "awake", "alive", "dead", "then", "never", "again",
-                  "left", "taken", "caught", "seen", "made", "kept", "brought", "given", "held", "sent", "thought",
-                  "found", "known", "led", "shown", "met", "heard", "let"}
-"""Words after "was" that say where someone is, what happens to them or how they feel at a moment, not what they
-are like."""
 
 
-def describing(book: Book, character: Character, ids: np.ndarray, most: int = 5) -> list[int]:
-    """Sentences that say what the character is like: a variant of their name as a clause's subject followed by
-    what describes them ("Darcy was clever", "Mr. Collins is a conceited, pompous... man"; not a passing state,
-    "was delighted", "looked surprised", which counts less), by an apposition (", a young man of ..."), or by a
-    possessive of a trait ("Elizabeth's eyes"); the ``most`` that say it most plainly, shortest first among equals,
-    in book order."""
+def describing(book: Book, character: Character, ids: np.ndarray, names: NameIndex | None = None,
+               most: int = 5) -> list[int]:
+    """Sentences that say what the character is like: a variant of their name as a clause's subject followed by a
+    word of :data:`TRAIT_WORDS` ("Darcy was clever", "Mr. Collins is a conceited, pompous... man"; not "was
+    punctual to his time", tied to an occasion, and counting less after "seemed", "looked") or a trait had ("had a
+    pleasant countenance"); or, counting less, "he" or "she" (the character's, :func:`pronoun`) so described in
+    narration (no quotation marks) right after the name as subject, in its sentence or the next, where no other
+    character the pronoun could stand for is named (of ``names``: a man's title is no "she"); the ``most`` that say
+    it most plainly (a kind of person named, the present tense), shortest first among equals, in book order. None
+    rather than a sentence that does not describe them."""
     variants = "|".join(re.escape(v) for v in sorted(character.variants, key=len, reverse=True))
     named = re.compile(rf"(?:^|[;:]\s+|,\s+|\band\s+|\bbut\s+|[“\"‘']|\bthat\s+)\b(?:{variants})\b")
-    scored = []
+    own, sex = pronoun(book, character, ids, named)
+    could = [v for c in (names.characters if names else []) if c is not character and title_sex(c) in (sex, None)
+             for v in c.variants]
+    others = re.compile(r"\b(?:" + "|".join(re.escape(v) for v in sorted(could, key=len, reverse=True)) + r")\b"
+                        if could else r"(?!)")
+    scores: dict[int, float] = {}
+
+    def keep(sid: int, score: int) -> None:
+        if score > 0:
+            scores[sid] = max(scores.get(sid, 0), score - len(book.sentence(sid).text) / 600)
     for sid in map(int, ids):
         text = book.sentence(sid).text
-        score = 0
-        for m in named.finditer(text):
-            after = text[m.end():m.end() + 120]
-            said = COPULA.match(after) or APPOSITION.match(after)
-            word = said.group(3) if said else ""
-            participle = word.endswith("ed") and "-" not in word and not said.group(2)  # "was distressed"
-            if said and word not in NOT_DESCRIBING and not word.endswith(("ing", "ly")) and not participle:
-                found = 2 + bool(KIND.match(after[said.end():])) + (said.group(1) in ("is", "has been"))
-                score = max(score, found - (said.group(1) in PASSING))
-            elif TRAITS.match(after):
-                score = max(score, 2)
-        if score:
-            scored.append((score - len(text) / 600, sid))
-    return sorted(sid for _, sid in sorted(scored, key=lambda item: (-item[0], item[1]))[:most])
+        subject = list(named.finditer(text))
+        keep(sid, max((said(text[m.end():m.end() + 120]) for m in subject), default=0))
+        if not (own and subject and not others.search(text) and not QUOTED.search(text)):
+            continue
+        for at, start in ((sid, subject[0].end()), (sid + 1, 0)):
+            told = book.sentence(at).text if at < len(book) else ""
+            if at == sid or not (others.search(told) or QUOTED.search(told) or named.search(told)):
+                keep(at, max((said(told[m.end():m.end() + 120]) - 1 for m in own.finditer(told, start)), default=0))
+    return sorted(sorted(scores, key=lambda sid: (-scores[sid], sid))[:most])
+
+
+QUOTED = re.compile(r"[“”\"‘’']\W|\W[“”\"‘’']|^[“\"‘']")
+"""A quotation mark: the sentence is (partly) someone's speech, where "he" and "she" may be anyone."""
+
+
+def title_sex(character: Character) -> str | None:
+    """"m" or "f" where the titles a character is written with say it (Mr., Sir; Mrs., Miss), else None."""
+    titles = {v.split()[0].rstrip(".") for v in character.variants if " " in v}
+    return "m" if titles & MALE and not titles & FEMALE else "f" if titles & FEMALE and not titles & MALE else None
+
+
+def pronoun(book: Book, character: Character, ids: np.ndarray, named: re.Pattern) -> tuple[re.Pattern | None,
+                                                                                              str | None]:
+    """The pronoun that stands for ``character`` as a clause's subject, and their sex: "he" for a man's title (Mr.,
+    Sir...), "she" for a woman's, else the one that most often comes first after their name in its sentence (two
+    thirds of three or more); None when it cannot be told."""
+    sex = title_sex(character)
+    if sex is None:
+        votes = Counter(m.group(1).lower() for sid in map(int, ids) for m in
+                        [re.search(r"\b(he|she)\b", book.sentence(sid).text[n.end():]) for n in
+                         named.finditer(book.sentence(sid).text)][:1] if m)
+        sex = next((("m" if word == "he" else "f") for word, n in votes.items()
+                    if n * 3 >= 2 * votes.total() and n >= 3), None)
+    if sex is None:
+        return None, None
+    word = "he|He" if sex == "m" else "she|She"
+    return re.compile(rf"(?:^|[;:]\s+|,\s+|\band\s+|\bbut\s+|\bfor\s+)\b(?:{word})\b"), sex
+
+
+def said(after: str) -> int:
+    """How plainly the words after a subject say what it is like (0: they do not): a word of :data:`TRAIT_WORDS`
+    after "was", "is"... not tied to an occasion (2; a kind of person named 3; the present tense one more; after
+    "seemed", "looked" one less), or a trait had (2)."""
+    copula = COPULA.match(after)
+    if copula and copula.group(2) in TRAIT_WORDS and (copula.group(3) or "").strip() not in OCCASION:
+        return (2 + bool(KIND.match(after[copula.end(2):])) + (copula.group(1) in ("is", "has been"))
+                - (copula.group(1) in PASSING))
+    had = HAVING.match(after)
+    return 2 if had and had.group(1) in TRAIT_WORDS else 0
 
 
 def named_in_story(book: Book, names: NameIndex, character: Character) -> np.ndarray:

@@ -37,6 +37,11 @@ def count_phrase(question: str) -> list[dict[str, str]]:
 TERMS = ("Write up to {limit} search terms for finding the passages that answer this question: names, places, "
          "objects and key words from the question, and words the answering passage is likely to contain. "
          "One term per line, nothing else.")
+TERMS_EXAMPLE = ("Write up to {limit} search terms for finding the passage of the novel that answers this "
+                 "question: the names it asks about, then words that passage itself would use (the answer's likely "
+                 "actions, objects, places, feelings, and synonyms of the question's words). One term per line, "
+                 "nothing else.\n\nFor example, for \"How did Tom get the fence painted?\":\nTom\nfence\n"
+                 "whitewash\nbrush\nboys\ntrade")
 BREADTH = ("The answer is still missing. Write up to {limit} new search terms, different from those already "
            "searched: related names, places, events or words that could lead to the answer. One per line.")
 DEPTH = ("Copy from these passages up to {limit} names, places, objects or events worth searching for next to "
@@ -53,8 +58,14 @@ def instructions(task: str, question: str, options: dict[str, str] | None = None
     return frozenset(w for w in content_words(task.format(limit="")) if w not in asked)
 
 
-def terms(question: str, options: dict[str, str] | None, limit: int) -> list[dict[str, str]]:
-    return messages(f"Question: {question}{options_block(options)}\n\n" + TERMS.format(limit=limit))
+def terms_task(example: bool) -> str:
+    """What the terms prompt asks: with ``example``, the words of the passage that answers, shown one worked
+    example (the ``terms_example`` setting)."""
+    return TERMS_EXAMPLE if example else TERMS
+
+
+def terms(question: str, options: dict[str, str] | None, limit: int, example: bool = False) -> list[dict[str, str]]:
+    return messages(f"Question: {question}{options_block(options)}\n\n" + terms_task(example).format(limit=limit))
 
 
 def passage_answer(question: str, options: dict[str, str] | None, passage: str) -> list[dict[str, str]]:

@@ -203,9 +203,10 @@ class Elite(Engine):
         s, book, question, options = self.settings.terms, search.book, search.question, search.options
         terms: list[Term] = []
         if s.model_terms:
-            reply = yield from self.call("terms", prompts.terms(question, options, s.max_terms), 1)
+            reply = yield from self.call("terms", prompts.terms(question, options, s.max_terms, s.terms_example), 1)
             terms = self.new_terms(book, parse_terms(reply, s.max_terms,
-                                                     prompts.instructions(prompts.TERMS, question, options)),
+                                                     prompts.instructions(prompts.terms_task(s.terms_example),
+                                                                          question, options)),
                                    "question", set())
         tried = {t.text.casefold() for t in terms} | {w for t in terms for w in t.words}
         if not any(t.in_book for t in terms):

@@ -16,6 +16,9 @@ class TermsSettings(Checked):
     max_terms: int = setting(10, "terms asked for at the start and per breadth-wise expansion", low=1, high=30)
     model_terms: bool = setting(True, "ask the model for search terms (no: search the question's and options' own "
                                       "words only)", panel=True)
+    terms_example: bool = setting(False, "ask for the words the passage that answers would use (actions, objects, "
+                                         "feelings, synonyms), shown one worked example (more evidence on the tune "
+                                         "novels with a 1.5B model, not on the held-out ones)", panel=True)
     question_words: bool = setting(True, "also search for the question's own content words, beside the model's "
                                          "terms", panel=True)
     model_weight: float = setting(1.0, "what a match of the model's own terms counts for in the bm25 rankings, "
