@@ -109,6 +109,7 @@ FOLDS = {"tune": ("anna-karenina", "frankenstein", "les-miserables", "middlemarc
 """Settings are chosen on the ``tune`` novels and reported on the ``held`` ones (novels-dev's six): cross-validated
 by novel."""
 
+
 class TermsOnly(LLM):
     """``--evidence-only``: ``llm``'s search terms, each asked once and kept in ``cache`` (a JSON-lines file), and
     an empty reply to every other call, so that the evidence each row places is measured again in moments."""
