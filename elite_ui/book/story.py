@@ -23,7 +23,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.metrics.pairwise import cosine_similarity
 
 from .model import Book, Chapter
-from .names import FEMALE, MALE, Character, NameIndex
+from .names import TITLES, Character, NameIndex, gender, pronoun_genders
 
 SIMILAR = 0.1
 """LexRank's threshold: two sentences whose TF-IDF cosine reaches it are linked."""
@@ -178,8 +178,9 @@ def describing(book: Book, character: Character, ids: np.ndarray, names: NameInd
     rather than a sentence that does not describe them."""
     variants = "|".join(re.escape(v) for v in sorted(character.variants, key=len, reverse=True))
     named = re.compile(rf"(?:^|[;:]\s+|,\s+|\band\s+|\bbut\s+|[“\"‘']|\bthat\s+)\b(?:{variants})\b")
-    own, sex = pronoun(book, character, ids, named)
-    could = [v for c in (names.characters if names else []) if c is not character and title_sex(c) in (sex, None)
+    own, sex = pronoun(book, character, ids)
+    could = [v for c in (names.characters if names else []) if c is not character
+             and gender(Counter(c.variants), None) in (sex, None)
              for v in c.variants]
     others = re.compile(r"\b(?:" + "|".join(re.escape(v) for v in sorted(could, key=len, reverse=True)) + r")\b"
                         if could else r"(?!)")
@@ -205,24 +206,13 @@ QUOTED = re.compile(r"[“”\"‘’']\W|\W[“”\"‘’']|^[“\"‘']")
 """A quotation mark: the sentence is (partly) someone's speech, where "he" and "she" may be anyone."""
 
 
-def title_sex(character: Character) -> str | None:
-    """"m" or "f" where the titles a character is written with say it (Mr., Sir; Mrs., Miss), else None."""
-    titles = {v.split()[0].rstrip(".") for v in character.variants if " " in v}
-    return "m" if titles & MALE and not titles & FEMALE else "f" if titles & FEMALE and not titles & MALE else None
-
-
-def pronoun(book: Book, character: Character, ids: np.ndarray, named: re.Pattern) -> tuple[re.Pattern | None,
-                                                                                              str | None]:
-    """The pronoun that stands for ``character`` as a clause's subject, and their sex: "he" for a man's title (Mr.,
-    Sir...), "she" for a woman's, else the one that most often comes first after their name in its sentence (two
-    thirds of three or more); None when it cannot be told."""
-    sex = title_sex(character)
-    if sex is None:
-        votes = Counter(m.group(1).lower() for sid in map(int, ids) for m in
-                        [re.search(r"\b(he|she)\b", book.sentence(sid).text[n.end():]) for n in
-                         named.finditer(book.sentence(sid).text)][:1] if m)
-        sex = next((("m" if word == "he" else "f") for word, n in votes.items()
-                    if n * 3 >= 2 * votes.total() and n >= 3), None)
+def pronoun(book: Book, character: Character, ids: np.ndarray) -> tuple[re.Pattern | None, str | None]:
+    """The pronoun that stands for ``character`` as a clause's subject, and their sex ("m" or "f"): as their titles
+    say (Mr., Miss), else as the pronouns after their names in the sentences ``ids`` say (:func:`names.gender`);
+    None when it cannot be told."""
+    words = {w for v in character.variants for w in v.split() if w[:1].isupper() and w.rstrip(".") not in TITLES}
+    said = set(pronoun_genders(". ".join(book.sentence(sid).text for sid in map(int, ids)), words).values())
+    sex = gender(Counter(character.variants), said.pop() if len(said) == 1 else None)
     if sex is None:
         return None, None
     word = "he|He" if sex == "m" else "she|She"
