@@ -177,7 +177,7 @@ def describing(book: Book, character: Character, ids: np.ndarray, names: NameInd
     it most plainly (a kind of person named, the present tense), shortest first among equals, in book order. None
     rather than a sentence that does not describe them."""
     variants = "|".join(re.escape(v) for v in sorted(character.variants, key=len, reverse=True))
-    named = re.compile(rf"(?:^|[;:]\s+|,\s+|\band\s+|\bbut\s+|[“\"‘']|\bthat\s+)\b(?:{variants})\b")
+    named = subject(variants, r"[“\"‘']|\bthat\s+")
     own, sex = pronoun(book, character, ids)
     could = [v for c in (names.characters if names else []) if c is not character
              and gender(Counter(c.variants), None) in (sex, None)
@@ -191,11 +191,11 @@ def describing(book: Book, character: Character, ids: np.ndarray, names: NameInd
             scores[sid] = max(scores.get(sid, 0), score - len(book.sentence(sid).text) / 600)
     for sid in map(int, ids):
         text = book.sentence(sid).text
-        subject = list(named.finditer(text))
-        keep(sid, max((said(text[m.end():m.end() + 120]) for m in subject), default=0))
-        if not (own and subject and not others.search(text) and not QUOTED.search(text)):
+        as_subject = list(named.finditer(text))
+        keep(sid, max((said(text[m.end():m.end() + 120]) for m in as_subject), default=0))
+        if not (own and as_subject and not others.search(text) and not QUOTED.search(text)):
             continue
-        for at, start in ((sid, subject[0].end()), (sid + 1, 0)):
+        for at, start in ((sid, as_subject[0].end()), (sid + 1, 0)):
             told = book.sentence(at).text if at < len(book) else ""
             if at == sid or not (others.search(told) or QUOTED.search(told) or named.search(told)):
                 keep(at, max((said(told[m.end():m.end() + 120]) - 1 for m in own.finditer(told, start)), default=0))
@@ -211,12 +211,18 @@ def pronoun(book: Book, character: Character, ids: np.ndarray) -> tuple[re.Patte
     say (Mr., Miss), else as the pronouns after their names in the sentences ``ids`` say (:func:`names.gender`);
     None when it cannot be told."""
     words = {w for v in character.variants for w in v.split() if w[:1].isupper() and w.rstrip(".") not in TITLES}
-    said = set(pronoun_genders(". ".join(book.sentence(sid).text for sid in map(int, ids)), words).values())
-    sex = gender(Counter(character.variants), said.pop() if len(said) == 1 else None)
+    by_pronouns = set(pronoun_genders(". ".join(book.sentence(sid).text for sid in map(int, ids)), words).values())
+    sex = gender(Counter(character.variants), by_pronouns.pop() if len(by_pronouns) == 1 else None)
     if sex is None:
         return None, None
     word = "he|He" if sex == "m" else "she|She"
-    return re.compile(rf"(?:^|[;:]\s+|,\s+|\band\s+|\bbut\s+|\bfor\s+)\b(?:{word})\b"), sex
+    return subject(word, r"\bfor\s+"), sex
+
+
+def subject(words: str, openings: str) -> re.Pattern:
+    """One of ``words`` (alternatives of a regular expression) as a clause's subject: at the sentence's start or
+    after a semicolon, a colon, a comma, "and", "but", or one of ``openings``."""
+    return re.compile(rf"(?:^|[;:]\s+|,\s+|\band\s+|\bbut\s+|{openings})\b(?:{words})\b")
 
 
 def said(after: str) -> int:
