@@ -14,7 +14,8 @@ a longer name: "Collins" alone, not in "Mr. Collins"), the pair is *alike* when
 one character has both; the name index found merges a pair when one of its characters lists both. Precision: of the
 pairs merged, how many are alike; recall: of the pairs alike, how many are merged. Pride and Prejudice and Jane Eyre
 were read while the merging rules were written; Middlemarch's list was written before its names were looked at, and
-kept out of the rules' making.
+its misses were read for the rules of stop 47 (the short forms, a bare surname a man's, the wives); Emma's list was
+written before its names were read (stop 47) and is the held-out one.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from elite_ui.book.names import FORM, NameIndex, build_names, story_text, writte
 LISTS = Path(__file__).with_name("names")
 WRITTEN = 3
 """A hand-listed name counts when the book writes it this often (the name finder's own least)."""
-HELD_OUT = {"middlemarch.txt"}
+HELD_OUT = {"emma.txt"}
 
 PEOPLE = {
     "pride-and-prejudice.txt": {
@@ -55,7 +56,7 @@ PEOPLE = {
         "Madame Pierrot", "Alice", "Mary Ann", "Miss Reed", "Mr. Rowland", "Mesrour", "Jane Rochester",
         "Jane Elliott", "Mary Rivers", "Gulliver", "Temple", "Charles", "Mr. Bates", "Mrs. Leaven",
         "Frederick Lynn", "Sibyl", "Gibson", "Samson", "John Eyre", "Jesus", "Barbara", "Wilson", "Julia",
-        "Mrs. Fairfax", "Mary", "John"},
+        "Mrs. Fairfax", "Mary", "John", "Reed"},
     "the-wind-in-the-willows.txt": {"Toad", "Rat", "Mole", "Badger", "Otter", "Portly", "Billy", "Chairman"},
 }
 NOT_PEOPLE = {

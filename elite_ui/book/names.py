@@ -27,7 +27,7 @@ import re
 import threading
 from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from ..errors import EliteError
@@ -251,14 +251,16 @@ def build_names(book: Book, min_mentions: int = 3) -> NameIndex:
     written, pairs = written_forms(text, names, book.author)
     firsts = given_names(names, written, pairs)
     genders = pronoun_genders(text, names)
-    variants = forms_by_character(written, pairs, firsts, homes(firsts, pairs, capitalised), genders)
-    join_bare_surnames(variants, firsts)
-    join_nicknames(variants, {k for k in variants if k.split()[0].rstrip(".") in TITLES and k.split()[-1] in firsts})
+    variants = forms_by_character(written, pairs, firsts, homes(firsts, pairs, capitalised, genders), genders)
+    join_bare_surnames(variants, firsts, genders)
+    join_nicknames(variants, {k for k in variants if k.split()[0].rstrip(".") in TITLES and k.split()[-1] in firsts},
+                   genders)
     join_middle_names(variants, text, names)
     join_titled_given_names(variants)
     join_kin(variants)
     join_eldest_daughters(variants, genders)
     join_married_names(variants, genders)
+    join_wives(variants, genders, text, [book.sentence(n).text for n in range(book.first_read, len(book))])
     places = Counter(PLACE.findall(text)) + Counter(SAINT_PLACE.findall(text))
     found = [character(key, counter) for key, counter in variants.items()]
     return NameIndex(sorted((c for c in found if c.mentions >= min_mentions
@@ -284,7 +286,7 @@ def given_names(names: set[str], written: Counter, pairs: Counter) -> set[str]:
     return {w for w in names if given[w] >= surname[w]}
 
 
-def homes(firsts: set[str], pairs: Counter, capitalised: Counter) -> dict[str, str]:
+def homes(firsts: set[str], pairs: Counter, capitalised: Counter, genders: dict[str, str]) -> dict[str, str]:
     """Each given name's character: its most written full name (unless a second one is written at least half as
     often: then the name alone), or (a nickname) its parent name's."""
     home: dict[str, str] = {}
@@ -297,7 +299,7 @@ def homes(firsts: set[str], pairs: Counter, capitalised: Counter) -> dict[str, s
         if len(counts) > 1 and counts[1] >= 2 and counts[1] * 2 >= counts[0]:
             home[first] = first  # Mary Ingram and Mary Rivers: "Mary" alone is neither for sure
     for word in sorted(firsts, key=lambda w: -capitalised[w]):
-        parent = nickname_parent(word, firsts, capitalised)
+        parent = nickname_parent(word, firsts, capitalised, genders)
         home[word] = home[parent] if parent else home.get(word, word)
     return home
 
@@ -326,22 +328,38 @@ def forms_by_character(written: Counter, pairs: Counter, firsts: set[str], home:
             key = last  # "Fairfax Rochester", a middle name and a surname: the surname's character
         else:
             holders = Counter({k: n for k, n in carriers.get(first, {}).items() if title not in MARRIED
-                               and not (title in MALE and genders.get(k.split()[0]) == "f")})
+                               and not (title in MALE and genders.get(k.split()[0]) == "f")
+                               and not (title in FEMALE and genders.get(k.split()[0]) == "m")})
             sole = len(holders) == 1 and next(iter(holders.values())) * 2 >= n
             key = next(iter(holders)) if sole else " ".join(filter(None, [with_stop(title), first]))
         variants.setdefault(key, Counter())[form] += n
     return variants
 
 
-def join_bare_surnames(variants: dict[str, Counter], firsts: set[str]) -> None:
-    """A surname alone ("Darcy") joins its most written titled form ("Mr. Darcy")."""
+def join_bare_surnames(variants: dict[str, Counter], firsts: set[str], genders: dict[str, str]) -> None:
+    """A surname alone ("Darcy") joins its :func:`bearer` (the narration calls men by their surname alone, women
+    seldom: "Weston" is Mr. Weston, not the more written Mrs. Weston)."""
     for bare in [k for k in variants if " " not in k and k not in firsts]:
-        titled = [k for k in variants if k.endswith(f" {bare}") and k.split()[0].rstrip(".") in TITLES]
-        if titled:
-            variants[max(titled, key=lambda k: sum(variants[k].values()))].update(variants.pop(bare))
+        held = bearer(variants, genders, bare, bare)
+        if held:
+            variants[held].update(variants.pop(bare))
 
 
-def join_nicknames(variants: dict[str, Counter], apart: set[str]) -> None:
+def bearer(variants: dict[str, Counter], genders: dict[str, str], surname: str, other: str) -> str | None:
+    """The character a bare ``surname`` names, of those (but ``other``) written with it: a man titled with it ("Mr.
+    Darcy"), else a man ("Sir James Chettam"), else the most written."""
+    def rank(key: str) -> tuple:
+        man = gender(variants[key], genders.get(key.split()[0])) == "m"
+        titled = any(len(f.split()) == 2 and f.split()[1] == surname and f.split()[0].rstrip(".") in MALE
+                     for f in variants[key])
+        return titled, man, sum(variants[key].values())
+
+    holders = [k for k, forms in variants.items() if k != other and any(
+        len(f.split()) > 1 and f.split()[-1] == surname for f in forms)]
+    return max(holders, key=rank) if holders else None
+
+
+def join_nicknames(variants: dict[str, Counter], apart: set[str], genders: dict[str, str]) -> None:
     """A one-word character that is a nickname or diminutive of a more mentioned one's name joins it, and a less
     mentioned one-word character its nickname names (not one of the ``apart`` characters, a title and a given name:
     Kitty is no Lady Catherine)."""
@@ -349,12 +367,14 @@ def join_nicknames(variants: dict[str, Counter], apart: set[str]) -> None:
     keys_of: dict[str, list[str]] = {}
     for key in variants:
         for token in key.split():
-            keys_of.setdefault(token.lower(), []).append(key)
+            keys_of.setdefault(token, []).append(key)
     for word in sorted((k for k in variants if " " not in k), key=totals.get):
         if word not in variants:
             continue
-        parents = [k for target in nickname_targets(word) for k in keys_of.get(target, [])
-                   if k != word and k in variants and k not in apart]
+        targets, stems = nickname_targets(word), tuple(short_forms(word))
+        likely = [t for t in keys_of if t.lower() in targets or (stems and t.lower().startswith(stems))]
+        parents = list(dict.fromkeys(k for t in likely if nickname_of(word, t, genders) for k in keys_of[t]
+                                     if k != word and k in variants and k not in apart))
         more = [k for k in parents if totals[k] > totals[word]]
         if more:
             variants[max(more, key=totals.get)].update(variants.pop(word))
@@ -437,6 +457,47 @@ def join_married_names(variants: dict[str, Counter], genders: dict[str, str]) ->
             variants[maiden[0]].update(variants.pop(key))
 
 
+def join_wives(variants: dict[str, Counter], genders: dict[str, str], text: str, sentences: list[str]) -> None:
+    """"Mrs. Lydgate", first written after a woman of another surname ("Rosamond Vincy"), is her married name
+    where the book names her beside that man (the surname's :func:`bearer`) and a word of marriage ("married",
+    "wife", in one sentence) more often, for how often she is named, than any other such woman: twice as often, and
+    three times at least. (A wife married before the story, "Mrs. Hurst" before "Louisa", stays apart: her
+    mother-in-law would pass the same test.)"""
+    owner = {form: key for key, forms in variants.items() for form in forms}
+    beside = [{owner[f] for form in FORM.finditer(sentence) for f in written_names(form) if f in owner}
+              for sentence in sentences if MARRIAGE.search(sentence)]
+
+    @cache
+    def first_seen(key: str) -> int:
+        found = (re.search(rf"\b{written_as(form)}\b", text) for form in variants[key])
+        return min((m.start() for m in found if m), default=len(text))
+
+    for wife in [k for k in variants if len(k.split()) == 2 and k.split()[0].rstrip(".") in MARRIED]:
+        surname = wife.split()[1]
+        husband = bearer(variants, genders, surname, wife)
+        if husband is None or gender(variants[husband], genders.get(husband.split()[0])) != "m":
+            continue
+        together = Counter({k: sum(husband in keys and k in keys for keys in beside) for k in variants
+                            if k not in (wife, husband) and k.split()[0].rstrip(".") not in MARRIED
+                            and gender(variants[k], genders.get(k.split()[0])) == "f"
+                            and not any(f.split()[-1] == surname for f in variants[k] if " " in f)})
+        ranked = sorted(((n / variants[k].total() ** 0.5, k) for k, n in together.items()
+                         if n >= 3 and first_seen(k) < first_seen(wife)), reverse=True)
+        if ranked and (len(ranked) == 1 or ranked[0][0] >= 2 * ranked[1][0]):
+            variants[ranked[0][1]].update(variants.pop(wife))
+
+
+MARRIAGE = re.compile(r"\b(?:marr(?:y|ies|ied|ying|iage)|wife|husband|wedding|wedded|bride|engaged)\b", re.I)
+
+
+def written_names(form: re.Match) -> list[str]:
+    """A :data:`FORM` match as the name index writes it ("Mr. Darcy", "Miss Lydia"), else its two words apart (a
+    sentence's first word before a name: "When Lydia")."""
+    title, first, last = form.groups("")
+    whole = " ".join(filter(None, [with_stop(title), first, last]))
+    return [whole] if not last else [whole, " ".join(filter(None, [with_stop(title), first])), last]
+
+
 def gender(forms: Counter, said: str | None) -> str | None:
     """A character's sex, "m" or "f", from the titles it is written with, else as ``said`` by pronouns."""
     titles = {f.split()[0].rstrip(".") for f in forms if " " in f}
@@ -490,14 +551,35 @@ def with_stop(title: str) -> str:
     return f"{title}." if title in ABBREVIATED else title
 
 
-def nickname_parent(word: str, firsts: set[str], counts: Counter) -> str | None:
+def nickname_parent(word: str, firsts: set[str], counts: Counter, genders: dict[str, str]) -> str | None:
     """The more mentioned given name ``word`` is a nickname or a diminutive of, if any."""
-    targets = nickname_targets(word)
-    parents = [w for w in firsts if w.lower() in targets and w != word and counts[w] > counts[word]]
+    parents = [w for w in firsts if w != word and counts[w] > counts[word] and nickname_of(word, w, genders)]
     return max(parents, key=lambda w: counts[w]) if parents else None
 
 
-def nickname_targets(word: str) -> set[str]:
+def nickname_of(word: str, name: str, genders: dict[str, str]) -> bool:
+    """Whether ``word`` may be a nickname or a diminutive of the name ``name``: one of its :func:`nickname_targets`,
+    or (of a sex the pronouns do not say differs) a longer name a short form of it begins (Rosy: Rosamond, Dodo:
+    Dorothea; not Harry: Harriet)."""
+    lowered = name.lower()
+    if lowered in nickname_targets(word):
+        return True
+    return (any(lowered.startswith(stem) and len(lowered) > len(stem) + 1 for stem in short_forms(word))
+            and genders.get(word, genders.get(name)) == genders.get(name, genders.get(word)))
+
+
+@lru_cache(maxsize=4096)
+def short_forms(word: str) -> frozenset[str]:
+    """What a diminutive may shorten, of three letters or more (Rosy: "ros"), or a doubled syllable's one (Dodo:
+    "do")."""
+    word = word.lower()
+    doubled = {word[:2]} if len(word) == 4 and word[:2] == word[2:] else set()
+    return frozenset(doubled | {word.removesuffix(end) for end in ("y", "ie") if word.endswith(end)
+                                and len(word) - len(end) >= 3})
+
+
+@lru_cache(maxsize=4096)
+def nickname_targets(word: str) -> frozenset[str]:
     """The names (lower-cased) ``word`` may be a nickname of (Lizzy: elizabeth, from the ``nicknames`` table) or a
     diminutive of (Ratty: rat, Toady: toad, Moly: mole, Janet: jane)."""
     word = word.lower()
@@ -507,7 +589,7 @@ def nickname_targets(word: str) -> set[str]:
         if stem != word and len(stem) >= 2:
             stems = {stem, stem[:-1]} if stem[-1] == stem[-2] else {stem}
             out |= stems | {f"{s}e" for s in stems}
-    return out
+    return frozenset(out)
 
 
 @lru_cache(maxsize=4096)
