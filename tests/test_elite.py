@@ -111,6 +111,29 @@ def test_multiple_choice_votes_and_kl_importance(pride):
     assert trim.by_model is False and trim.dropped == [], "an unreadable trim keeps all evidence"
 
 
+def test_a_choice_after_its_deciding_sentence_is_cited_by_it(pride):
+    """``quote_first``: the model copies the sentence that decides, then the letter; the answer cites that sentence,
+    and the vote reads the letter from the answer line only (the copy opens with "A")."""
+    from elite_ui.methods.prompts import QUOTE_FIRST
+
+    settings = with_overrides(SMALL, voter_num=1, iter_max=1, importance_samples=0, trim=False, quote_first=True)
+    options = {"A": "a house", "B": "a town", "C": "a horse"}
+    asked = []
+
+    def reply(request):
+        asked.append(request)
+        if request.purpose == "vote":
+            first = int(request.messages[1]["content"].split("[S", 1)[1].split("]", 1)[0])
+            return f"[S{first}] A fine place, said she.\nAnswer: B"
+        return {"terms": "Pemberley", "judge": "yes"}.get(request.purpose, "x")
+
+    answer = engine(reply, settings).run(pride, "What is Pemberley?", options).answer
+    vote = next(r for r in asked if r.purpose == "vote")
+    assert answer.choice == "B" and vote.max_tokens > 12 and vote.messages[1]["content"].endswith(QUOTE_FIRST)
+    first = int(vote.messages[1]["content"].split("[S", 1)[1].split("]", 1)[0])
+    assert [c.sentence_id for c in answer.citations] == [first] and not answer.citations[0].automatic
+
+
 def test_counting_questions_skip_retrieval(pride):
     trace = engine({"count_phrase": ["laugh"]}).run(pride, "How many times does Elizabeth laugh?")
     assert kinds(trace) == ["start", "count", "answer", "done"]

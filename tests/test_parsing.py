@@ -1,6 +1,7 @@
 """Reading what a weak model writes."""
 
-from elite_ui.methods.parsing import clean_answer, parse_choice, parse_sentence_ids, parse_terms, parse_verdict
+from elite_ui.methods.parsing import (clean_answer, parse_choice, parse_decision, parse_sentence_ids, parse_terms,
+                                      parse_verdict)
 
 
 def test_terms_from_numbered_lists_commas_and_broken_json():
@@ -35,6 +36,17 @@ def test_choices():
     assert parse_choice("D. Mr. Wickham", options) == "D"
     assert parse_choice("She marries Mr. Darcy in the end", options) == "B"
     assert parse_choice("I do not know", options) is None
+
+
+def test_a_decision_after_its_copied_sentence_is_read_from_its_answer_line():
+    """With ``quote_first`` the copied sentence may open with "A" or name another option: only the last "Answer:"
+    counts, and a reply without one gives no letter (the model's likeliest letter is asked for then)."""
+    options = {"A": "Mr. Collins", "B": "Mr. Darcy", "C": "Mr. Bingley", "D": "Mr. Wickham"}
+    copied = "[S12] A single man in possession of a good fortune, Mr. Collins said.\nAnswer: (D)"
+    assert parse_decision(copied, options, quote_first=True) == "D"
+    assert parse_decision("[S12] A single man of fortune.", options, quote_first=True) is None
+    assert parse_decision("A single man of fortune.", options, quote_first=False) == "A"
+    assert parse_decision("Answer: B. Then answer: C", options, quote_first=True) == "C"
 
 
 def test_sentence_ids_and_repetition_cut():

@@ -24,7 +24,7 @@ from ..settings import Checked, flat, setting
 from . import prompts
 from .grounding import Grounding, grounded, sharing, unread
 from .lexical import best_sentences, bm25_scores, targets
-from .parsing import clean_answer, parse_choice, parse_sentence_ids, whole_sentences, without_labels
+from .parsing import clean_answer, parse_choice, parse_decision, parse_sentence_ids, whole_sentences, without_labels
 from .trace import Answer, Citation, Delta, Done, Event, Kind, LLMCall, Queue, Quoted, Start, Trace
 
 
@@ -46,6 +46,14 @@ class AnswerSettings(Checked):
                                    "do not support either way)", panel=True)
     quoted: bool = setting(False, "ask for the answer in the passage's own words, copied from it, rather than in "
                                   "the model's own (a small model's own words often restate the question)")
+    quote_first: bool = setting(False, "a multiple-choice answer first copies the passages' sentence that decides "
+                                       "between the options, then gives the letter (cited by that sentence)",
+                                panel=True)
+
+    @property
+    def choice_tokens(self) -> int:
+        """The longest multiple-choice reply: a letter, or with ``quote_first`` a sentence and a letter."""
+        return 160 if self.quote_first else 12
 
 
 PROMPT_SLACK = 32
@@ -186,7 +194,7 @@ class Engine:
     def room(self, wanted: int) -> int:
         """The evidence tokens the answer's prompt may hold: ``wanted`` (a budget setting; 0: as many as fit), at
         most what the model's context holds beside the prompt's own words, the question asked and the answer."""
-        own = self.llm.count_messages(prompts.answer(*self.asked, "", self.settings.abstain, self.settings.quoted))
+        own = self.llm.count_messages(prompts.answer(*self.asked, "", self.settings))
         fits = max(self.llm.n_ctx - own - self.settings.answer_tokens - PROMPT_SLACK, 0)
         return min(wanted, fits) if wanted else fits
 
@@ -305,7 +313,7 @@ class Engine:
                     evidence: list[int], iteration: int = 1, prompt=prompts.answer):
         """One answering call on ``context`` (put into ``prompt``): the chosen option for a multiple-choice
         question, else a written answer with its citations; what the book says (its quotes) is yielded first."""
-        messages = prompt(question, options, context or "(nothing found)", self.settings.abstain, self.settings.quoted)
+        messages = prompt(question, options, context or "(nothing found)", self.settings)
         quotes = self.quotes(book, question, options, evidence)
         yield Event(Kind.QUOTES, iteration, Quoted(quotes))
         answer = yield from self.chosen_or_written(book, question, options, messages, evidence, iteration)
@@ -316,11 +324,11 @@ class Engine:
                           evidence: list[int], iteration: int):
         """The chosen option for a multiple-choice question, else a written answer with its citations."""
         if options:
-            reply = yield from self.call("answer", messages, iteration, max_tokens=12)
-            choice = parse_choice(reply, options)
+            reply = yield from self.call("answer", messages, iteration, max_tokens=self.settings.choice_tokens)
+            choice = parse_decision(reply, options, self.settings.quote_first)
             if choice is None:
                 choice = likeliest(options, (yield from self.likeliest(messages, options, iteration)))
-            return chosen_answer(book, options, choice, evidence)
+            return chosen_answer(book, options, choice, evidence, reply if self.settings.quote_first else "")
         return (yield from self.written_answer(book, question, messages, evidence, iteration))
 
     def relay(self, pieces, iteration: int):
@@ -383,10 +391,13 @@ def likeliest(options: dict[str, str], logprobs: dict[str, float] | None) -> str
     return max(logprobs, key=logprobs.get) if logprobs else None
 
 
-def chosen_answer(book: Book, options: dict[str, str], choice: str | None, evidence: list[int], **extra) -> Answer:
-    """The answer naming the chosen option (or saying none was readable), cited by the option's words."""
+def chosen_answer(book: Book, options: dict[str, str], choice: str | None, evidence: list[int], deciding: str = "",
+                  **extra) -> Answer:
+    """The answer naming the chosen option (or saying none was readable), cited by the sentence ``deciding`` (the
+    model's copy of it, ``quote_first``) labels, else by the option's words and that copy's."""
     text = f"({choice}) {options[choice]}" if choice else "The model gave no readable choice."
-    return Answer(text, cite(book, options.get(choice, ""), evidence), choice=choice, evidence=evidence, **extra)
+    cited = cite(book, f"{deciding} {options.get(choice, '')}".strip(), evidence)
+    return Answer(text, cited, choice=choice, evidence=evidence, **extra)
 
 
 def cite(book: Book, text: str, evidence: list[int]) -> list[Citation]:

@@ -78,6 +78,15 @@ def parse_choice(text: str, options: dict[str, str]) -> str | None:
     return best[2] if best else None
 
 
+def parse_decision(text: str, options: dict[str, str], quote_first: bool) -> str | None:
+    """The option letter a reply picks; after a copied sentence (``quote_first``), only what follows its last
+    "Answer:" counts (the sentence may open with "A")."""
+    if quote_first:
+        said = re.split(r"\banswer\s*:", text, flags=re.I)
+        return parse_choice(said[-1], options) if len(said) > 1 else None
+    return parse_choice(text, options)
+
+
 SENTENCE_LABEL = re.compile(r"\bS\s?(\d{1,7})\b")
 
 

@@ -104,33 +104,37 @@ NOT_SAID = "The passages do not say."
 """What the answer prompt asks a model to reply when the passages hold no answer."""
 
 
-def answer_tail(options: dict[str, str] | None, abstain: bool = False, quoted: bool = False) -> str:
-    """What to reply: the option's letter, or a short answer with the label of the sentence that says it, in the
-    model's own words or (``quoted``) the passage's (with ``abstain``, or :data:`NOT_SAID` when the passages hold
-    none)."""
+def answer_tail(options: dict[str, str] | None, how=None) -> str:
+    """What to reply, as ``how`` (an :class:`~elite_ui.methods.base.AnswerSettings`; None: its defaults) asks: the
+    option's letter (``quote_first``: after the sentence that decides, copied), or a short answer with the label of
+    the sentence that says it, in the model's own words or (``quoted``) the passage's (``abstain``: or
+    :data:`NOT_SAID` when the passages hold none)."""
     if options:
-        return "Reply with the letter of the correct option."
+        return QUOTE_FIRST if getattr(how, "quote_first", False) else "Reply with the letter of the correct option."
     said = ("Reply in this form, with the words of the passage that answer the question, copied from it: <those "
-            "words> [S<number of their sentence>]." if quoted else
+            "words> [S<number of their sentence>]." if getattr(how, "quoted", False) else
             "Reply in this form, in one short sentence of your own words: <the answer> [S<number of the sentence "
             "that says it>].")
-    return said + (f" If the passages do not say, reply: {NOT_SAID}" if abstain else "")
+    return said + (f" If the passages do not say, reply: {NOT_SAID}" if getattr(how, "abstain", False) else "")
 
 
-def answer(question: str, options: dict[str, str] | None, evidence: str, abstain: bool = False,
-           quoted: bool = False) -> list[dict[str, str]]:
+QUOTE_FIRST = ("First copy, with its label, the sentence of the passages that decides between the options; then, on "
+               "a line of its own, write: Answer: <the letter of the correct option>.")
+"""The multiple-choice answer's task with ``quote_first``: the deciding sentence before the letter."""
+
+
+def answer(question: str, options: dict[str, str] | None, evidence: str, how=None) -> list[dict[str, str]]:
     """The question and the passages first (the judge's and the trim's prefix too), then the question again beside
     what to do: a small model answers the question it read last."""
     return messages(passages(question, options, evidence) + f"Question: {question}{options_block(options)}\n"
-                    + answer_tail(options, abstain, quoted))
+                    + answer_tail(options, how))
 
 
-def reading(question: str, options: dict[str, str] | None, book: str, abstain: bool = False,
-            quoted: bool = False) -> list[dict[str, str]]:
+def reading(question: str, options: dict[str, str] | None, book: str, how=None) -> list[dict[str, str]]:
     """The whole book first, then the question: questions on the same book share the book's prefix, so the model
     reads it once and reuses it from its KV cache."""
     return messages(f"The book:\n{book}\n\nQuestion: {question}{options_block(options)}\n\n"
-                    + answer_tail(options, abstain, quoted))
+                    + answer_tail(options, how))
 
 
 MARKER_SYSTEM = "You build a search index of a novel."

@@ -33,7 +33,7 @@ from ..lexical import (
     tilings,
     touches,
 )
-from ..parsing import parse_choice, parse_sentence_ids, parse_terms, parse_verdict, whole_sentences
+from ..parsing import parse_decision, parse_sentence_ids, parse_terms, parse_verdict, whole_sentences
 from ..trace import (
     Answer,
     Calls,
@@ -466,7 +466,7 @@ class Elite(Engine):
             return Answer("", evidence=kept, quotes=quotes)
         yield Event(Kind.QUOTES, iteration, Quoted(quotes))
         evidence = listing if kept == candidates else self.listing(book, kept, chunks)
-        messages = prompts.answer(question, options, evidence, self.settings.abstain, self.settings.quoted)
+        messages = prompts.answer(question, options, evidence, self.settings)
         if options:
             answer = yield from self.vote(book, messages, options, kept, iteration)
         else:
@@ -477,10 +477,11 @@ class Elite(Engine):
     def vote(self, book: Book, messages, options: dict[str, str], kept: list[int], iteration: int):
         s = self.settings
         votes: Counter[str] = Counter()
+        replies = []
         for n in range(max(1, s.answering.voter_num)):
-            reply = yield from self.call("vote", messages, iteration, max_tokens=12,
-                                         temperature=0.0 if n == 0 else 0.8, seed=s.seed + n)
-            choice = parse_choice(reply, options)
+            replies.append((yield from self.call("vote", messages, iteration, max_tokens=s.choice_tokens,
+                                                 temperature=0.0 if n == 0 else 0.8, seed=s.seed + n)))
+            choice = parse_decision(replies[-1], options, s.quote_first)
             if choice:
                 votes[choice] += 1
         logprobs = yield from self.likeliest(messages, options, iteration)
@@ -491,7 +492,8 @@ class Elite(Engine):
         choice = (max(votes, key=lambda k: (votes[k], (logprobs or {}).get(k, 0.0), -order[k]))
                   if votes else None)
         shares = {k: round(votes.get(k, 0) / total, 3) if total else 0.0 for k in options}
-        answer = chosen_answer(book, options, choice, kept, votes={k: votes.get(k, 0) for k in options},
+        deciding = next((r for r in replies if parse_decision(r, options, True) == choice), "") if s.quote_first else ""
+        answer = chosen_answer(book, options, choice, kept, deciding, votes={k: votes.get(k, 0) for k in options},
                                vote_shares=shares)
         tied = [k for k in options if votes and votes[k] == votes[choice]]
         if len(tied) > 1:
