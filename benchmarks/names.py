@@ -43,7 +43,8 @@ PEOPLE = {
         "Mrs. Collins", "Mrs. Philips", "Colonel Forster", "Mrs. Hurst", "Maria Lucas", "Lady Lucas", "Caroline",
         "Georgiana", "Mr. Hurst", "Catherine", "Sir William Lucas", "Mrs. Forster", "Mr. Denny", "George Wickham",
         "Mrs. Jenkinson", "Mrs. Reynolds", "Charles", "Louisa", "Fitzwilliam", "Mr. Philips", "Mr. Jones", "Anne",
-        "Captain Carter", "Mrs. Younge", "Mr. Robinson", "Sir Lewis", "Mrs. Annesley", "Mrs. Wickham", "John"},
+        "Captain Carter", "Mrs. Younge", "Mr. Robinson", "Sir Lewis", "Mrs. Annesley", "Mrs. Wickham", "John",
+        "Philips"},
     "jane-eyre.txt": {
         "Mr. Rochester", "Jane Eyre", "John Reed", "Fairfax Rochester", "Bessie Leaven", "Mrs. Reed", "Mary Ingram",
         "Diana", "Helen Burns", "Miss Ingram", "Miss Temple", "Mason", "Mr. Brocklehurst", "Miss Eyre",

@@ -134,6 +134,32 @@ def test_a_choice_after_its_deciding_sentence_is_cited_by_it(pride):
     assert [c.sentence_id for c in answer.citations] == [first] and not answer.citations[0].automatic
 
 
+def test_rotated_votes_read_the_options_shifted_and_count_them_back(pride):
+    """``rotated_votes``: vote n reads the options shifted n places under the same letters, after the passages, at
+    temperature 0; a model that always says "B" votes for three different options, and the tie goes to the letter
+    it finds likelier."""
+    settings = with_overrides(SMALL, voter_num=3, iter_max=1, importance_samples=0, trim=False, rotated_votes=True)
+    options = {"A": "a house", "B": "a town", "C": "a horse"}
+    asked = []
+
+    def reply(request):
+        asked.append(request)
+        return {"terms": "Pemberley", "judge": "yes", "vote": "B"}.get(request.purpose, "x")
+
+    answer = engine(reply, settings, logprobs={"A": -0.1, "B": -2.0, "C": -3.0}).run(
+        pride, "What is Pemberley?", options).answer
+    votes = [r for r in asked if r.purpose == "vote"]
+    assert answer.votes == {"A": 1, "B": 1, "C": 1} and answer.choice == "A" and "tied" in answer.caveat
+    assert [v.messages[1]["content"].split("Options:")[-1].split("\n")[1] for v in votes] == \
+        ["(A) a house", "(A) a town", "(A) a horse"]
+    assert all(v.temperature == 0.0 and v.messages[1]["content"].count("Options:") == 1 for v in votes)
+    prefix = [v.messages[1]["content"].rsplit("Question:", 1)[0] for v in votes]
+    assert prefix[0] == prefix[1] == prefix[2], "the passages are read once, from the cache after the first vote"
+    agree = engine({"terms": ["Pemberley"], "vote": ["B", "A", "C"]}, settings).run(
+        pride, "What is Pemberley?", options).answer
+    assert agree.votes == {"A": 0, "B": 3, "C": 0}, "B, then A for B's text, then C for it: three votes for B"
+
+
 def test_counting_questions_skip_retrieval(pride):
     trace = engine({"count_phrase": ["laugh"]}).run(pride, "How many times does Elizabeth laugh?")
     assert kinds(trace) == ["start", "count", "answer", "done"]

@@ -1,7 +1,13 @@
 """Reading what a weak model writes."""
 
-from elite_ui.methods.parsing import (clean_answer, parse_choice, parse_decision, parse_sentence_ids, parse_terms,
-                                      parse_verdict)
+from elite_ui.methods.parsing import (
+    clean_answer,
+    parse_choice,
+    parse_decision,
+    parse_sentence_ids,
+    parse_terms,
+    parse_verdict,
+)
 
 
 def test_terms_from_numbered_lists_commas_and_broken_json():

@@ -123,11 +123,13 @@ QUOTE_FIRST = ("First copy, with its label, the sentence of the passages that de
 """The multiple-choice answer's task with ``quote_first``: the deciding sentence before the letter."""
 
 
-def answer(question: str, options: dict[str, str] | None, evidence: str, how=None) -> list[dict[str, str]]:
+def answer(question: str, options: dict[str, str] | None, evidence: str, how=None,
+           ahead: bool = True) -> list[dict[str, str]]:
     """The question and the passages first (the judge's and the trim's prefix too), then the question again beside
-    what to do: a small model answers the question it read last."""
-    return messages(passages(question, options, evidence) + f"Question: {question}{options_block(options)}\n"
-                    + answer_tail(options, how))
+    what to do: a small model answers the question it read last. Not ``ahead``: the options only after the passages
+    (votes that order them differently share the rest from the model's cache)."""
+    return messages(passages(question, options if ahead else None, evidence)
+                    + f"Question: {question}{options_block(options)}\n" + answer_tail(options, how))
 
 
 def reading(question: str, options: dict[str, str] | None, book: str, how=None) -> list[dict[str, str]]:

@@ -466,24 +466,35 @@ class Elite(Engine):
             return Answer("", evidence=kept, quotes=quotes)
         yield Event(Kind.QUOTES, iteration, Quoted(quotes))
         evidence = listing if kept == candidates else self.listing(book, kept, chunks)
-        messages = prompts.answer(question, options, evidence, self.settings)
         if options:
-            answer = yield from self.vote(book, messages, options, kept, iteration)
+            answer = yield from self.vote(book, question, evidence, options, kept, iteration)
         else:
+            messages = prompts.answer(question, options, evidence, self.settings)
             answer = yield from self.written_answer(book, question, messages, kept, iteration)
         answer.quotes = quotes
         return answer
 
-    def vote(self, book: Book, messages, options: dict[str, str], kept: list[int], iteration: int):
-        s = self.settings
+    def vote(self, book: Book, question: str, evidence: str, options: dict[str, str], kept: list[int],
+             iteration: int):
+        """The majority of ``voter_num`` votes: the first at temperature 0, the others sampled, or
+        (``rotated_votes``) each at temperature 0 on the options shifted by one more place."""
+        s, turned = self.settings, self.settings.answering.rotated_votes
+
+        def asked(order: dict[str, str]) -> list[dict[str, str]]:
+            return prompts.answer(question, order, evidence, s, ahead=not turned)
+
+        messages = asked(options)
         votes: Counter[str] = Counter()
-        replies = []
+        decided: list[tuple[str, str]] = []
         for n in range(max(1, s.answering.voter_num)):
-            replies.append((yield from self.call("vote", messages, iteration, max_tokens=s.choice_tokens,
-                                                 temperature=0.0 if n == 0 else 0.8, seed=s.seed + n)))
-            choice = parse_decision(replies[-1], options, s.quote_first)
-            if choice:
+            shown = rotated(options, n) if turned else options
+            reply = yield from self.call("vote", asked(shown), iteration, max_tokens=s.choice_tokens,
+                                         temperature=0.0 if n == 0 or turned else 0.8, seed=s.seed + n)
+            picked = parse_decision(reply, shown, s.quote_first)
+            if picked:
+                choice = unrotated(options, picked, n) if turned else picked
                 votes[choice] += 1
+                decided.append((choice, reply))
         logprobs = yield from self.likeliest(messages, options, iteration)
         if not votes and logprobs:
             votes[max(logprobs, key=logprobs.get)] += 1
@@ -492,7 +503,7 @@ class Elite(Engine):
         choice = (max(votes, key=lambda k: (votes[k], (logprobs or {}).get(k, 0.0), -order[k]))
                   if votes else None)
         shares = {k: round(votes.get(k, 0) / total, 3) if total else 0.0 for k in options}
-        deciding = next((r for r in replies if parse_decision(r, options, True) == choice), "") if s.quote_first else ""
+        deciding = next((reply for picked, reply in decided if picked == choice), "") if s.quote_first else ""
         answer = chosen_answer(book, options, choice, kept, deciding, votes={k: votes.get(k, 0) for k in options},
                                vote_shares=shares)
         tied = [k for k in options if votes and votes[k] == votes[choice]]
@@ -500,6 +511,18 @@ class Elite(Engine):
             answer.caveat = (f"The votes tied between {', '.join(tied)} ({shares[choice]:.0%} each); "
                              f"{choice} is the one the model found likelier.")
         return answer
+
+
+def rotated(options: dict[str, str], n: int) -> dict[str, str]:
+    """The options shifted ``n`` places under the same letters (A reads what B said)."""
+    texts = list(options.values())
+    return {letter: texts[(i + n) % len(texts)] for i, letter in enumerate(options)}
+
+
+def unrotated(options: dict[str, str], letter: str, n: int) -> str:
+    """The letter of ``options`` that ``letter`` of :func:`rotated` (by ``n``) stands for."""
+    letters = list(options)
+    return letters[(letters.index(letter) + n) % len(letters)]
 
 
 def salient_words(book: Book, text: str, known: set[str]) -> list[str]:

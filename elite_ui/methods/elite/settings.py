@@ -130,6 +130,9 @@ class AnsweringSettings(Checked):
                                "organising step)", panel=True)
     voter_num: int = setting(10, "votes cast for a multiple-choice answer; the majority wins", low=1, high=20,
                              panel=True)
+    rotated_votes: bool = setting(False, "each vote at temperature 0 reads the options shifted one more place under "
+                                         "the same letters, after the passages (a small model's leaning to a letter "
+                                         "is voted out); off: the votes after the first are sampled")
 
 
 @dataclass(frozen=True)
@@ -155,7 +158,7 @@ PRESETS = {
         best_neighbours=True, evidence_tokens=800, answer_tokens=96,
     ),
 }
-PRESETS["capable"] = PRESETS["laptop"]
+PRESETS["capable"] = with_overrides(PRESETS["laptop"], voter_num=1)
 PRESETS["demo"] = with_overrides(
     PRESETS["laptop"], judge=True, next_terms="explore", iter_max=2, max_terms=4, deep_search_index=2,
     deep_search_num=3, importance_samples=1, importance_chunks=2, trim=True, evidence_tokens=600, answer_tokens=64)
@@ -167,11 +170,13 @@ with 100-word chunks ranked by BM25 over the same terms, from two half-overlappi
 chunk's neighbours right after it (chunk fusion), and one pass. The judge with further iterations, breadth- and
 depth-wise expansion, importance and trimming each found no more evidence there (breadth/depth found less), so they
 are off; each is one setting away (``--judge``, ``--importance-samples 1``...). ``capable``, for a model of a
-billion parameters or more (:func:`elite_ui.reading.preset_for`): the same settings today. Measured with
-Qwen2.5-Coder-1.5B (docs/benchmark.md, "Answers with a real model"), twice the evidence (1,600 tokens) led on the
-tune novels and not on the held-out ones, and took longer, so it was not adopted; the judge with further
-iterations, the trim and importance each answered fewer questions right on the tune novels (the judge only ever
-said "not enough"); what a real model is found to gain from goes here. ``demo``: every stage of the paper shown
+billion parameters or more (:func:`elite_ui.reading.preset_for`): the same settings but one vote for a choice.
+Measured with Qwen2.5-Coder-1.5B (docs/benchmark.md, "Answers with a real model"), the two sampled votes after
+the first changed 2 of 45 answers on QuALITY and 2 of 60 on the held-out novels-dev, one right each way, for two
+calls more; twice the evidence (1,600 tokens) led on the tune novels and not on the held-out ones, and took longer,
+so it was not adopted; the judge with further iterations, the trim and importance each answered fewer questions
+right on the tune novels (the judge only ever said "not enough"); what a real model is found to gain from goes
+here. ``demo``: every stage of the paper shown
 on a question in under a minute on the embedded model (docs/settings.md, "The demo preset"): the judge, breadth-
 and depth-wise terms for a second iteration, importance of the two best new passages at one noise level, and the
 trim, on a smaller evidence budget."""
