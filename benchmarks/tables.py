@@ -40,6 +40,11 @@ def num(value, digits: int = 2) -> str | None:
     return None if value is None else f"{value:,.{digits}f}"
 
 
+def difference(value: float, interval: list[float], digits: int = 3) -> str:
+    """A paired difference with its interval: "+0.047 (-0.054 to +0.150)"."""
+    return f"{value:+.{digits}f} ({interval[0]:+.{digits}f} to {interval[1]:+.{digits}f})"
+
+
 def runs_table(names: list[str]) -> str:
     """Benchmark runs (``python -m elite_ui.bench run``), one row per summary."""
     body = []
@@ -357,8 +362,7 @@ def feedback_table() -> str:
     body = []
     for key, found in f.items():
         for name, row in found.items():
-            versus = (f"{row['minus_bm25']:+.3f} ({row['minus_bm25_interval'][0]:+.3f} to "
-                      f"{row['minus_bm25_interval'][1]:+.3f})" if "minus_bm25" in row else "")
+            versus = difference(row["minus_bm25"], row["minus_bm25_interval"]) if "minus_bm25" in row else ""
             body.append([f"{names.get(key, key)} ({row['questions']})", name,
                          f"{row['evidence_recall']:.3f} ({row['interval'][0]:.3f}-{row['interval'][1]:.3f})", versus,
                          row["llm_calls"], row.get("evaluated_tokens", "")])
@@ -374,8 +378,8 @@ def answers_table(name: str) -> str:
     for row, s in f["rows"].items():
         versus = s.get("vs_bm25")
         body.append([row, s["questions"], f"{s['accuracy']:.2f} ({s['interval'][0]:.2f}-{s['interval'][1]:.2f})",
-                     f"{versus['difference']:+.2f} ({versus['interval'][0]:+.2f} to {versus['interval'][1]:+.2f})"
-                     if versus else "", num(s.get("within", {}).get("accuracy")),
+                     difference(versus["difference"], versus["interval"], 2) if versus else "",
+                     num(s.get("within", {}).get("accuracy")),
                      num(s.get("beyond", {}).get("abstained")), s.get("beyond", {}).get("answered_from_beyond", ""),
                      num(s.get("evidence_recall")), num(s.get("key_in_evidence")), num(s.get("seconds_median"), 1),
                      num(s.get("first_answer_after_quotes"), 1), num(s.get("llm_calls"), 1),
@@ -392,7 +396,7 @@ def evidence_table(name: str) -> str:
     against BM25 chunks."""
     def versus(s: dict, figure: str) -> str:
         d = (s.get("evidence_vs_bm25") or {}).get(figure)
-        return f"{d['difference']:+.3f} ({d['interval'][0]:+.3f} to {d['interval'][1]:+.3f})" if d else ""
+        return difference(d["difference"], d["interval"]) if d else ""
     body = [[row, s["questions"], num(s.get("evidence_recall"), 3), versus(s, "evidence_recall"),
              num(s.get("key_in_evidence"), 3), versus(s, "key_in_evidence")]
             for row, s in figures(name)["rows"].items()]

@@ -319,7 +319,7 @@ def forms_by_character(written: Counter, pairs: Counter, firsts: set[str], home:
             carriers.setdefault(last, Counter())[character_of(first, last)] += n
     variants: dict[str, Counter] = {}
     for (title, first, last), n in written.items():
-        form = " ".join(filter(None, [with_stop(title), first, last]))
+        form = written_name(title, first, last)
         if first in firsts and title and not last and n >= written[("", first, "")]:
             key = form
         elif first in firsts:
@@ -331,7 +331,7 @@ def forms_by_character(written: Counter, pairs: Counter, firsts: set[str], home:
                                and not (title in MALE and genders.get(k.split()[0]) == "f")
                                and not (title in FEMALE and genders.get(k.split()[0]) == "m")})
             sole = len(holders) == 1 and next(iter(holders.values())) * 2 >= n
-            key = next(iter(holders)) if sole else " ".join(filter(None, [with_stop(title), first]))
+            key = next(iter(holders)) if sole else written_name(title, first)
         variants.setdefault(key, Counter())[form] += n
     return variants
 
@@ -349,7 +349,7 @@ def bearer(variants: dict[str, Counter], genders: dict[str, str], surname: str, 
     """The character a bare ``surname`` names, of those (but ``other``) written with it: a man titled with it ("Mr.
     Darcy"), else a man ("Sir James Chettam"), else the most written."""
     def rank(key: str) -> tuple:
-        man = gender(variants[key], genders.get(key.split()[0])) == "m"
+        man = sex(variants, genders, key) == "m"
         titled = any(len(f.split()) == 2 and f.split()[1] == surname and f.split()[0].rstrip(".") in MALE
                      for f in variants[key])
         return titled, man, sum(variants[key].values())
@@ -434,7 +434,7 @@ def join_eldest_daughters(variants: dict[str, Counter], genders: dict[str, str])
     for key in [k for k in variants if len(k.split()) == 2 and k.split()[0] in UNMARRIED]:
         title, surname = key.split()
         women = [k for k in variants if len(k.split()) == 2 and k.split()[1] == surname
-                 and k.split()[0].rstrip(".") not in TITLES and gender(variants[k], genders.get(k.split()[0])) != "m"]
+                 and k.split()[0].rstrip(".") not in TITLES and sex(variants, genders, k) != "m"]
         if len(women) > 1:
             women = [k for k in women if not any(f.startswith(f"{title} {k.split()[0]}") for f in variants[k])]
         mentions = sorted((sum(variants[k].values()), k) for k in women)
@@ -475,11 +475,11 @@ def join_wives(variants: dict[str, Counter], genders: dict[str, str], text: str,
     for wife in [k for k in variants if len(k.split()) == 2 and k.split()[0].rstrip(".") in MARRIED]:
         surname = wife.split()[1]
         husband = bearer(variants, genders, surname, wife)
-        if husband is None or gender(variants[husband], genders.get(husband.split()[0])) != "m":
+        if husband is None or sex(variants, genders, husband) != "m":
             continue
         together = Counter({k: sum(husband in keys and k in keys for keys in beside) for k in variants
                             if k not in (wife, husband) and k.split()[0].rstrip(".") not in MARRIED
-                            and gender(variants[k], genders.get(k.split()[0])) == "f"
+                            and sex(variants, genders, k) == "f"
                             and not any(f.split()[-1] == surname for f in variants[k] if " " in f)})
         ranked = sorted(((n / variants[k].total() ** 0.5, k) for k, n in together.items()
                          if n >= 3 and first_seen(k) < first_seen(wife)), reverse=True)
@@ -494,8 +494,8 @@ def written_names(form: re.Match) -> list[str]:
     """A :data:`FORM` match as the name index writes it ("Mr. Darcy", "Miss Lydia"), else its two words apart (a
     sentence's first word before a name: "When Lydia")."""
     title, first, last = form.groups("")
-    whole = " ".join(filter(None, [with_stop(title), first, last]))
-    return [whole] if not last else [whole, " ".join(filter(None, [with_stop(title), first])), last]
+    whole = written_name(title, first, last)
+    return [whole] if not last else [whole, written_name(title, first), last]
 
 
 def gender(forms: Counter, said: str | None) -> str | None:
@@ -506,6 +506,12 @@ def gender(forms: Counter, said: str | None) -> str | None:
     if titles & FEMALE and not titles & MALE:
         return "f"
     return said
+
+
+def sex(variants: dict[str, Counter], genders: dict[str, str], key: str) -> str | None:
+    """The sex of character ``key`` (:func:`gender`), the pronouns after its first word speaking where its titles
+    do not."""
+    return gender(variants[key], genders.get(key.split()[0]))
 
 
 def pronoun_genders(text: str, names: set[str]) -> dict[str, str]:
@@ -544,6 +550,11 @@ def character(key: str, counter: Counter) -> Character:
     full = [v for v in forms if len(v.split()) == 2 and v.split()[0].rstrip(".") not in TITLES]
     name = max(full, key=counter.get) if full else forms[0]
     return Character(name, list(dict.fromkeys([name, *forms])), sum(counter.values()))
+
+
+def written_name(title: str, *names: str) -> str:
+    """A name as the index writes it: its title (:func:`with_stop`) and its words, those given ("Mr. Darcy")."""
+    return " ".join(filter(None, [with_stop(title), *names]))
 
 
 def with_stop(title: str) -> str:
