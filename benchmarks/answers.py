@@ -16,7 +16,8 @@ The model is Qwen2.5-Coder-1.5B-Instruct unless ``--model`` says otherwise (:mod
 
 Runs are kept in ``runs/answers/<set>/<row>/results.jsonl`` (an interrupted run resumes), and every row's figures
 with 95% bootstrap intervals, paired against ``bm25`` where both ran, in
-``benchmarks/results/<date>/answers-<set>[-<fold>].json`` (rows run before are kept there).
+``benchmarks/results/<date>/answers-<set>[-<fold>][-within].json`` (``evidence-...`` with ``--evidence-only``; rows
+run before on the same questions are kept there).
 """
 
 from __future__ import annotations
@@ -304,7 +305,8 @@ def main() -> None:
     table = {name: figures(rows, baseline if name != "bm25" else None) for name, rows in results.items()}
     for name, row in table.items():
         print(name, json.dumps(row))
-    name = f"{'evidence' if args.evidence_only else 'answers'}-{args.set}" + (f"-{args.fold}" if args.fold else "")
+    name = (f"{'evidence' if args.evidence_only else 'answers'}-{args.set}" + (f"-{args.fold}" if args.fold else "")
+            + ("-within" if args.within else ""))
     try:
         earlier = {} if args.fresh else json.loads(latest(name).read_text(encoding="utf-8"))["rows"]
     except (FileNotFoundError, KeyError, ValueError):
