@@ -7,11 +7,12 @@ free-form answer, whether it says the question's key (each item of ``key``, in a
 place or number that answers it) and its token F1 against the gold answer; under a ceiling with the answer beyond
 it, whether it says the book up to there does not say (abstention) and whether it said the key anyway (an answer
 from beyond the ceiling: the model's memory, or a leak). Rows (``ROWS``): ``memory`` (no book: what the model
-remembers of a famous novel), ``bm25`` (BM25 chunks with the same answer step), ``default`` (the preset the model
-gets, :func:`elite_ui.reading.preset_for`), the other presets, each of the loop's stages switched on in turn, and
-any settings changed on the default written as the row's name (``"fuse_tilings=1 reach=0"``). ``--evidence-only``
-measures only the evidence each row places (the model's terms asked once and kept, no other call); ``--within``
-keeps the questions answered within their ceiling.
+remembers of a famous novel), ``gold`` (the answer step reading only the gold evidence: how far the model reads
+right when the search is perfect), ``bm25`` (BM25 chunks with the same answer step), ``default`` (the preset the
+model gets, :func:`elite_ui.reading.preset_for`), the other presets, each of the loop's stages switched on in turn,
+and any settings changed on the default written as the row's name (``"fuse_tilings=1 reach=0"``).
+``--evidence-only`` measures only the evidence each row places (the model's terms asked once and kept, no other
+call); ``--within`` keeps the questions answered within their ceiling.
 The model is Qwen2.5-Coder-1.5B-Instruct unless ``--model`` says otherwise (:mod:`benchmarks.real_model`).
 
 Runs are kept in ``runs/answers/<set>/<row>/results.jsonl`` (an interrupted run resumes), and every row's figures
@@ -32,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks import ROOT, SHARED_BENCHMARKS, write_figures
+from benchmarks.grounding import gold_ids
 from benchmarks.tables import latest
 from elite_ui.bench import datasets
 from elite_ui.bench.scoring import bootstrap_interval, evidence_recall, judged, keyed
@@ -40,7 +42,7 @@ from elite_ui.errors import EliteError
 from elite_ui.methods import Kind, Tools
 from elite_ui.methods.base import choose
 from elite_ui.methods.parsing import clean_answer
-from elite_ui.methods.prompts import answer_tail, messages, options_block
+from elite_ui.methods.prompts import answer, answer_tail, labelled, messages, options_block
 from elite_ui.models import LLM, Completion, MiniLMEmbedder, Request, open_llm
 from elite_ui.reading import Asked, preset, preset_for, reading
 from elite_ui.settings import overridden
@@ -58,6 +60,7 @@ class Row:
 
 ROWS = {
     "memory": Row("memory"),
+    "gold": Row("gold"),
     "bm25": Row("bm25"),
     "embedding": Row("embedding"),
     "default": Row("elite"),
@@ -142,10 +145,33 @@ def remembered(llm: LLM, book: Book, question: datasets.Question) -> tuple[str, 
     """The ``memory`` row: the model asked with the book's title and author only."""
     asked = messages(f"About the novel {book.title} by {book.author or 'an unknown author'}:\n\nQuestion: "
                      f"{question.question}{options_block(question.options)}\n\n{answer_tail(question.options)}")
-    result = llm.complete(Request("answer", asked, max_tokens=12 if question.options else 96))
+    return replied(llm, asked, question, 12 if question.options else 96)
+
+
+def replied(llm: LLM, asked: list[dict[str, str]], question: datasets.Question, max_tokens: int,
+            **costs) -> tuple[str, dict]:
+    """One answering call of a row that reads no book or only what it is handed: its answer and costs."""
+    result = llm.complete(Request("answer", asked, max_tokens=max_tokens))
     text = (choose(llm, asked, result.text, question.options) or "") if question.options else clean_answer(result.text)
     return text, {"llm_calls": 1, "evaluated_tokens": result.prompt_tokens - result.cached_tokens,
-                  "seconds": round(result.seconds, 2)}
+                  "seconds": round(result.seconds, 2), **costs}
+
+
+def gold_read(llm: LLM, book: Book, question: datasets.Question) -> tuple[str, dict]:
+    """The ``gold`` row: the default's answer step reading only the sentences that hold the question's gold
+    evidence, each with its neighbours (:data:`GOLD_AROUND` either side), unchecked: what the model answers when the
+    search is perfect, the most any retrieval can give it."""
+    ids = gold_ids(book, question)
+    shown = sorted({n for sid in ids for n in range(max(sid - GOLD_AROUND, 0), min(sid + GOLD_AROUND + 1, len(book)))})
+    context = "\n".join(labelled(book, sid) for sid in shown) or "(nothing found)"
+    settings = preset("elite", preset_for(llm)[0])
+    asked = answer(question.question, question.options, context, settings)
+    return replied(llm, asked, question, settings.choice_tokens if question.options else settings.answer_tokens,
+                   evidence=shown, key_in_evidence=keyed(context, question.key))
+
+
+GOLD_AROUND = 1
+"""Neighbours either side of each gold sentence the ``gold`` row reads."""
 
 
 def answered(llm: LLM, embed, book: Book, question: datasets.Question, row: Row) -> tuple[str, dict]:
@@ -183,6 +209,7 @@ def run_row(llm: LLM, embed, name: str, questions: list[datasets.Question], out:
             book = books.setdefault(question.book, load_book(question.book))
             try:
                 prediction, costs = (remembered(llm, book, question) if row.method == "memory"
+                                     else gold_read(llm, book, question) if row.method == "gold"
                                      else answered(llm, embed, book, question, row))
             except EliteError as exc:
                 prediction, costs = "", {"error": str(exc)}
@@ -260,6 +287,16 @@ def paired(results: list[dict], baseline: list[dict], name: str) -> dict | None:
             "interval": bootstrap_interval([float(r[name]) for r in both], [base[r["id"]] for r in both])}
 
 
+def measuring_llm(path: str | None, n_ctx: int = 4096) -> LLM:
+    """The model a benchmark measures with: the GGUF file ``path``, or Qwen2.5-Coder-1.5B-Instruct (assembled
+    once, :mod:`benchmarks.real_model`)."""
+    if path is None:
+        from benchmarks.real_model import real_model
+
+        path = str(real_model())
+    return open_llm(path, n_ctx=n_ctx)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--set", choices=sorted(SETS), required=True)
@@ -279,10 +316,6 @@ def main() -> None:
     parser.add_argument("--fresh", action="store_true", help="keep only these rows in the results file (not the "
                                                                 "rows an earlier run wrote there)")
     args = parser.parse_args()
-    if args.model is None:
-        from benchmarks.real_model import real_model
-
-        args.model = str(real_model())
     questions = datasets.read(SETS[args.set])
     if args.fold:
         questions = [q for q in questions if Path(q.book).stem in FOLDS[args.fold]]
@@ -291,7 +324,7 @@ def main() -> None:
         questions = [q for q in questions if taken.update([q.book]) or taken[q.book] <= args.sample]
     questions = [q for q in questions if not (args.within and q.beyond)]
     questions = questions[: args.limit] if args.limit else questions
-    llm, embed = open_llm(args.model, n_ctx=args.n_ctx), MiniLMEmbedder()
+    llm, embed = measuring_llm(args.model, args.n_ctx), MiniLMEmbedder()
     if args.repeat_penalty is not None:
         llm.repeat_penalty = args.repeat_penalty
     if args.evidence_only:

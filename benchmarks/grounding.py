@@ -64,13 +64,15 @@ def model_answers(questions: list[datasets.Question], books: dict) -> dict:
 
 
 def real_answers(sets: list[str]) -> dict:
-    """The check on a real model's own answers, written with the check off (``benchmarks.answers``' row
-    ``unchecked``): each answer judged right or wrong as a reader would (its key; beyond a ceiling, any answer
-    but "does not say" is wrong), then checked against the evidence it was written from, under its question's
-    ceiling, with labels kept as the model wrote them and moved where another evidence sentence supports the
-    claim (the default). A right answer should be kept whole; a wrong one should lose a sentence. ``right after
-    the check``: the share of all the questions a reader then sees answered right (what the ``default`` row
-    measures, the check on)."""
+    """The check on a real model's own answers, written with the check off (``benchmarks.answers``' row ``unchecked``):
+    each answer judged right or wrong as a reader would (its key; beyond a ceiling, any answer but "does not
+    say" is wrong), then checked against the evidence it was written from, under its question's ceiling, with
+    labels kept as the model wrote them and moved where another evidence sentence supports the claim (the
+    default), and with a sentence citing none resting on all the evidence (not on one sentence). A right answer
+    should be kept whole; a wrong one should lose a sentence. ``right after the check``: the share of all the
+    questions a reader then sees answered right (what the ``default`` row measures, the check on);
+    ``beyond_not_said``: of the questions whose answer lies beyond the ceiling, the share then answered "does not
+    say"."""
     from benchmarks.answers import SETS
     from elite_ui.bench.scoring import ABSTAINED, judged
     from elite_ui.book.names import names_for
@@ -79,9 +81,10 @@ def real_answers(sets: list[str]) -> dict:
 
     embed, books = MiniLMEmbedder(), {}
     variants = {"labels as written": {"recite": 0}, "labels moved": {"recite": RECITED},
+                "a sentence citing none rests on all the evidence (before stop 48)": {"alone": False},
                 "labels moved, the question's words count as support (before)": {"recite": RECITED, "claim": False}}
-    tally = {name: dict.fromkeys(("right", "kept_right", "wrong", "caught", "after", "questions"), 0)
-             for name in variants}
+    tally = {name: dict.fromkeys(("right", "kept_right", "wrong", "caught", "after", "questions", "beyond",
+                                  "beyond_not_said"), 0) for name in variants}
     for given in sets:
         key, _, folder = given.partition(":")
         questions = {q.id: q for q in datasets.read(SETS[key])}
@@ -94,13 +97,17 @@ def real_answers(sets: list[str]) -> dict:
             for name, how in variants.items():
                 count = tally[name]
                 count["questions"] += 1
+                count["beyond"] += question.beyond
                 if not said or ABSTAINED.search(said) or "evidence" not in record:
                     count["after"] += bool(record["correct"])
+                    count["beyond_not_said"] += question.beyond and bool(record["correct"])
                     continue
                 kept, found = grounded(read, said, question.question, record["evidence"], embed,
                                        names_for(read, None), **how)
                 shown = kept if read.ceiling is not None else found.text
-                count["after"] += bool(judged(question, shown)["correct"])
+                after = judged(question, shown)["correct"]
+                count["after"] += bool(after)
+                count["beyond_not_said"] += question.beyond and bool(after)
                 if record["correct"]:
                     count["right"], count["kept_right"] = count["right"] + 1, count["kept_right"] + (not found.left_out)
                 else:
@@ -108,7 +115,8 @@ def real_answers(sets: list[str]) -> dict:
     return {name: {"questions": c["questions"], "right_answers": c["right"],
                    "right_kept": round(c["kept_right"] / max(c["right"], 1), 3), "wrong_answers": c["wrong"],
                    "wrong_caught": round(c["caught"] / max(c["wrong"], 1), 3),
-                   "right_after_the_check": round(c["after"] / max(c["questions"], 1), 3)}
+                   "right_after_the_check": round(c["after"] / max(c["questions"], 1), 3),
+                   "beyond": c["beyond"], "beyond_not_said": round(c["beyond_not_said"] / max(c["beyond"], 1), 3)}
             for name, c in tally.items()}
 
 

@@ -274,3 +274,27 @@ def test_the_apps_own_does_not_say_is_never_an_answers_key():
                       up_to="S2800", beyond=True)
     assert judged(beyond, stock) == {"correct": True, "abstained": True, "from_beyond": False}
     assert judged(beyond, "The passages do not say.")["correct"]
+
+
+def test_the_answer_step_alone_reads_the_evidence_a_row_placed_and_is_checked_as_the_engine_checks(pride):
+    """``benchmarks.answer_step``: a variant's answer step reads the recorded evidence under the question's ceiling,
+    with the check off; the answer is then checked: a claim its evidence holds is kept, one it does not is left out
+    and the reader sees "does not say"."""
+    from benchmarks.answer_step import answered_again
+    from elite_ui.bench.datasets import Question
+    from elite_ui.methods.prompts import QUOTE_FIRST_WRITTEN
+    from elite_ui.reading import part
+
+    says = next(sid for sid in range(len(pride)) if "Netherfield Park is let" in pride.sentence(sid).text)
+    read = part(pride, "chapter 10").book
+    question = Question("q", "b", "What is let at last?", "Netherfield Park.", key=[["netherfield"]],
+                        up_to="chapter 10")
+    evidence = list(range(says - 2, says + 3))
+    llm = ScriptedLLM({"answer": [f"[S{says}] {pride.sentence(says).text}\nAnswer: Netherfield Park is let.",
+                                  "Answer: Pemberley is let, to a duke from the north."]})
+    kept = answered_again(llm, trigram_embed, read, question, evidence, "quote_first=true")
+    assert llm.log[0].messages[-1]["content"].endswith(QUOTE_FIRST_WRITTEN)
+    assert kept["prediction"] == f"Netherfield Park is let [S{says}]." and kept["correct"] and not kept["left_out"]
+    assert kept["evidence"] == evidence and kept["right_unchecked"]
+    invented = answered_again(llm, trigram_embed, read, question, evidence, "quote_first=true")
+    assert invented["left_out"] == 1 and invented["abstained"] and not invented["correct"]

@@ -134,6 +134,30 @@ def test_a_choice_after_its_deciding_sentence_is_cited_by_it(pride):
     assert [c.sentence_id for c in answer.citations] == [first] and not answer.citations[0].automatic
 
 
+def test_a_written_answer_after_its_copied_sentence_is_cited_by_it(pride):
+    """``quote_first`` on a free-form question: the model copies the sentence that answers, then writes the answer;
+    the reader gets the answer alone, cited by the copied sentence, and the grounding check reads it against that
+    sentence."""
+    from elite_ui.methods.prompts import QUOTE_FIRST_WRITTEN
+
+    settings = with_overrides(SMALL, iter_max=1, importance_samples=0, trim=False, quote_first=True)
+    asked = []
+
+    def reply(request):
+        asked.append(request)
+        if request.purpose == "answer":
+            first = int(request.messages[1]["content"].split("[S", 1)[1].split("]", 1)[0])
+            return f"[S{first}] {pride.sentence(first).text}\nAnswer: Pemberley is in Derbyshire."
+        return {"terms": "Pemberley\nDerbyshire", "judge": "yes"}.get(request.purpose, "x")
+
+    answer = engine(reply, settings).run(pride, "Where is Pemberley?").answer
+    asked_answer = next(r for r in asked if r.purpose == "answer")
+    first = int(asked_answer.messages[1]["content"].split("[S", 1)[1].split("]", 1)[0])
+    assert asked_answer.messages[1]["content"].endswith(QUOTE_FIRST_WRITTEN)
+    assert answer.text == f"Pemberley is in Derbyshire [S{first}]."
+    assert [c.sentence_id for c in answer.citations] == [first] and not answer.citations[0].automatic
+
+
 def test_rotated_votes_read_the_options_shifted_and_count_them_back(pride):
     """``rotated_votes``: vote n reads the options shifted n places under the same letters, after the passages, at
     temperature 0; a model that always says "B" votes for three different options, and the tie goes to the letter
@@ -364,7 +388,8 @@ def test_a_written_answer_stopped_by_its_length_ends_with_a_whole_sentence(pride
                         answer_tokens=16)
     long = "Pemberley is Mr. Darcy's estate. It lies in Derbyshire and has a great park that"
     trace = engine({"terms": ["Pemberley"], "answer": [long]}, settings).run(pride, "What is Pemberley?")
-    assert trace.answer.text == "Pemberley is Mr. Darcy's estate."
+    cited = trace.answer.citations[0].sentence_id
+    assert trace.answer.text == f"Pemberley is Mr. Darcy's estate. [S{cited}]", "cited by the sentence that says it"
 
 
 def test_labels_of_sentences_that_are_not_evidence_are_taken_out_of_the_answer(pride):

@@ -63,6 +63,43 @@ def test_a_claim_labelled_a_few_lines_off_has_its_label_moved_to_the_sentence_th
     assert not wrong and found.left_out and not found.recited
 
 
+def test_a_sentence_citing_none_must_rest_on_one_evidence_sentence_which_it_then_cites(pride):
+    """Without a label a sentence is not supported by words gathered from all the passages (two from each of
+    three sentences), only by one sentence that holds its claim, which it then cites (the check before: kept)."""
+    says = next(sid for sid in range(len(pride)) if "five thousand" in pride.sentence(sid).text)
+    evidence = list(range(says - 3, says + 4))
+    copied, found = grounded(pride, pride.sentence(says).text, "What does the book say?", evidence)
+    assert not found.left_out and found.recited == 1 and copied.endswith(f"[S{says}]")
+    own = [pride.lexicon.content_words(pride.sentence(sid).text) for sid in evidence]
+    picked = [pair for pair in ([w for w in words if sum(w in other for other in own) == 1][:2] for words in own)
+              if len(pair) == 2][:3]
+    gathered = f"They {' '.join(w for pair in picked for w in pair)}."
+    assert len(picked) == 3
+    _, found = grounded(pride, gathered, "What does the book say?", evidence)
+    assert found.left_out == [gathered] and found.missing == [["(no one sentence of the evidence says it)"]]
+    assert not grounded(pride, gathered, "What does the book say?", evidence, alone=False)[1].left_out
+
+
+def test_the_question_s_words_in_any_form_are_no_claim_and_a_speaker_may_be_named_lines_before(pride):
+    """"What did they call him?" answered "They called him X": "called" is the question's word, not the claim
+    (a form of a word the lexicon holds too common to search for); and a name of the question may be written up to
+    :data:`~elite_ui.methods.grounding.AROUND` sentences before the one cited (a speaker named before their
+    words)."""
+    from elite_ui.methods.grounding import AROUND, support
+
+    sid = first_with(pride, "Netherfield")
+    copied = pride.sentence(sid).text.rstrip(".")
+    assert support(pride, f"It was called: {copied}.", pride.sentence(sid).text, [pride.sentence(sid).text], None,
+                   asked="What was it called?") == []
+    names = found_names(pride)
+    named = next(n for n in range(sid + 1, len(pride)) if "Bennet" in pride.sentence(n).text
+                 and not any("Bennet" in pride.sentence(m).text for m in range(n + 1, n + AROUND + 1)))
+    later = named + AROUND
+    said = f"Mrs. Bennet said: {pride.sentence(later).text} [S{later}]"
+    assert ["Bennet"] not in grounded(pride, said, "What did Mrs. Bennet say?", [later], names=names)[1].missing
+    assert ["Bennet"] in grounded(pride, said, "What did Mrs. Bennet say?", [later + 1], names=names)[1].missing
+
+
 def answering(reply: str) -> ScriptedLLM:
     return ScriptedLLM({"terms": ["Netherfield\nWickham\nMrs. Gardiner"], "judge": ["yes"], "answer": [reply]})
 

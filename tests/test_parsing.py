@@ -7,6 +7,7 @@ from elite_ui.methods.parsing import (
     parse_sentence_ids,
     parse_terms,
     parse_verdict,
+    written_after_copy,
 )
 
 
@@ -53,6 +54,16 @@ def test_a_decision_after_its_copied_sentence_is_read_from_its_answer_line():
     assert parse_decision("[S12] A single man of fortune.", options, quote_first=True) is None
     assert parse_decision("A single man of fortune.", options, quote_first=False) == "A"
     assert parse_decision("Answer: B. Then answer: C", options, quote_first=True) == "C"
+
+
+def test_a_written_answer_after_its_copied_sentence_is_cited_by_it():
+    """A free-form ``quote_first`` reply: the answer is what follows its last "Answer:", given the copied sentence's
+    label where it cites none; a reply with no "Answer:" is its copy, the answer in the book's words."""
+    copied = "[S201] As I spoke, a dark gloom spread over his countenance.\nAnswer: His face darkened."
+    assert written_after_copy(copied) == "His face darkened [S201]."
+    assert written_after_copy("[S201] A gloom.\nAnswer: He wept [S202].") == "He wept [S202]."
+    assert written_after_copy("[S201] A dark gloom spread.") == "[S201] A dark gloom spread."
+    assert written_after_copy("Copied without a label.\nAnswer: He wept") == "He wept"
 
 
 def test_sentence_ids_and_repetition_cut():

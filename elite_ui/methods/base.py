@@ -24,7 +24,15 @@ from ..settings import Checked, flat, setting
 from . import prompts
 from .grounding import Grounding, grounded, sharing, unread
 from .lexical import best_sentences, bm25_scores, targets
-from .parsing import clean_answer, parse_choice, parse_decision, parse_sentence_ids, whole_sentences, without_labels
+from .parsing import (
+    clean_answer,
+    parse_choice,
+    parse_decision,
+    parse_sentence_ids,
+    whole_sentences,
+    without_labels,
+    written_after_copy,
+)
 from .trace import Answer, Citation, Delta, Done, Event, Kind, LLMCall, Queue, Quoted, Start, Trace
 
 
@@ -46,9 +54,9 @@ class AnswerSettings(Checked):
                                    "do not support either way)", panel=True)
     quoted: bool = setting(False, "ask for the answer in the passage's own words, copied from it, rather than in "
                                   "the model's own (a small model's own words often restate the question)")
-    quote_first: bool = setting(False, "a multiple-choice answer first copies the passages' sentence that decides "
-                                       "between the options, then gives the letter (cited by that sentence)",
-                                panel=True)
+    quote_first: bool = setting(False, "the answer first copies the passages' sentence that decides between the "
+                                       "options, or answers the question, then gives the letter or writes the "
+                                       "answer (cited by that sentence)", panel=True)
 
     @property
     def choice_tokens(self) -> int:
@@ -294,8 +302,9 @@ class Engine:
 
         result = yield from (tapped(calling, hold) if guarded else calling)
         text = clean_answer(result.text)
-        if result.finish_reason == "length" or text != " ".join(result.text.split()):
-            text = whole_sentences(text)
+        cut = result.finish_reason == "length" or text != " ".join(result.text.split())
+        text = written_after_copy(text) if self.settings.quote_first else text
+        text = whole_sentences(text) if cut else text
         text = without_labels(text, set(evidence)) or "I could not find the answer in the book."
         if prompts.NOT_SAID.lower().rstrip(".") in text.lower():  # the model says the passages hold no answer
             answer = Answer(not_said(book.ceiling), evidence=evidence)

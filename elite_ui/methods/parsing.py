@@ -78,13 +78,35 @@ def parse_choice(text: str, options: dict[str, str]) -> str | None:
     return best[2] if best else None
 
 
+def copied_and_said(text: str) -> tuple[str, str] | None:
+    """A ``quote_first`` reply cut into the sentence it copied and what follows its last "Answer:"; None when it
+    wrote no "Answer:"."""
+    *copied, said = re.split(r"\banswer\s*:", text, flags=re.I)
+    return (" ".join(copied).strip(), said.strip()) if copied else None
+
+
 def parse_decision(text: str, options: dict[str, str], quote_first: bool) -> str | None:
     """The option letter a reply picks; after a copied sentence (``quote_first``), only what follows its last
     "Answer:" counts (the sentence may open with "A")."""
     if quote_first:
-        said = re.split(r"\banswer\s*:", text, flags=re.I)
-        return parse_choice(said[-1], options) if len(said) > 1 else None
+        cut = copied_and_said(text)
+        return parse_choice(cut[1], options) if cut else None
     return parse_choice(text, options)
+
+
+def written_after_copy(text: str) -> str:
+    """A free-form ``quote_first`` reply's answer: what follows its last "Answer:", labelled with the label of the
+    sentence it copied where it writes none; the whole reply when it wrote no "Answer:" (its copy, which then is
+    the answer in the book's words)."""
+    cut = copied_and_said(text)
+    if cut is None or not cut[1]:
+        return text
+    copied, said = cut
+    labels = parse_sentence_ids(copied)
+    if parse_sentence_ids(said) or not labels:
+        return said
+    stop = re.search(r"[.!?]$", said)
+    return f"{said[:stop.start()] if stop else said} [S{labels[0]}]."
 
 
 SENTENCE_LABEL = re.compile(r"\bS\s?(\d{1,7})\b")

@@ -107,11 +107,12 @@ NOT_SAID = "The passages do not say."
 def answer_tail(options: dict[str, str] | None, how=None) -> str:
     """What to reply, as ``how`` (an :class:`~elite_ui.methods.base.AnswerSettings`; None: its defaults) asks: the
     option's letter (``quote_first``: after the sentence that decides, copied), or a short answer with the label of
-    the sentence that says it, in the model's own words or (``quoted``) the passage's (``abstain``: or
-    :data:`NOT_SAID` when the passages hold none)."""
+    the sentence that says it, in the model's own words or (``quoted``) the passage's, or (``quote_first``) after
+    that sentence copied (``abstain``: or :data:`NOT_SAID` when the passages hold none)."""
     if options:
         return QUOTE_FIRST if getattr(how, "quote_first", False) else "Reply with the letter of the correct option."
-    said = ("Reply in this form, with the words of the passage that answer the question, copied from it: <those "
+    said = (QUOTE_FIRST_WRITTEN if getattr(how, "quote_first", False) else
+            "Reply in this form, with the words of the passage that answer the question, copied from it: <those "
             "words> [S<number of their sentence>]." if getattr(how, "quoted", False) else
             "Reply in this form, in one short sentence of your own words: <the answer> [S<number of the sentence "
             "that says it>].")
@@ -121,6 +122,9 @@ def answer_tail(options: dict[str, str] | None, how=None) -> str:
 QUOTE_FIRST = ("First copy, with its label, the sentence of the passages that decides between the options; then, on "
                "a line of its own, write: Answer: <the letter of the correct option>.")
 """The multiple-choice answer's task with ``quote_first``: the deciding sentence before the letter."""
+QUOTE_FIRST_WRITTEN = ("First copy, with its label, the sentence of the passages that answers the question; then, on a "
+                       "line of its own, write: Answer: <the answer, in one short sentence of your own words>.")
+"""The free-form answer's task with ``quote_first``: the sentence that answers before the answer."""
 
 
 def answer(question: str, options: dict[str, str] | None, evidence: str, how=None,
