@@ -55,7 +55,7 @@ def test_report_expands_citations_with_chapters(pride):
     text = report(trace, pride)
     assert text.startswith("What the book says:\n  \"") and "Longbourn" in text.splitlines()[1]
     assert "The model's answer:\nThe Bennets live at Longbourn." in text
-    assert "Citations (chosen by word overlap):" in text and ", ch. " in text
+    assert "\nCitations:" in text and ", ch. " in text, "cited by the sentence that says it (the grounding check)"
     assert with_citations("see [S10]", pride) == f"see [{pride.sentence(10).citation}]"
 
 
