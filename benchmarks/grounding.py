@@ -80,9 +80,9 @@ def real_answers(sets: list[str]) -> dict:
     from elite_ui.reading import part
 
     embed, books = MiniLMEmbedder(), {}
-    variants = {"labels as written": {"recite": 0}, "labels moved": {"recite": RECITED},
-                "a sentence citing none rests on all the evidence (before stop 48)": {"alone": False},
-                "labels moved, the question's words count as support (before)": {"recite": RECITED, "claim": False}}
+    variants = {"labels as written": {"recite": 0}, "the default (labels moved)": {"recite": RECITED},
+                "a sentence citing none rests on all the evidence (as before stop 48)": {"alone": False},
+                "the question's words count as support (as before the claim rule)": {"claim": False}}
     tally = {name: dict.fromkeys(("right", "kept_right", "wrong", "caught", "after", "questions", "beyond",
                                   "beyond_not_said"), 0) for name in variants}
     for given in sets:

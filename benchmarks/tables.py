@@ -409,7 +409,7 @@ def grounding_real_table(name: str = "grounding-real") -> str:
     labels as the model wrote them and moved to the evidence sentence that supports the claim."""
     body = [[row, s["questions"], s["right_answers"], num(s["right_kept"]), s["wrong_answers"],
              num(s["wrong_caught"]), num(s["right_after_the_check"]),
-             f"{num(s['beyond_not_said'])} of {s['beyond']}" if s.get("beyond") else "—"]
+             f"{round(s['beyond_not_said'] * s['beyond'])} of {s['beyond']}" if s.get("beyond") else "—"]
             for row, s in figures(name).items()]
     return rows(["check", "questions", "right answers (check off)", "of those, kept whole", "wrong answers",
                  "of those, a sentence left out", "right after the check", "'does not say', answer beyond"], body)

@@ -132,7 +132,8 @@ def test_an_mcp_client_lists_the_tools_with_their_descriptions_and_asks_a_book(o
     assert tools["ask"].description.startswith("Ask a question of a book")
     assert "spoiler ceiling" in tools["ask"].inputSchema["properties"]["up_to"]["description"]
     answer = ast.literal_eval(reply.content[0].text)  # Gradio's MCP server writes the record as a Python literal
-    assert answer["answer"] and answer["citations"] and answer["up_to"].startswith("chapter 10")
+    assert answer["answer"] and answer["up_to"].startswith("chapter 10")
+    assert answer["citations"] or answer["sentences_left_out"], "cited, or the demo model's claim was left out"
     assert wrong.isError and "open_book" in wrong.content[0].text
 
 
