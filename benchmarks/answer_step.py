@@ -54,16 +54,16 @@ def answered_again(llm, embed, read, question: datasets.Question, evidence: list
     started = time.perf_counter()
     answer = finished(engine.answer_from(read, question.question, question.options,
                                          engine.listing(read, evidence, []), evidence))
-    raw = shown = answer.choice or "" if question.options else answer.text
+    raw = shown = (answer.choice or "") if question.options else answer.text
     left_out = 0
     if not question.options and raw != not_said(read.ceiling):
         kept, found = grounded(read, raw, question.question, evidence, embed, names)
         shown, left_out = checked_answer(read, raw, kept, found, evidence).text, len(found.left_out)
     unchecked, checked = judged(question, raw), judged(question, shown)
     return {"id": question.id, "variant": variant, "beyond": question.beyond, "evidence": evidence,
-            "prediction": raw, "checked": shown,
-            "left_out": left_out, "right_unchecked": unchecked["correct"], "correct": checked["correct"],
-            "abstained": checked.get("abstained"), "seconds": round(time.perf_counter() - started, 2)}
+            "prediction": raw, "checked": shown, "left_out": left_out, "right_unchecked": unchecked["correct"],
+            "correct": checked["correct"], "abstained": checked.get("abstained"),
+            "seconds": round(time.perf_counter() - started, 2)}
 
 
 def run_variant(llm, embed, variant: str, questions: dict, placed: list[dict], out: Path) -> list[dict]:
@@ -97,7 +97,7 @@ def figures(results: list[dict], baseline: list[dict]) -> dict:
             "right_unchecked_interval": bootstrap_interval([float(r["right_unchecked"]) for r in results]),
             "right": mean(r["correct"] for r in results),
             "interval": bootstrap_interval([float(r["correct"]) for r in results]),
-            "right_kept": mean(r["correct"] for r in right if not r["beyond"]),
+            "right_kept": mean(not r["left_out"] for r in right),
             "wrong_caught": mean(bool(r["left_out"]) for r in wrong),
             "beyond_abstained": mean(r["abstained"] for r in beyond),
             "seconds_mean": mean(r["seconds"] for r in results),
