@@ -31,17 +31,9 @@ from elite_ui.methods.base import checked_answer, not_said
 from elite_ui.methods.elite import Elite
 from elite_ui.methods.grounding import grounded
 from elite_ui.models import MiniLMEmbedder
+from elite_ui.models.base import finished
 from elite_ui.reading import part, preset, preset_for
 from elite_ui.settings import overridden
-
-
-def finished(step):
-    """What an engine step (a generator of events) returns, its events dropped."""
-    while True:
-        try:
-            next(step)
-        except StopIteration as done:
-            return done.value
 
 
 def answered_again(llm, embed, read, question: datasets.Question, evidence: list[int], variant: str) -> dict:

@@ -162,7 +162,7 @@ def gold_read(llm: LLM, book: Book, question: datasets.Question) -> tuple[str, d
     evidence, each with its neighbours (:data:`GOLD_AROUND` either side), unchecked: what the model answers when the
     search is perfect, the most any retrieval can give it."""
     ids = gold_ids(book, question)
-    shown = sorted({n for sid in ids for n in range(max(sid - GOLD_AROUND, 0), min(sid + GOLD_AROUND + 1, len(book)))})
+    shown = sorted({n for sid in ids for n in book.around(sid, GOLD_AROUND)})
     context = "\n".join(labelled(book, sid) for sid in shown) or "(nothing found)"
     settings = preset("elite", preset_for(llm)[0])
     asked = answer(question.question, question.options, context, settings)

@@ -12,6 +12,7 @@ from elite_ui.errors import Cancelled
 from elite_ui.methods.registry import METHODS, Tools
 from elite_ui.methods.trace import Kind
 from elite_ui.models import ScriptedLLM
+from elite_ui.models.base import finished
 from elite_ui.models.capacity import SHORT_CALLS, Capacity, Share
 
 from .conftest import trigram_embed
@@ -230,15 +231,6 @@ def test_stop_leaves_the_status_to_a_run_that_says_how_far_it_got():
     assert session.stop() is False, "nothing runs"
 
 
-def returned(generator):
-    """What a generator returns once every event it yields is taken."""
-    while True:
-        try:
-            next(generator)
-        except StopIteration as finished:
-            return finished.value
-
-
 def test_long_works_streamed_call_gives_way_to_a_question_and_runs_again():
     """An index build streams its replies (shown as progress); a question arriving mid-reply stops it, and the
     build's call runs again once the question is answered (a reader's own streamed answer is never stopped)."""
@@ -254,7 +246,7 @@ def test_long_works_streamed_call_gives_way_to_a_question_and_runs_again():
     builder = Share(capacity, "builder", background=True)
     engine = METHODS["elite"].engine(ScriptedLLM(reply), None, Tools(trigram_embed, share=builder))
     calls = engine.call("extract", [{"role": "user", "content": "the window"}], 1, stream=True)
-    assert returned(calls) == "markers" and served
+    assert finished(calls) == "markers" and served
     assert capacity.busy == 0
 
 

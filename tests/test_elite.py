@@ -111,6 +111,11 @@ def test_multiple_choice_votes_and_kl_importance(pride):
     assert trim.by_model is False and trim.dropped == [], "an unreadable trim keeps all evidence"
 
 
+def first_label(request) -> int:
+    """The sentence a prompt's passages open with."""
+    return int(request.messages[1]["content"].split("[S", 1)[1].split("]", 1)[0])
+
+
 def test_a_choice_after_its_deciding_sentence_is_cited_by_it(pride):
     """``quote_first``: the model copies the sentence that decides, then the letter; the answer cites that sentence,
     and the vote reads the letter from the answer line only (the copy opens with "A")."""
@@ -123,14 +128,14 @@ def test_a_choice_after_its_deciding_sentence_is_cited_by_it(pride):
     def reply(request):
         asked.append(request)
         if request.purpose == "vote":
-            first = int(request.messages[1]["content"].split("[S", 1)[1].split("]", 1)[0])
+            first = first_label(request)
             return f"[S{first}] A fine place, said she.\nAnswer: B"
         return {"terms": "Pemberley", "judge": "yes"}.get(request.purpose, "x")
 
     answer = engine(reply, settings).run(pride, "What is Pemberley?", options).answer
     vote = next(r for r in asked if r.purpose == "vote")
     assert answer.choice == "B" and vote.max_tokens > 12 and vote.messages[1]["content"].endswith(QUOTE_FIRST)
-    first = int(vote.messages[1]["content"].split("[S", 1)[1].split("]", 1)[0])
+    first = first_label(vote)
     assert [c.sentence_id for c in answer.citations] == [first] and not answer.citations[0].automatic
 
 
@@ -146,13 +151,13 @@ def test_a_written_answer_after_its_copied_sentence_is_cited_by_it(pride):
     def reply(request):
         asked.append(request)
         if request.purpose == "answer":
-            first = int(request.messages[1]["content"].split("[S", 1)[1].split("]", 1)[0])
+            first = first_label(request)
             return f"[S{first}] {pride.sentence(first).text}\nAnswer: Pemberley is in Derbyshire."
         return {"terms": "Pemberley\nDerbyshire", "judge": "yes"}.get(request.purpose, "x")
 
     answer = engine(reply, settings).run(pride, "Where is Pemberley?").answer
     asked_answer = next(r for r in asked if r.purpose == "answer")
-    first = int(asked_answer.messages[1]["content"].split("[S", 1)[1].split("]", 1)[0])
+    first = first_label(asked_answer)
     assert asked_answer.messages[1]["content"].endswith(QUOTE_FIRST_WRITTEN)
     assert answer.text == f"Pemberley is in Derbyshire [S{first}]."
     assert [c.sentence_id for c in answer.citations] == [first] and not answer.citations[0].automatic
@@ -197,7 +202,7 @@ def test_counting_questions_skip_retrieval(pride):
 def test_cited_sentences_are_kept_when_they_are_evidence(pride):
     def reply(request):
         if request.purpose == "answer":
-            first = int(request.messages[1]["content"].split("[S", 1)[1].split("]", 1)[0])
+            first = first_label(request)
             return f"It is said there [S{first}]."
         return {"terms": "Longbourn", "judge": "yes"}.get(request.purpose, "x")
     answer = engine(reply).run(pride, "What is Longbourn?").answer

@@ -88,6 +88,7 @@ def test_written_recaps_cite_their_chapter_are_kept_and_resume_after_a_stop(tmp_
     from elite_ui.errors import Cancelled
     from elite_ui.methods.recap import Recaps
     from elite_ui.models import ScriptedLLM
+    from elite_ui.models.base import finished
 
     book = write_book("The Owl\n\nCHAPTER I\n\nMirek kept the light. He trimmed the lamp.\n\nCHAPTER II\n\n"
                       "An owl nested in the lamp room. Mirek fed it.\n\nCHAPTER III\n\nThe owl flew away.\n")
@@ -100,13 +101,7 @@ def test_written_recaps_cite_their_chapter_are_kept_and_resume_after_a_stop(tmp_
         next(steps)
     stop.clear()
     calls = len(llm.log)
-    steps = Recaps(llm, book, tmp_path, stop).build()
-    while True:
-        try:
-            next(steps)
-        except StopIteration as done:
-            recaps = done.value
-            break
+    recaps = finished(Recaps(llm, book, tmp_path, stop).build())
     assert len(llm.log) == calls + 2, "the first chapter came from the cache"
     for chapter, written in zip(book.chapters[1:], recaps, strict=True):
         assert written.ref == chapter.ref

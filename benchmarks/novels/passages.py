@@ -22,7 +22,7 @@ BEFORE, AFTER = 2, 3
 
 def around(book, sid: int) -> range:
     """The sentences printed with ``sid``: BEFORE before it, AFTER after it."""
-    return range(max(sid - BEFORE, 0), min(sid + AFTER + 1, len(book)))
+    return book.around(sid, BEFORE, AFTER)
 
 
 def window(book, sid: int) -> str:

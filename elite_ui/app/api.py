@@ -218,7 +218,7 @@ class Api:
         if sentence is None or not 0 <= sentence < len(asked):
             raise ApiError(f"the sentence is a number from 0 to {len(asked) - 1} (up to the ceiling).")
         around = max(0, min(number(around) or 0, 10))
-        return [cited(asked, sid) for sid in range(max(0, sentence - around), min(len(asked), sentence + around + 1))]
+        return [cited(asked, sid) for sid in asked.around(sentence, around)]
 
     def recap(self, book: str, up_to: str = "", last_chapters: int = 0,
               request: gr.Request = None) -> list[RecapChapter]:

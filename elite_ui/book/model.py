@@ -143,6 +143,11 @@ class Book:
             chapter_name=self.chapters[chapter].name,
         )
 
+    def around(self, sid: int, before: int, after: int | None = None) -> range:
+        """Sentence ``sid`` with ``before`` sentences before it and ``after`` (default ``before``) after it, as
+        many as the book holds."""
+        return range(max(sid - before, 0), min(sid + (before if after is None else after) + 1, len(self)))
+
     @property
     def first_read(self) -> int:
         """The first sentence after the front matter (title page, contents, preface...): where the story starts."""

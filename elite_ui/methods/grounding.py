@@ -177,7 +177,7 @@ def unconnected(book: Book, sentence: str, question: str, cited: list[int], name
     asked = capitalised(question.split(maxsplit=1)[-1])  # the question's first word is no name
     if not asked or not cited:
         return []
-    near = {sid for c in cited for sid in range(max(c - AROUND, 0), min(c + AROUND, len(book) - 1) + 1)}
+    near = {sid for c in cited for sid in book.around(c, AROUND)}
     held = set(book.lexicon.words(" ".join(book.sentence(sid).text for sid in sorted(near))))
 
     def written(word: str) -> bool:
