@@ -415,6 +415,19 @@ def grounding_real_table(name: str = "grounding-real") -> str:
                  "of those, a sentence left out", "right after the check", "'does not say', answer beyond"], body)
 
 
+def answer_step_table(name: str) -> str:
+    """The answer step alone, tried several ways on the evidence one row placed (``python -m
+    benchmarks.answer_step``), each variant paired against the first."""
+    body = [[row or "default", s["questions"], f"{num(s['right'], 3)} ({num(s['interval'][0], 3)}-"
+             f"{num(s['interval'][1], 3)})", "" if n == 0 else difference(s["vs_first"]["difference"],
+                                                                         s["vs_first"]["interval"]),
+             num(s["right_kept"]), num(s["wrong_caught"]),
+             f"{round(s['beyond_abstained'] * s['beyond'])} of {s['beyond']}", num(s["seconds_mean"], 1)]
+            for n, (row, s) in enumerate(figures(name).items())]
+    return rows(["answer step", "questions", "right after the check (95% interval)", "minus the first (paired)",
+                 "right answers kept whole", "wrong ones caught", "'does not say', answer beyond", "mean s"], body)
+
+
 def library_index_table() -> str:
     """The library's index at scale (``python -m benchmarks.library_index``), against issue 37's goals."""
     f = figures("library_index")

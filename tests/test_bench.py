@@ -298,3 +298,26 @@ def test_the_answer_step_alone_reads_the_evidence_a_row_placed_and_is_checked_as
     assert kept["evidence"] == evidence and kept["right_unchecked"]
     invented = answered_again(llm, trigram_embed, read, question, evidence, "quote_first=true")
     assert invented["left_out"] == 1 and invented["abstained"] and not invented["correct"]
+
+
+def test_the_answer_step_alone_takes_the_novels_in_turn_and_leaves_a_passage_choice_to_the_engines_check(pride):
+    """``benchmarks.answer_step``: a run stopped early has answered every novel alike; a variant whose check chooses
+    the passage read (``passage_answers``) is checked in the engine, each invented answer left out there."""
+    from benchmarks.answer_step import answered_again, in_turn
+    from elite_ui.bench.datasets import Question
+    from elite_ui.reading import part
+
+    asked = {n: Question(n, n[0], "?", "") for n in ("a1", "a2", "a3", "b1", "c1", "c2")}
+    assert [r["id"] for r in in_turn([{"id": n} for n in asked], asked)] == ["a1", "b1", "c1", "a2", "c2", "a3"]
+    says = next(sid for sid in range(len(pride)) if "Netherfield Park is let" in pride.sentence(sid).text)
+    read = part(pride, "chapter 10").book
+    question = Question("q", "b", "What is let at last?", "Netherfield Park.", key=[["netherfield"]],
+                        up_to="chapter 10")
+    evidence = [*range(says - 2, says + 3), *range(says + 40, says + 43)]
+    llm = ScriptedLLM({"answer": [f"Netherfield Park is let [S{says}]."]})
+    kept = answered_again(llm, trigram_embed, read, question, evidence, "passage_answers=2")
+    assert kept["correct"] and kept["prediction"] == kept["checked"] and not kept["left_out"]
+    assert len(llm.log) == 1 and f"[S{says + 40}]" not in llm.log[0].messages[-1]["content"]
+    llm = ScriptedLLM({"answer": ["Pemberley is let, to a duke from the north."]})
+    invented = answered_again(llm, trigram_embed, read, question, evidence, "passage_answers=2")
+    assert len(llm.log) == 3 and invented["abstained"] and invented["left_out"] == 1

@@ -163,6 +163,56 @@ def test_a_written_answer_after_its_copied_sentence_is_cited_by_it(pride):
     assert [c.sentence_id for c in answer.citations] == [first] and not answer.citations[0].automatic
 
 
+def test_passages_read_alone_give_the_first_answer_the_check_keeps(pride):
+    """``passage_answers``: the best passages are read one at a time (those holding most of the question's rarer
+    words first); the first answer the grounding check keeps whole is given, cited in its passage, and the evidence
+    stays whole. When no passage gives one (the model says a passage does not say, or the check leaves its answer
+    out), all the evidence is read at once."""
+    from elite_ui.methods.base import PASSAGE_TOKENS, best_passages
+    from elite_ui.methods.parsing import parse_sentence_ids
+    from elite_ui.methods.prompts import NOT_SAID
+
+    settings = with_overrides(SMALL, iter_max=1, importance_samples=0, trim=False, passage_answers=3)
+    question = "Where does Mr. Darcy's estate Pemberley lie?"
+    asked = []
+
+    def reply(request):
+        asked.append(request)
+        if request.purpose != "answer":
+            return "Pemberley\nDerbyshire\nestate" if request.purpose == "terms" else "x"
+        read = parse_sentence_ids(request.messages[1]["content"])
+        said = [sid for sid in read if "Derbyshire" in pride.sentence(sid).text]
+        return f"Pemberley lies in Derbyshire [S{said[0]}]." if said else NOT_SAID
+
+    elite = engine(reply, settings)
+    answer = elite.run(pride, question).answer
+    reads = [parse_sentence_ids(r.messages[1]["content"]) for r in asked if r.purpose == "answer"]
+    cited = answer.citations[0].sentence_id
+    assert "Derbyshire" in answer.text and cited in reads[-1] and "Derbyshire" in pride.sentence(cited).text
+    assert len(reads) <= 3 and set(reads[-1]) < set(answer.evidence)
+    assert reads[0] == best_passages(pride, question, answer.evidence, lambda sid: elite.cost(pride, sid),
+                                     PASSAGE_TOKENS)[0]
+
+    asked.clear()
+    engine(lambda r: asked.append(r) or ("Pemberley\nestate" if r.purpose == "terms" else NOT_SAID),
+           settings).run(pride, question)
+    reads = [r.messages[1]["content"] for r in asked if r.purpose == "answer"]
+    assert len(reads) == 4 and len(reads[-1]) > max(map(len, reads[:-1]))
+
+
+def test_best_passages_cut_long_runs_and_put_the_question_words_first(pride):
+    """A run of sentences longer than the passage budget is cut into pieces; the piece holding the question's rare
+    word comes first, whatever its place in the book."""
+    from elite_ui.methods.base import best_passages
+
+    pemberley = next(sid for sid in range(len(pride)) if "Pemberley" in pride.sentence(sid).text)
+    evidence = [*range(10, 30), *range(pemberley - 1, pemberley + 2)]
+    pieces = best_passages(pride, "What is Pemberley?", evidence, lambda sid: 10, 60)
+    assert sorted(sid for ids in pieces for sid in ids) == sorted(set(evidence))
+    assert all(len(ids) <= 6 for ids in pieces) and pemberley in pieces[0]
+    assert pieces[1:] == sorted(pieces[1:])
+
+
 def test_rotated_votes_read_the_options_shifted_and_count_them_back(pride):
     """``rotated_votes``: vote n reads the options shifted n places under the same letters, after the passages, at
     temperature 0; a model that always says "B" votes for three different options, and the tie goes to the letter

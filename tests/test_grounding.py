@@ -141,6 +141,8 @@ def test_the_paper_preset_has_no_grounding_check(pride):
 def test_unread_keeps_names_the_book_has_written_so_far(up_to_ten):
     assert unread(up_to_ten, "Mr. Darcy and Miss Bingley") == "Mr. Darcy and Miss Bingley"
     assert unread(up_to_ten, "Wickham, Mrs. Gardiner") == f"{UNREAD}, {UNREAD}", "nothing of a masked name shows"
+    assert unread(up_to_ten, "Then Darcy spoke. The Wickham") == f"Then Darcy spoke. The {UNREAD}", \
+        "a word opening a sentence is no part of the name after it"
 
 
 def test_an_answer_about_someone_the_question_does_not_ask_about_is_a_swap(pride):
@@ -159,3 +161,4 @@ def test_an_answer_about_someone_the_question_does_not_ask_about_is_a_swap(pride
                 and "Bingley" in pride.sentence(sid).text)
     assert not grounded(pride, f"Elizabeth meets Bingley [S{ball}].", "Whom does Elizabeth meet?", [ball],
                         names=names)[1].left_out
+

@@ -23,7 +23,7 @@ from ..models.capacity import POLL_SECONDS, Share
 from ..settings import Checked, flat, setting
 from . import prompts
 from .grounding import Grounding, grounded, sharing, unread
-from .lexical import best_sentences, bm25_scores, targets
+from .lexical import best_sentences, bm25_scores, idf_lucene, targets
 from .parsing import (
     clean_answer,
     parse_choice,
@@ -57,6 +57,10 @@ class AnswerSettings(Checked):
     quote_first: bool = setting(False, "the answer first copies the passages' sentence that decides between the "
                                        "options, or answers the question, then gives the letter or writes the "
                                        "answer (cited by that sentence)", panel=True)
+    passage_answers: int = setting(0, "a written answer first reads each of this many of the evidence's passages "
+                                      "alone, those holding most of the question's rarer words first, and gives the "
+                                      "first answer the grounding check keeps whole; failing that, it reads all the "
+                                      "evidence (0: all the evidence at once)", low=0, high=10, panel=True)
 
     @property
     def choice_tokens(self) -> int:
@@ -66,6 +70,11 @@ class AnswerSettings(Checked):
 
 PROMPT_SLACK = 32
 """Tokens left free in a full context beside the evidence (the chat template's own markers)."""
+PASSAGE_TOKENS = 320
+"""The most tokens of evidence one passage read alone holds (``passage_answers``): a longer run of sentences is
+read in pieces."""
+NO_ANSWER = "I could not find the answer in the book."
+"""A written answer when the model wrote nothing usable."""
 
 
 @dataclass
@@ -164,13 +173,7 @@ class Engine:
     def passages(self, book: Book, trace: Trace) -> list[tuple[int, str]]:
         """The evidence of a finished ``generate=False`` run as (position, text) pieces, best first: what the
         benchmark places before the shared generator. By default the runs of consecutive evidence sentences."""
-        runs: list[list[int]] = []
-        for sid in trace.answer.evidence:
-            if runs and sid == runs[-1][-1] + 1:
-                runs[-1].append(sid)
-            else:
-                runs.append([sid])
-        return [(run[0], book.span_text(run[0], run[-1])) for run in runs]
+        return [(run[0], book.span_text(run[0], run[-1])) for run in runs(trace.answer.evidence)]
 
     def run(self, book: Book, question: str, options: dict[str, str] | None = None,
             on_event: Callable[[Event], None] | None = None, **kwargs) -> Trace:
@@ -285,13 +288,13 @@ class Engine:
             return self.llm.choice_logprobs(messages, choices)
 
     def written_answer(self, book: Book, question: str, messages: list[dict[str, str]], evidence: list[int],
-                       iteration: int):
+                       iteration: int, stream: bool = True):
         """A free-form answer, streamed while it is written, cut where the model loops, ending with a whole
         sentence (a reply stopped by its length or its loop ends at its last full sentence), with citations, its
         sentences checked against them (:mod:`.grounding`). Under a spoiler ceiling a checked answer is not
         streamed, and the call's record keeps only what is shown: what the model wrote beyond what the book up to
-        the ceiling supports reaches no page, trace or export."""
-        guarded = self.settings.grounding and book.ceiling is not None
+        the ceiling supports reaches no page, trace or export. Not ``stream``: nothing is streamed."""
+        guarded = (self.settings.grounding and book.ceiling is not None) or not stream
         calling = self.call("answer", messages, iteration, max_tokens=self.settings.answer_tokens,
                             stream=not guarded, full=True)
         held: list[Event] = []
@@ -305,7 +308,7 @@ class Engine:
         cut = result.finish_reason == "length" or text != " ".join(result.text.split())
         text = written_after_copy(text) if self.settings.quote_first else text
         text = whole_sentences(text) if cut else text
-        text = without_labels(text, set(evidence)) or "I could not find the answer in the book."
+        text = without_labels(text, set(evidence)) or NO_ANSWER
         if prompts.NOT_SAID.lower().rstrip(".") in text.lower():  # the model says the passages hold no answer
             answer = Answer(not_said(book.ceiling), evidence=evidence)
         elif not (self.settings.grounding and (evidence or book.ceiling)):  # under a ceiling, no evidence holds none
@@ -338,6 +341,20 @@ class Engine:
             if choice is None:
                 choice = likeliest(options, (yield from self.likeliest(messages, options, iteration)))
             return chosen_answer(book, options, choice, evidence, reply if self.settings.quote_first else "")
+        return (yield from self.answer_written(book, question, messages, evidence, iteration))
+
+    def answer_written(self, book: Book, question: str, messages: list[dict[str, str]], evidence: list[int],
+                       iteration: int):
+        """A written answer from all the evidence (``messages``); with ``passage_answers``, first from the best
+        passages, each read alone (:func:`best_passages`): the first answer the grounding check keeps whole is given,
+        cited in its passage (a small model reads one passage well and loses the answer among several)."""
+        pieces = best_passages(book, question, evidence, lambda sid: self.cost(book, sid), PASSAGE_TOKENS)
+        for ids in pieces[: self.settings.passage_answers]:
+            asked = prompts.answer(question, None, "\n".join(prompts.labelled(book, sid) for sid in ids), self.settings)
+            answer = yield from self.written_answer(book, question, asked, ids, iteration, stream=False)
+            if answer.text not in (NO_ANSWER, not_said(book.ceiling)) and not (answer.left_out or answer.unsupported):
+                answer.evidence = evidence
+                return answer
         return (yield from self.written_answer(book, question, messages, evidence, iteration))
 
     def relay(self, pieces, iteration: int):
@@ -363,6 +380,38 @@ def tapped(events, tap: Callable[[Event], bool]):
             return finished.value
         if event.kind != Kind.LLM_CALL or tap(event):
             yield event
+
+
+def runs(ids: list[int]) -> list[list[int]]:
+    """``ids`` (in order) as runs of consecutive sentences."""
+    out: list[list[int]] = []
+    for sid in ids:
+        if out and sid == out[-1][-1] + 1:
+            out[-1].append(sid)
+        else:
+            out.append([sid])
+    return out
+
+
+def best_passages(book: Book, question: str, evidence: list[int], cost: Callable[[int], int],
+                  most: int) -> list[list[int]]:
+    """The evidence's passages (its runs of consecutive sentences, a run costing more than ``most`` tokens cut into
+    pieces that do not), those that hold the most of the question's words first, each word counting its BM25 IDF
+    (a rare name outweighs a common word), then in book order."""
+    pieces: list[list[int]] = []
+    for run in runs(sorted(evidence)):
+        spent = most + 1
+        for sid in run:
+            spent += cost(sid)
+            if spent > most:
+                pieces.append([])
+                spent = cost(sid)
+            pieces[-1].append(sid)
+    found, n = targets(book, [question]), len(book)
+
+    def held(ids: list[int]) -> float:
+        return sum(idf_lucene(t.df, n) for t in found if np.isin(t.sentences, ids).any())
+    return sorted(pieces, key=held, reverse=True)
 
 
 def checked_answer(book: Book, text: str, kept: str, found: Grounding, evidence: list[int]) -> Answer:

@@ -94,6 +94,8 @@ def unread(book: Book, text: str) -> str:
     def shown(m: re.Match) -> str:
         title, *names = m.groups()
         names = [n for n in names if n]
+        if not title and len(names) > 1 and names[0].lower() in book.lexicon.stopwords:  # "Then Darcy", "The Arve"
+            return m.group(0)[: m.start(3) - m.start(0)] + CAPITALISED.sub(shown, m.group(3))
         written = all(n.lower() in known for n in names)
         if written and (title or len(names) > 1):  # the phrase as a whole, in the text read (taken once)
             if not read:

@@ -470,7 +470,7 @@ class Elite(Engine):
             answer = yield from self.vote(book, question, evidence, options, kept, iteration)
         else:
             messages = prompts.answer(question, options, evidence, self.settings)
-            answer = yield from self.written_answer(book, question, messages, kept, iteration)
+            answer = yield from self.answer_written(book, question, messages, kept, iteration)
         answer.quotes = quotes
         return answer
 
