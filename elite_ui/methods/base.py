@@ -60,7 +60,7 @@ class AnswerSettings(Checked):
     passage_answers: int = setting(0, "a written answer first reads each of this many of the evidence's passages "
                                       "alone, those holding most of the question's rarer words first, and gives the "
                                       "first answer the grounding check keeps whole; failing that, it reads all the "
-                                      "evidence (0: all the evidence at once)", low=0, high=10, panel=True)
+                                      "evidence (0: all the evidence at once)", low=0, high=10)
 
     @property
     def choice_tokens(self) -> int:
