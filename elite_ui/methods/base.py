@@ -349,7 +349,7 @@ class Engine:
         passages, each read alone (:func:`best_passages`): the first answer the grounding check keeps whole is given,
         cited in its passage (a small model reads one passage well and loses the answer among several)."""
         pieces = best_passages(book, question, evidence, lambda sid: self.cost(book, sid), PASSAGE_TOKENS)
-        for ids in pieces[: self.settings.passage_answers]:
+        for ids in pieces[: self.settings.passage_answers] if len(pieces) > 1 else []:  # one: it is all the evidence
             asked = prompts.answer(question, None, "\n".join(prompts.labelled(book, sid) for sid in ids), self.settings)
             answer = yield from self.written_answer(book, question, asked, ids, iteration, stream=False)
             if answer.text not in (NO_ANSWER, not_said(book.ceiling)) and not (answer.left_out or answer.unsupported):
