@@ -324,7 +324,8 @@ def aliases_table() -> str:
                  "wrongly merged now"],
                 [[novel.removesuffix(".txt") + (" (held out)" if r["held_out"] else ""), r["names"], r["alike"],
                   f"{r['precision']:.3f} ({before[novel]['precision']:.3f})",
-                  f"{r['recall']:.3f} ({before[novel]['recall']:.3f})", "; ".join(r["wrongly_merged"]) or "none"]
+                  f"{r['recall']:.3f} ({before[novel]['recall']:.3f})",
+                  "withheld" if r["held_out"] else "; ".join(r["wrongly_merged"]) or "none"]
                  for novel, r in now.items()])
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import Counter, OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from pathlib import Path
@@ -68,6 +69,8 @@ NOT_CHARACTERS = frozenset([
 """Capitalised words that are never a character on their own: nationalities, compass points, titles without a name,
 God and scripture, feast days, days and months, the words of places and of the book's own parts, a servant's
 "Missis" and the commonest interjections."""
+EPITHETS = frozenset(["Old", "Young", "Little", "Poor", "Dear", "Good", "Great", "Big", "Chief", "Miss", "Master"])
+"""Words put before a name that are no given name ("Old Featherstone", "Young Jerry", "Poor Miss Taylor")."""
 AFTER_TITLE = re.compile(r"\b(?:" + "|".join(ABBREVIATED) + r")\.\s+([A-Z][a-z]{2,})\b")
 """A name after an abbreviated title ("Mr. Collins"), which :data:`NAME` takes for a sentence's first word."""
 ELIDED = re.compile(r"['’\"“‘]([A-Z][a-z]+)\b")
@@ -82,6 +85,8 @@ MALE = {"Mr", "Sir", "Lord", "Monsieur", "Colonel", "Captain", "Uncle", "Master"
         "Señor", "Herr"}
 FEMALE = {"Mrs", "Miss", "Ms", "Lady", "Madame", "Mademoiselle", "Mme", "Mlle", "Aunt", "Mistress", "Mother",
           "Sister", "Doña", "Señora", "Frau", "Fräulein"}
+WIVES = MARRIED | {"Lady"}
+"""Titles that before a surname name a wife ("Lady Lucas", Sir William's), never her daughters."""
 UNMARRIED = {"Miss", "Mademoiselle", "Mlle", "Fräulein"}
 """Titles of an unmarried woman: "Miss Bennet" alone is the eldest daughter, her sisters are "Miss Elizabeth"."""
 KIN = {"Aunt": MARRIED, "Uncle": {"Mr", "Monsieur", "Herr", "Señor"}}
@@ -244,29 +249,45 @@ def build_names(book: Book, min_mentions: int = 3) -> NameIndex:
     capitalised = Counter(NAME.findall(text)) + Counter(AFTER_TITLE.findall(text))
     lower = Counter(re.findall(r"\b[a-z]{2,}\b", text))
     elided, placed = Counter(ELIDED.findall(text)), Counter(IN_PLACE.findall(text))
-    names = {w for w, n in capitalised.items() if n >= min_mentions and lower[w.lower()] * 10 <= n
-             and w.lower() not in STOPWORDS and w not in TITLES and w not in NOT_CHARACTERS
-             and (elided[w] + placed[w]) * 2 < n}
+    names = {w for w, n in capitalised.items() if n >= min_mentions and w not in TITLES
+             and w not in NOT_CHARACTERS and (elided[w] + placed[w]) * 2 < n}
+    names -= {w for w in names if (w.lower() in STOPWORDS or lower[w.lower()] * 10 > capitalised[w])
+              and not given_before(w, names, text, capitalised[w])}
     names -= {w for w in names if family_plural(w, names)}
     written, pairs = written_forms(text, names, book.author)
     firsts = given_names(names, written, pairs)
     genders = pronoun_genders(text, names)
-    variants = forms_by_character(written, pairs, firsts, homes(firsts, pairs, capitalised, genders), genders)
+    sentences = [book.sentence(n).text for n in range(book.first_read, len(book))]
+    variants = forms_by_character(written, pairs, firsts, homes(firsts, pairs, capitalised, genders), genders,
+                                  naming_sentences(sentences))
     join_bare_surnames(variants, firsts, genders)
     join_nicknames(variants, {k for k in variants if k.split()[0].rstrip(".") in TITLES and k.split()[-1] in firsts},
                    genders)
     join_middle_names(variants, text, names)
     join_titled_given_names(variants)
     join_kin(variants)
-    join_eldest_daughters(variants, genders)
+    seen = first_written(text)
+    join_eldest_daughters(variants, genders, seen)
     join_married_names(variants, genders)
-    join_wives(variants, genders, text, [book.sentence(n).text for n in range(book.first_read, len(book))])
+    join_wives(variants, genders, seen, sentences, [int(b - book.bounds[book.first_read, 0])
+                                                    for b in book.bounds[book.first_read:, 0]])
     places = Counter(PLACE.findall(text)) + Counter(SAINT_PLACE.findall(text))
     found = [character(key, counter) for key, counter in variants.items()]
     return NameIndex(sorted((c for c in found if c.mentions >= min_mentions
                              and ((" " in c.name and not c.name.startswith("St. "))
                                   or places[c.name.removeprefix("St. ")] * 5 <= 2 * c.mentions)),
                             key=lambda c: -c.mentions))
+
+
+def given_before(word: str, names: set[str], text: str, written: int) -> bool:
+    """Whether ``word``, a word the book also writes in lower case ("will", "grace"), is a given name all the same:
+    written before one surname three times at least, and in a tenth of the times it is capitalised ("Will Ladislaw",
+    "Grace Poole"; not "Old Featherstone"), and capitalised on its own too, three times and in a fifth of them (not
+    "Water Rat", "Wild Wood")."""
+    after = [m.group(1) for m in re.finditer(rf"\b{word}[ \t]+([A-Z][a-z]+)\b", text)]
+    most = max(Counter(w for w in after if w in names).values(), default=0)
+    alone = written - len(after)
+    return word not in EPITHETS and most >= 3 and most * 10 >= written and alone >= 3 and alone * 5 >= written
 
 
 def family_plural(word: str, names: set[str]) -> bool:
@@ -304,8 +325,28 @@ def homes(firsts: set[str], pairs: Counter, capitalised: Counter, genders: dict[
     return home
 
 
+def naming_sentences(sentences: list[str]) -> dict[str, set[int]]:
+    """The sentences (their places in ``sentences``) each name is written in, alone ("Fred") and after its title
+    ("Mr. Vincy")."""
+    named: dict[str, set[int]] = {}
+    for number, sentence in enumerate(sentences):
+        for form in FORM.finditer(sentence):
+            title, first, _ = form.groups("")
+            for name in {first, written_name(title, first)}:
+                named.setdefault(name, set()).add(number)
+    return named
+
+
+def two_people(named: dict[str, set[int]], titled: str, given: str) -> bool:
+    """Whether the book names ``titled`` ("Mr. Vincy") and ``given`` ("Fred") in one sentence too often for them to
+    be one man (a book seldom calls one person by two names in a sentence): twice, and in a tenth of the sentences
+    naming ``titled``."""
+    both = len(named.get(titled, set()) & named.get(given, set()))
+    return both >= 2 and both * 10 >= len(named.get(titled, ()))
+
+
 def forms_by_character(written: Counter, pairs: Counter, firsts: set[str], home: dict[str, str],
-                       genders: dict[str, str]) -> dict[str, Counter]:
+                       genders: dict[str, str], named: dict[str, set[int]]) -> dict[str, Counter]:
     """Every written form counted under its character: a given name's home; a surname (titled or bare) the one
     character whose full name carries it (a man's title no woman's: ``genders``), else a character of its own ("Mr.
     Bennet"); a middle name and a surname ("Fairfax Rochester") the surname's."""
@@ -314,26 +355,45 @@ def forms_by_character(written: Counter, pairs: Counter, firsts: set[str], home:
         return home[first] if not last or home[first].endswith(f" {last}") else f"{first} {last}"
 
     carriers: dict[str, Counter] = {}
-    for (first, last), n in pairs.items():
-        if first in firsts:
+    titled_full: Counter[tuple[str, str]] = Counter()
+    titled_sex: dict[str, set[str]] = {}
+    for (title, first, last), n in written.items():
+        if first in firsts and last:
             carriers.setdefault(last, Counter())[character_of(first, last)] += n
+        if first in firsts and title:
+            titled_full[(title, character_of(first, last))] += n
+            man = title in MALE or (title in MARRIED and last)  # "Mrs. John Knightley": his wife
+            titled_sex.setdefault(character_of(first, last), set()).add("m" if man else "f")
+    sex_of = {k: genders.get(k.split()[0]) or (min(said) if len(said) == 1 else None) for k, said in titled_sex.items()}
     variants: dict[str, Counter] = {}
     for (title, first, last), n in written.items():
         form = written_name(title, first, last)
         if first in firsts and title and not last and n >= written[("", first, "")]:
             key = form
+        elif first in firsts and title in MARRIED and last and sex_of.get(character_of(first, last)) == "m":
+            key = form  # "Mrs. John Knightley" is John Knightley's wife
         elif first in firsts:
             key = character_of(first, last)
         elif last and not title:
             key = last  # "Fairfax Rochester", a middle name and a surname: the surname's character
+        elif not title:
+            key = first  # a surname alone: :func:`join_bare_surnames`
         else:
-            holders = Counter({k: n for k, n in carriers.get(first, {}).items() if title not in MARRIED
-                               and not (title in MALE and genders.get(k.split()[0]) == "f")
-                               and not (title in FEMALE and genders.get(k.split()[0]) == "m")})
-            sole = len(holders) == 1 and next(iter(holders.values())) * 2 >= n
-            key = next(iter(holders)) if sole else written_name(title, first)
+            holders = [k for k, held in carriers.get(first, {}).items() if title not in WIVES | UNMARRIED
+                       and title not in KIN
+                       and sex_of.get(k, genders.get(k.split()[0])) == ("m" if title in MALE else "f")
+                       and not distinguished(titled_full[(title, k)], held) and not two_people(named, form, k.split()[0])]
+            key = holders[0] if len(holders) == 1 else written_name(title, first)
         variants.setdefault(key, Counter())[form] += n
     return variants
+
+
+def distinguished(titled: int, written: int) -> bool:
+    """Whether a character whose full name the book writes ``written`` times is written with a title and his given
+    name ``titled`` times ("Mr. Frank Churchill", "Mr. Fred") often enough to tell him apart from another of his
+    surname with that title alone ("Mr. Churchill" is his uncle, "Mr. Vincy" his father), as "Miss Elizabeth" is told
+    from "Miss Bennet"."""
+    return titled >= 2 and titled * 5 >= written
 
 
 def join_bare_surnames(variants: dict[str, Counter], firsts: set[str], genders: dict[str, str]) -> None:
@@ -426,15 +486,22 @@ def join_kin(variants: dict[str, Counter]) -> None:
             variants[same[0]].update(variants.pop(key))
 
 
-def join_eldest_daughters(variants: dict[str, Counter], genders: dict[str, str]) -> None:
+def join_eldest_daughters(variants: dict[str, Counter], genders: dict[str, str], seen: Callable[[str], int]) -> None:
     """"Miss Bennet" alone names the eldest unmarried daughter of the family: it joins the one woman whose full name
-    the book writes with that surname (Jane Eyre; "Jane Bennet" once); of several, the one not written "Miss" with her
-    given name (her younger sisters are "Miss Elizabeth", "Miss Lydia"), and of those still several, one mentioned
-    twice as often as any other (Blanche Ingram)."""
+    the book writes with that surname (Jane Eyre; "Jane Bennet" once), not one written a wife of another surname
+    before she is written by her own names (Harriet Vincy, Mrs. Bulstrode from the start, is Rosamond Vincy's aunt);
+    of several, the one not written "Miss" with her given name (her younger sisters are "Miss Elizabeth", "Miss
+    Lydia"), and of those still several, one mentioned twice as often as any other (Blanche Ingram)."""
+    def married_before(key: str) -> bool:
+        wed = [f for f in variants[key] if f.split()[0].rstrip(".") in MARRIED and f.split()[-1] != key.split()[-1]]
+        return min(map(seen, wed), default=len(variants)) < min(seen(f) for f in variants[key] if f not in wed) \
+            if wed else False
+
     for key in [k for k in variants if len(k.split()) == 2 and k.split()[0] in UNMARRIED]:
         title, surname = key.split()
         women = [k for k in variants if len(k.split()) == 2 and k.split()[1] == surname
-                 and k.split()[0].rstrip(".") not in TITLES and sex(variants, genders, k) != "m"]
+                 and k.split()[0].rstrip(".") not in TITLES and sex(variants, genders, k) != "m"
+                 and not married_before(k)]
         if len(women) > 1:
             women = [k for k in women if not any(f.startswith(f"{title} {k.split()[0]}") for f in variants[k])]
         mentions = sorted((sum(variants[k].values()), k) for k in women)
@@ -457,7 +524,18 @@ def join_married_names(variants: dict[str, Counter], genders: dict[str, str]) ->
             variants[maiden[0]].update(variants.pop(key))
 
 
-def join_wives(variants: dict[str, Counter], genders: dict[str, str], text: str, sentences: list[str]) -> None:
+def first_written(text: str) -> Callable[[str], int]:
+    """Where ``text`` first writes a name (its length if never), each name looked for once."""
+    @cache
+    def seen(name: str) -> int:
+        found = re.search(rf"\b{written_as(name)}\b", text)
+        return found.start() if found else len(text)
+
+    return seen
+
+
+def join_wives(variants: dict[str, Counter], genders: dict[str, str], seen: Callable[[str], int],
+               sentences: list[str], starts: list[int]) -> None:
     """"Mrs. Lydgate", first written after a woman of another surname ("Rosamond Vincy"), is her married name
     where the book names her beside that man (the surname's :func:`bearer`) and a word of marriage ("married",
     "wife", in one sentence) more often, for how often she is named, than any other such woman: twice as often, and
@@ -465,12 +543,16 @@ def join_wives(variants: dict[str, Counter], genders: dict[str, str], text: str,
     mother-in-law would pass the same test.)"""
     owner = {form: key for key, forms in variants.items() for form in forms}
     beside = [{owner[f] for form in FORM.finditer(sentence) for f in written_names(form) if f in owner}
-              for sentence in sentences if MARRIAGE.search(sentence)]
+              if MARRIAGE.search(sentence) else set() for sentence in sentences]
 
-    @cache
     def first_seen(key: str) -> int:
-        found = (re.search(rf"\b{written_as(form)}\b", text) for form in variants[key])
-        return min((m.start() for m in found if m), default=len(text))
+        return min(map(seen, variants[key]))
+
+    def wed_after(husband: str, woman: str, wife: str) -> bool:
+        """Whether the book first writes ``wife`` after a sentence naming ``husband`` and ``woman`` and a marriage
+        (Mrs. Churchill, written from the start, is no wife the story gives Mr. Churchill)."""
+        spoken = next((n for n, keys in enumerate(beside) if husband in keys and woman in keys), len(sentences))
+        return spoken < len(sentences) and starts[spoken] < first_seen(wife)
 
     for wife in [k for k in variants if len(k.split()) == 2 and k.split()[0].rstrip(".") in MARRIED]:
         surname = wife.split()[1]
@@ -482,7 +564,7 @@ def join_wives(variants: dict[str, Counter], genders: dict[str, str], text: str,
                             and sex(variants, genders, k) == "f"
                             and not any(f.split()[-1] == surname for f in variants[k] if " " in f)})
         ranked = sorted(((n / variants[k].total() ** 0.5, k) for k, n in together.items()
-                         if n >= 3 and first_seen(k) < first_seen(wife)), reverse=True)
+                         if n >= 3 and wed_after(husband, k, wife)), reverse=True)
         if ranked and (len(ranked) == 1 or ranked[0][0] >= 2 * ranked[1][0]):
             variants[ranked[0][1]].update(variants.pop(wife))
 
