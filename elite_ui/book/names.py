@@ -379,10 +379,10 @@ def forms_by_character(written: Counter, pairs: Counter, firsts: set[str], home:
         elif not title:
             key = first  # a surname alone: :func:`join_bare_surnames`
         else:
-            holders = [k for k, held in carriers.get(first, {}).items() if title not in WIVES | UNMARRIED
-                       and title not in KIN
+            holders = [k for k, held in carriers.get(first, {}).items() if title not in WIVES | UNMARRIED | set(KIN)
                        and sex_of.get(k, genders.get(k.split()[0])) == ("m" if title in MALE else "f")
-                       and not distinguished(titled_full[(title, k)], held) and not two_people(named, form, k.split()[0])]
+                       and not distinguished(titled_full[(title, k)], held)
+                       and not two_people(named, form, k.split()[0])]
             key = holders[0] if len(holders) == 1 else written_name(title, first)
         variants.setdefault(key, Counter())[form] += n
     return variants
