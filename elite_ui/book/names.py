@@ -258,8 +258,8 @@ def build_names(book: Book, min_mentions: int = 3) -> NameIndex:
     firsts = given_names(names, written, pairs)
     genders = pronoun_genders(text, names)
     sentences = [book.sentence(n).text for n in range(book.first_read, len(book))]
-    variants = forms_by_character(written, pairs, firsts, homes(firsts, pairs, capitalised, genders), genders,
-                                  naming_sentences(sentences))
+    named = naming_sentences(sentences)
+    variants = forms_by_character(written, pairs, firsts, homes(firsts, pairs, capitalised, genders), genders, named)
     join_bare_surnames(variants, firsts, genders)
     join_nicknames(variants, {k for k in variants if k.split()[0].rstrip(".") in TITLES and k.split()[-1] in firsts},
                    genders)
@@ -269,6 +269,7 @@ def build_names(book: Book, min_mentions: int = 3) -> NameIndex:
     seen = first_written(text)
     join_eldest_daughters(variants, genders, seen)
     join_married_names(variants, genders)
+    join_lone_wives(variants, genders)
     join_wives(variants, genders, seen, sentences, [int(b - book.bounds[book.first_read, 0])
                                                     for b in book.bounds[book.first_read:, 0]])
     places = Counter(PLACE.findall(text)) + Counter(SAINT_PLACE.findall(text))
@@ -522,6 +523,21 @@ def join_married_names(variants: dict[str, Counter], genders: dict[str, str]) ->
                   and sum(variants[k].values()) >= 2 * sum(variants[key].values())]
         if len(maiden) == 1:
             variants[maiden[0]].update(variants.pop(key))
+
+
+def join_lone_wives(variants: dict[str, Counter], genders: dict[str, str]) -> None:
+    """"Mrs. Poole", where no man of the book bears the surname, is the one woman it writes with her given name and
+    that surname ("Grace Poole") and never as a "Miss": a widow, or a wife whose husband the story does not show
+    ("Madame Karenina" is Anna; wrongly, Frankenstein's "Madame Moritz" is taken for Justine, her daughter)."""
+    for wife in [k for k in variants if len(k.split()) == 2 and k.split()[0].rstrip(".") in MARRIED]:
+        surname = wife.split()[1]
+        bearers = [k for k, forms in variants.items() if k != wife
+                   and any(f.split()[-1] == surname for f in forms if " " in f)]
+        women = [k for k in bearers if sex(variants, genders, k) != "m"
+                 and any(f.split()[0].rstrip(".") not in TITLES for f in variants[k] if f.endswith(f" {surname}"))
+                 and not any(f.split()[0] in UNMARRIED for f in variants[k] if " " in f)]
+        if len(women) == 1 and all(sex(variants, genders, k) != "m" for k in bearers):
+            variants[women[0]].update(variants.pop(wife))
 
 
 def first_written(text: str) -> Callable[[str], int]:
