@@ -38,10 +38,12 @@ from .model import Book
 TITLES = ("Mr", "Mrs", "Miss", "Ms", "Dr", "Lady", "Sir", "Lord", "Madame", "Mademoiselle", "Monsieur", "Mme",
           "Mlle", "Colonel", "Captain", "Uncle", "Aunt", "Master", "Mistress", "Father", "Mother", "Sister",
           "Brother", "St", "Don", "Doña", "Señor", "Señora", "Herr", "Frau", "Fräulein")
-FORM = re.compile(r"\b(?:(" + "|".join(TITLES) + r")\.?\s+)?([A-Z][a-z]{1,})"
-                  r"(?:[ \t]+(?!(?:" + "|".join(TITLES) + r")\b)([A-Z][a-z]{1,}))?\b")
+PARTICLE = r"(?:(?:de|du|van|von)[ \t]+)?"
+"""A surname's lower-case particle ("de Bourgh", "van Tassel")."""
+FORM = re.compile(r"\b(?:(" + "|".join(TITLES) + r")\.?\s+)?(" + PARTICLE + r"[A-Z][a-z]{1,})"
+                  r"(?:[ \t]+(?!(?:" + "|".join(TITLES) + r")\b)(" + PARTICLE + r"[A-Z][a-z]{1,}))?\b")
 """A name as written: an optional title, a capitalised word and perhaps a second one (a surname, not a title: "When
-Mr. Darcy" is no "When Mr")."""
+Mr. Darcy" is no "When Mr"), each perhaps after a particle ("Miss de Bourgh", "Lady Catherine de Bourgh")."""
 ABBREVIATED = {"Mr", "Mrs", "Ms", "Dr", "Mme", "Mlle", "St"}
 SURNAME_TITLES = {"Mr", "Mrs", "Monsieur", "Madame", "Herr", "Frau", "Señor", "Señora"}
 """Titles put before a surname rather than a given name."""
@@ -259,7 +261,12 @@ def build_names(book: Book, min_mentions: int = 3) -> NameIndex:
     genders = pronoun_genders(text, names)
     sentences = [book.sentence(n).text for n in range(book.first_read, len(book))]
     named = naming_sentences(sentences)
-    variants = forms_by_character(written, pairs, firsts, homes(firsts, pairs, capitalised, genders), genders, named)
+    carried = {(title, first) for (title, first, last), n in written.items()
+               if first in firsts and title and not last and n >= written[("", first, "")]}
+    untitled = pairs - Counter({(first, last): n for (title, first, last), n in written.items()
+                                if last and (title, first) in carried})
+    variants = forms_by_character(written, pairs, firsts, homes(firsts, untitled, capitalised, genders), genders, named,
+                                  carried)
     join_bare_surnames(variants, firsts, genders)
     join_nicknames(variants, {k for k in variants if k.split()[0].rstrip(".") in TITLES and k.split()[-1] in firsts},
                    genders)
@@ -332,7 +339,7 @@ def naming_sentences(sentences: list[str]) -> dict[str, set[int]]:
     named: dict[str, set[int]] = {}
     for number, sentence in enumerate(sentences):
         for form in FORM.finditer(sentence):
-            title, first, _ = form.groups("")
+            title, first, _ = name_parts(form)
             for name in {first, written_name(title, first)}:
                 named.setdefault(name, set()).add(number)
     return named
@@ -347,30 +354,39 @@ def two_people(named: dict[str, set[int]], titled: str, given: str) -> bool:
 
 
 def forms_by_character(written: Counter, pairs: Counter, firsts: set[str], home: dict[str, str],
-                       genders: dict[str, str], named: dict[str, set[int]]) -> dict[str, Counter]:
-    """Every written form counted under its character: a given name's home; a surname (titled or bare) the one
-    character whose full name carries it (a man's title no woman's: ``genders``), else a character of its own ("Mr.
-    Bennet"); a middle name and a surname ("Fairfax Rochester") the surname's."""
-    def character_of(first: str, last: str) -> str:
+                       genders: dict[str, str], named: dict[str, set[int]],
+                       carried: set[tuple[str, str]]) -> dict[str, Counter]:
+    """Every written form counted under its character: a given name's home, or with a title it mostly carries
+    (``carried``) that title's; a surname (titled or bare) the one character whose full name carries it (a man's
+    title no woman's: ``genders``), else a character of its own ("Mr. Bennet"); a middle name and a surname
+    ("Fairfax Rochester") the surname's."""
+    def character_of(first: str, last: str, title: str = "") -> str:
         """A given name's character, unless this full name has another surname (Jean Prouvaire, not Valjean)."""
+        if (title, first) in carried:
+            return written_name(title, first)
+        if (first, last) in carrying:  # "John Rivers", once, is "St. John Rivers"
+            return written_name(carrying[(first, last)], first)
         return home[first] if not last or home[first].endswith(f" {last}") else f"{first} {last}"
 
+    carrying = {(first, last): title for (title, first, last), n in written.items()
+                if last and (title, first) in carried and n > written[("", first, last)]}
     carriers: dict[str, Counter] = {}
     titled_full: Counter[tuple[str, str]] = Counter()
     titled_sex: dict[str, set[str]] = {}
     for (title, first, last), n in written.items():
         if first in firsts and last:
-            carriers.setdefault(last, Counter())[character_of(first, last)] += n
+            carriers.setdefault(last, Counter())[character_of(first, last, title)] += n
         if first in firsts and title:
-            titled_full[(title, character_of(first, last))] += n
+            titled_full[(title, character_of(first, last, title))] += n
             man = title in MALE or (title in MARRIED and last)  # "Mrs. John Knightley": his wife
-            titled_sex.setdefault(character_of(first, last), set()).add("m" if man else "f")
-    sex_of = {k: genders.get(k.split()[0]) or (min(said) if len(said) == 1 else None) for k, said in titled_sex.items()}
+            if man or title in FEMALE:
+                titled_sex.setdefault(character_of(first, last, title), set()).add("m" if man else "f")
+    sex_of = {k: genders.get(first_name(k)) or (min(said) if len(said) == 1 else None) for k, said in titled_sex.items()}
     variants: dict[str, Counter] = {}
     for (title, first, last), n in written.items():
         form = written_name(title, first, last)
-        if first in firsts and title and not last and n >= written[("", first, "")]:
-            key = form
+        if (title, first) in carried:
+            key = character_of(first, last, title)  # "Lady Catherine de Bourgh": Lady Catherine's, not Kitty's
         elif first in firsts and title in MARRIED and last and sex_of.get(character_of(first, last)) == "m":
             key = form  # "Mrs. John Knightley" is John Knightley's wife
         elif first in firsts:
@@ -381,12 +397,19 @@ def forms_by_character(written: Counter, pairs: Counter, firsts: set[str], home:
             key = first  # a surname alone: :func:`join_bare_surnames`
         else:
             holders = [k for k, held in carriers.get(first, {}).items() if title not in WIVES | UNMARRIED | set(KIN)
-                       and sex_of.get(k, genders.get(k.split()[0])) == ("m" if title in MALE else "f")
+                       and sex_of.get(k, genders.get(first_name(k))) == ("m" if title in MALE else "f")
                        and not distinguished(titled_full[(title, k)], held)
-                       and not two_people(named, form, k.split()[0])]
+                       and not two_people(named, form, k.split()[0])
+                       and k.split()[0].rstrip(".") not in (MALE | FEMALE) - {title}]
             key = holders[0] if len(holders) == 1 else written_name(title, first)
         variants.setdefault(key, Counter())[form] += n
     return variants
+
+
+def first_name(key: str) -> str:
+    """A character's given name: its key's first word, or its second after a title ("St. John")."""
+    words = key.split()
+    return words[1] if len(words) > 1 and words[0].rstrip(".") in TITLES else words[0]
 
 
 def distinguished(titled: int, written: int) -> bool:
@@ -591,7 +614,7 @@ MARRIAGE = re.compile(r"\b(?:marr(?:y|ies|ied|ying|iage)|wife|husband|wedding|we
 def written_names(form: re.Match) -> list[str]:
     """A :data:`FORM` match as the name index writes it ("Mr. Darcy", "Miss Lydia"), else its two words apart (a
     sentence's first word before a name: "When Lydia")."""
-    title, first, last = form.groups("")
+    title, first, last = name_parts(form)
     whole = written_name(title, first, last)
     return [whole] if not last else [whole, written_name(title, first), last]
 
@@ -621,16 +644,28 @@ def pronoun_genders(text: str, names: set[str]) -> dict[str, str]:
     return {name: sex for name, counted in votes.items() for sex, n in counted.items() if n * 3 >= 2 * counted.total()}
 
 
+def name_parts(form: re.Match) -> tuple[str, str, str]:
+    """A :data:`FORM` match's title, name and surname, a particle joined to its name by "_" ("de_Bourgh": one word
+    until :func:`character` lists it)."""
+    title, first, last = ("_".join(part.split()) for part in form.groups(""))
+    return title, first, last
+
+
+def named_word(word: str) -> str:
+    """The capitalised word of a name with its particle ("Bourgh" of "de_Bourgh")."""
+    return word.rpartition("_")[2]
+
+
 def written_forms(text: str, names: set[str], author: str) -> tuple[Counter, Counter]:
     """How often each (title, name, surname) is written, and each full name (given name, surname) written twice
     or more (a pair seen once, "London Lydia", counts as its first name alone; the author's name is no pair)."""
     written: Counter[tuple[str, str, str]] = Counter()
     for form in FORM.finditer(text):
-        title, first, last = form.groups("")
+        title, first, last = name_parts(form)
         if title and title not in ABBREVIATED and text[form.end(1)] == ".":
             title = ""  # "yes, Miss. Bessie said": a sentence ends after the title
-        if first in names:
-            written[(title, first, last if last in names else "")] += 1
+        if named_word(first) in names:
+            written[(title, first, last if named_word(last) in names else "")] += 1
     pairs = Counter()
     for (_, first, last), n in written.items():
         if last and [first, last] != author.split()[-2:]:
@@ -647,7 +682,8 @@ def character(key: str, counter: Counter) -> Character:
     forms = [v for v, _ in counter.most_common()]
     full = [v for v in forms if len(v.split()) == 2 and v.split()[0].rstrip(".") not in TITLES]
     name = max(full, key=counter.get) if full else forms[0]
-    return Character(name, list(dict.fromkeys([name, *forms])), sum(counter.values()))
+    return Character(name.replace("_", " "), list(dict.fromkeys(f.replace("_", " ") for f in [name, *forms])),
+                     sum(counter.values()))
 
 
 def written_name(title: str, *names: str) -> str:
