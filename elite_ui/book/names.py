@@ -381,7 +381,8 @@ def forms_by_character(written: Counter, pairs: Counter, firsts: set[str], home:
             man = title in MALE or (title in MARRIED and last)  # "Mrs. John Knightley": his wife
             if man or title in FEMALE:
                 titled_sex.setdefault(character_of(first, last, title), set()).add("m" if man else "f")
-    sex_of = {k: genders.get(first_name(k)) or (min(said) if len(said) == 1 else None) for k, said in titled_sex.items()}
+    sex_of = {k: genders.get(first_name(k)) or (min(said) if len(said) == 1 else None)
+              for k, said in titled_sex.items()}
     variants: dict[str, Counter] = {}
     for (title, first, last), n in written.items():
         form = written_name(title, first, last)
