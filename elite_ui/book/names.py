@@ -23,6 +23,7 @@ or join that only a later chapter shows is listed.
 
 from __future__ import annotations
 
+import math
 import re
 import threading
 from collections import Counter, OrderedDict
@@ -261,8 +262,8 @@ def build_names(book: Book, min_mentions: int = 3) -> NameIndex:
     genders = pronoun_genders(text, names)
     sentences = [book.sentence(n).text for n in range(book.first_read, len(book))]
     named = naming_sentences(sentences)
-    carried = {(title, first) for (title, first, last), n in written.items()
-               if first in firsts and title and not last and n >= written[("", first, "")]}
+    carried = {(title, first) for (title, first, last), n in written.items() if first in firsts and title
+               and title not in SURNAME_TITLES and not last and n >= written[("", first, "")]}
     untitled = pairs - Counter({(first, last): n for (title, first, last), n in written.items()
                                 if last and (title, first) in carried})
     variants = forms_by_character(written, pairs, firsts, homes(firsts, untitled, capitalised, genders), genders, named,
@@ -274,7 +275,7 @@ def build_names(book: Book, min_mentions: int = 3) -> NameIndex:
     join_titled_given_names(variants)
     join_kin(variants)
     seen = first_written(text)
-    join_eldest_daughters(variants, genders, seen)
+    join_eldest_daughters(variants, genders)
     join_married_names(variants, genders)
     join_lone_wives(variants, genders)
     join_wives(variants, genders, seen, sentences, [int(b - book.bounds[book.first_read, 0])
@@ -386,7 +387,9 @@ def forms_by_character(written: Counter, pairs: Counter, firsts: set[str], home:
     variants: dict[str, Counter] = {}
     for (title, first, last), n in written.items():
         form = written_name(title, first, last)
-        if (title, first) in carried:
+        if first in firsts and title and not last and n >= written[("", first, "")]:
+            key = form
+        elif (title, first) in carried:
             key = character_of(first, last, title)  # "Lady Catherine de Bourgh": Lady Catherine's, not Kitty's
         elif first in firsts and title in MARRIED and last and sex_of.get(character_of(first, last)) == "m":
             key = form  # "Mrs. John Knightley" is John Knightley's wife
@@ -511,22 +514,15 @@ def join_kin(variants: dict[str, Counter]) -> None:
             variants[same[0]].update(variants.pop(key))
 
 
-def join_eldest_daughters(variants: dict[str, Counter], genders: dict[str, str], seen: Callable[[str], int]) -> None:
+def join_eldest_daughters(variants: dict[str, Counter], genders: dict[str, str]) -> None:
     """"Miss Bennet" alone names the eldest unmarried daughter of the family: it joins the one woman whose full name
-    the book writes with that surname (Jane Eyre; "Jane Bennet" once), not one written a wife of another surname
-    before she is written by her own names (Harriet Vincy, Mrs. Bulstrode from the start, is Rosamond Vincy's aunt);
-    of several, the one not written "Miss" with her given name (her younger sisters are "Miss Elizabeth", "Miss
-    Lydia"), and of those still several, one mentioned twice as often as any other (Blanche Ingram)."""
-    def married_before(key: str) -> bool:
-        wed = [f for f in variants[key] if f.split()[0].rstrip(".") in MARRIED and f.split()[-1] != key.split()[-1]]
-        return min(map(seen, wed), default=len(variants)) < min(seen(f) for f in variants[key] if f not in wed) \
-            if wed else False
-
+    the book writes with that surname (Jane Eyre; "Jane Bennet" once); of several, the one not written "Miss" with her
+    given name (her younger sisters are "Miss Elizabeth", "Miss Lydia"), and of those still several, one mentioned
+    twice as often as any other (Blanche Ingram)."""
     for key in [k for k in variants if len(k.split()) == 2 and k.split()[0] in UNMARRIED]:
         title, surname = key.split()
         women = [k for k in variants if len(k.split()) == 2 and k.split()[1] == surname
-                 and k.split()[0].rstrip(".") not in TITLES and sex(variants, genders, k) != "m"
-                 and not married_before(k)]
+                 and k.split()[0].rstrip(".") not in TITLES and sex(variants, genders, k) != "m"]
         if len(women) > 1:
             women = [k for k in women if not any(f.startswith(f"{title} {k.split()[0]}") for f in variants[k])]
         mentions = sorted((sum(variants[k].values()), k) for k in women)
@@ -564,17 +560,17 @@ def join_lone_wives(variants: dict[str, Counter], genders: dict[str, str]) -> No
             variants[women[0]].update(variants.pop(wife))
 
 
-def first_written(text: str) -> Callable[[str], int]:
-    """Where ``text`` first writes a name (its length if never), each name looked for once."""
+def first_written(text: str) -> Callable[[str], float]:
+    """Where ``text`` first writes a name (infinity if never), each name looked for once."""
     @cache
-    def seen(name: str) -> int:
-        found = re.search(rf"\b{written_as(name)}\b", text)
-        return found.start() if found else len(text)
+    def seen(name: str) -> float:
+        found = re.search(rf"\b{written_as(name.replace('_', ' '))}\b", text)
+        return found.start() if found else math.inf
 
     return seen
 
 
-def join_wives(variants: dict[str, Counter], genders: dict[str, str], seen: Callable[[str], int],
+def join_wives(variants: dict[str, Counter], genders: dict[str, str], seen: Callable[[str], float],
                sentences: list[str], starts: list[int]) -> None:
     """"Mrs. Lydgate", first written after a woman of another surname ("Rosamond Vincy"), is her married name
     where the book names her beside that man (the surname's :func:`bearer`) and a word of marriage ("married",
@@ -590,7 +586,8 @@ def join_wives(variants: dict[str, Counter], genders: dict[str, str], seen: Call
 
     def wed_after(husband: str, woman: str, wife: str) -> bool:
         """Whether the book first writes ``wife`` after a sentence naming ``husband`` and ``woman`` and a marriage
-        (Mrs. Churchill, written from the start, is no wife the story gives Mr. Churchill)."""
+        (Mrs. Churchill, written from the start, is no wife the story gives Mr. Churchill; nor, wrongly, Emma's
+        "a Mrs. Weston", written once before Miss Taylor's match is talked of)."""
         spoken = next((n for n, keys in enumerate(beside) if husband in keys and woman in keys), len(sentences))
         return spoken < len(sentences) and starts[spoken] < first_seen(wife)
 
@@ -605,7 +602,10 @@ def join_wives(variants: dict[str, Counter], genders: dict[str, str], seen: Call
                             and not any(f.split()[-1] == surname for f in variants[k] if " " in f)})
         ranked = sorted(((n / variants[k].total() ** 0.5, k) for k, n in together.items()
                          if n >= 3 and wed_after(husband, k, wife)), reverse=True)
-        if ranked and (len(ranked) == 1 or ranked[0][0] >= 2 * ranked[1][0]):
+        signed = [k for _, k in ranked if seen(f"{first_name(k)} {surname}") < math.inf]  # "Lydia Wickham", once
+        if len(signed) == 1:
+            variants[signed[0]].update(variants.pop(wife))
+        elif ranked and (len(ranked) == 1 or ranked[0][0] >= 2 * ranked[1][0]):
             variants[ranked[0][1]].update(variants.pop(wife))
 
 
