@@ -92,6 +92,8 @@ WIVES = MARRIED | {"Lady"}
 """Titles that before a surname name a wife ("Lady Lucas", Sir William's), never her daughters."""
 UNMARRIED = {"Miss", "Mademoiselle", "Mlle", "Fräulein"}
 """Titles of an unmarried woman: "Miss Bennet" alone is the eldest daughter, her sisters are "Miss Elizabeth"."""
+RANKS = {"Captain", "Colonel", "Dr"}
+"""Titles of a man's rank, which a book may drop for "Mr." as his story goes on."""
 KIN = {"Aunt": MARRIED, "Uncle": {"Mr", "Monsieur", "Herr", "Señor"}}
 """A kinship title and the titles the same person is written with by others ("Aunt Reed" is Mrs. Reed)."""
 PRONOUN = re.compile(r"\b([A-Z][a-z]+)\b[^.!?;:\"“”]{0,80}?\b(he|him|his|she|her|hers)\b")
@@ -269,6 +271,7 @@ def build_names(book: Book, min_mentions: int = 3) -> NameIndex:
     variants = forms_by_character(written, pairs, firsts, homes(firsts, untitled, capitalised, genders), genders, named,
                                   carried)
     join_bare_surnames(variants, firsts, genders)
+    join_ranks(variants, genders, named)
     join_nicknames(variants, {k for k in variants if k.split()[0].rstrip(".") in TITLES and k.split()[-1] in firsts},
                    genders)
     join_middle_names(variants, text, names)
@@ -335,22 +338,23 @@ def homes(firsts: set[str], pairs: Counter, capitalised: Counter, genders: dict[
 
 
 def naming_sentences(sentences: list[str]) -> dict[str, set[int]]:
-    """The sentences (their places in ``sentences``) each name is written in, alone ("Fred") and after its title
-    ("Mr. Vincy")."""
+    """The sentences (their places in ``sentences``) each name is written in, alone ("Fred", "Lydgate") or after a
+    title ("Mr. Vincy", "Captain Lydgate")."""
     named: dict[str, set[int]] = {}
     for number, sentence in enumerate(sentences):
         for form in FORM.finditer(sentence):
             title, first, _ = name_parts(form)
-            for name in {first, written_name(title, first)}:
+            for name in {first if not title else "", written_name(title, first)} - {""}:
                 named.setdefault(name, set()).add(number)
     return named
 
 
-def two_people(named: dict[str, set[int]], titled: str, given: str) -> bool:
-    """Whether the book names ``titled`` ("Mr. Vincy") and ``given`` ("Fred") in one sentence too often for them to
-    be one man (a book seldom calls one person by two names in a sentence): twice, and in a tenth of the sentences
-    naming ``titled``."""
-    both = len(named.get(titled, set()) & named.get(given, set()))
+def two_people(named: dict[str, set[int]], titled: str, *given: str, reach: int = 0) -> bool:
+    """Whether the book names ``titled`` ("Mr. Vincy") and ``given`` ("Fred") in one sentence (or ``reach``
+    sentences apart) too often for them to be one man (a book seldom calls one person by two names at once): twice,
+    and in a tenth of the sentences naming ``titled``."""
+    others = {n + step for name in given for n in named.get(name, ()) for step in range(-reach, reach + 1)}
+    both = len(named.get(titled, set()) & others)
     return both >= 2 and both * 10 >= len(named.get(titled, ()))
 
 
@@ -431,6 +435,18 @@ def join_bare_surnames(variants: dict[str, Counter], firsts: set[str], genders: 
         held = bearer(variants, genders, bare, bare)
         if held:
             variants[held].update(variants.pop(bare))
+
+
+def join_ranks(variants: dict[str, Counter], genders: dict[str, str], named: dict[str, set[int]]) -> None:
+    """A rank and a surname ("Captain Weston", Mr. Weston before he sold his commission) joins the surname's man
+    (:func:`bearer`) written five times as often, unless the book names both in one sentence or the next
+    (:func:`two_people`: "Captain Lydgate" is Lydgate's cousin)."""
+    for key in [k for k in variants if len(k.split()) == 2 and k.split()[0].rstrip(".") in RANKS]:
+        rank, surname = key.split()
+        man = bearer(variants, genders, surname, key)
+        if (man and sex(variants, genders, man) == "m" and variants[man].total() >= 5 * variants[key].total()
+                and not two_people(named, key, *variants[man], reach=1)):
+            variants[man].update(variants.pop(key))
 
 
 def bearer(variants: dict[str, Counter], genders: dict[str, str], surname: str, other: str) -> str | None:
