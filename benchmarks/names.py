@@ -46,7 +46,7 @@ PEOPLE = {
         "Georgiana", "Mr. Hurst", "Catherine", "Sir William Lucas", "Mrs. Forster", "Mr. Denny", "George Wickham",
         "Mrs. Jenkinson", "Mrs. Reynolds", "Charles", "Louisa", "Fitzwilliam", "Mr. Philips", "Mr. Jones", "Anne",
         "Captain Carter", "Mrs. Younge", "Mr. Robinson", "Sir Lewis", "Mrs. Annesley", "Mrs. Wickham", "John",
-        "Philips"},
+        "Philips", "Miss de Bourgh", "Sir Lewis de Bourgh", "George Wickham"},
     "jane-eyre.txt": {
         "Mr. Rochester", "Jane Eyre", "John Reed", "Fairfax Rochester", "Bessie Leaven", "Mrs. Reed", "Mary Ingram",
         "Diana", "Helen Burns", "Miss Ingram", "Miss Temple", "Mason", "Mr. Brocklehurst", "Miss Eyre",
@@ -59,7 +59,7 @@ PEOPLE = {
         "Madame Pierrot", "Alice", "Mary Ann", "Miss Reed", "Mr. Rowland", "Mesrour", "Jane Rochester",
         "Jane Elliott", "Mary Rivers", "Gulliver", "Temple", "Charles", "Mr. Bates", "Mrs. Leaven",
         "Frederick Lynn", "Sibyl", "Gibson", "Samson", "John Eyre", "Jesus", "Barbara", "Wilson", "Julia",
-        "Mrs. Fairfax", "Mary", "John", "Reed"},
+        "Mrs. Fairfax", "Mary", "John", "Reed", "Grace Poole"},
     "the-wind-in-the-willows.txt": {"Toad", "Rat", "Mole", "Badger", "Otter", "Portly", "Billy", "Chairman"},
 }
 NOT_PEOPLE = {

@@ -195,3 +195,41 @@ def test_preface_names_families_elisions_and_titled_given_names(pride_names):
         "no Kitty, no bare Catherine"
     assert "Catherine" in named(pride_names, "Kitty").variants, "Kitty is a Catherine"
     assert "Mrs. Bingley" not in named(pride_names, "Miss Bingley").variants, "a wife's title joins no maiden name"
+
+
+def test_a_father_told_apart_from_his_son_a_rank_and_a_wife_by_her_husbands_name(tmp_path):
+    """"Mr. Churchill" is not Frank Churchill, whom the book calls "Mr. Frank Churchill"; "Mr. Garth" is Caleb Garth,
+    never so told apart; "Captain Garth" is Mr. Garth, never named beside him; "Mrs. Frank Churchill" is Frank's
+    wife, not Frank."""
+    lines = ["It was noon, and Frank Churchill came, and he sat.", "so said Frank, and he laughed.",
+             "It rained, and Mr. Frank Churchill spoke.", "It was late, and Mr. Churchill wrote, and he sighed.",
+             "It was dark, and Caleb Garth rode.", "so said Caleb, and he sang.",
+             "It was cold, and Mr. Garth worked, and he hummed.", "It was spring, and Mr. Garth walked.",
+             "It was May, and Mrs. Frank Churchill smiled, and she waved."]
+    path = tmp_path / "story.txt"
+    path.write_text(STORY.format("\n\n".join(lines * 3 + ["Long ago Captain Garth had sailed."])), encoding="utf-8")
+    names = build_names(load_book(path))
+    frank = set(names.find("Frank Churchill").variants)
+    assert {"Frank", "Mr. Frank Churchill"} <= frank and not {"Mr. Churchill", "Mrs. Frank Churchill"} & frank
+    assert {"Caleb Garth", "Mr. Garth", "Captain Garth"} <= set(names.find("Caleb Garth").variants)
+
+
+def test_given_names_that_are_words_a_particle_and_a_lone_wife(tmp_path):
+    """"Will" is a name where the book writes "Will Ladislaw" and "Will" on its own, though "will" is a word;
+    "Miss de Bourgh" keeps its particle; "Mrs. Poole", no man's surname, is Grace Poole."""
+    lines = ["It was noon, and Will Ladislaw came, and he sat.", "It rained, and then Will spoke, and he laughed.",
+             "It was late, and she will go, and it will rain.", "It was dark, and Grace Poole sewed, and she hummed.",
+             "It was cold, and Mrs. Poole laughed, and she left.", "It was May, and Miss de Bourgh coughed."]
+    path = tmp_path / "story.txt"
+    path.write_text(STORY.format("\n\n".join(lines * 3)), encoding="utf-8")
+    names = build_names(load_book(path))
+    assert {"Will", "Will Ladislaw"} <= set(names.find("Will Ladislaw").variants)
+    assert {"Grace Poole", "Mrs. Poole"} <= set(names.find("Grace Poole").variants)
+    assert names.find("Miss de Bourgh").name == "Miss de Bourgh"
+
+
+def test_a_bare_surname_and_a_wife_who_signs_her_married_name(pride_names):
+    """"Mr. Wickham" and "Wickham" are George Wickham's; "Mrs. Wickham", written after the book names Lydia and
+    Wickham with a marriage and once as "Lydia Wickham", is Lydia's."""
+    assert {"Mr. Wickham", "Wickham", "George"} <= set(named(pride_names, "George Wickham").variants)
+    assert "Mrs. Wickham" in named(pride_names, "Lydia").variants

@@ -2,20 +2,28 @@
 found without embeddings, offered to term expansion and editable by the reader.
 
 Names are capitalised words of the story (the front matter left out: a preface names its author and her other
-books) that open no sentence, follow no apostrophe ('Tis), are (almost) never written in lower case and are not
-a family's plural ("the Lucases"). Variants of one character are joined by rules read from the text: a full name
-joins its first name ("Elizabeth Bennet" -> Elizabeth), unless the first name is written with a second surname about
-as often ("Mary Ingram", "Mary Rivers": "Mary" stays alone); a nickname joins its given name (the ``nicknames``
-table: Lizzy, Eliza -> Elizabeth; Kitty and Catherine); a diminutive joins its stem (Ratty -> Rat, Janet -> Jane); a
-surname with a title ("Mr. Darcy", and "Darcy" alone) joins the one character whose full name carries it (a man's
-title no woman's), else each titled form is a character of its own ("Mr. Bennet", "Mrs. Bennet"); a middle name
+books) that open no sentence, follow no apostrophe ('Tis), are (almost) never written in lower case unless the book
+writes them before a surname and on their own too ("Will Ladislaw", "Grace Poole") and are not a family's plural
+("the Lucases"); a surname keeps its particle ("de Bourgh"). Variants of one character are joined by rules read from
+the text: a full name joins its first name ("Elizabeth Bennet" -> Elizabeth), unless the first name is written with a
+second surname about as often ("Mary Ingram", "Mary Rivers": "Mary" stays alone); a nickname joins its given name
+(the ``nicknames`` table: Lizzy, Eliza -> Elizabeth; Kitty and Catherine); a diminutive joins its stem (Ratty -> Rat,
+Janet -> Jane); a titled surname ("Mr. Darcy") joins the one character of that sex whose full name carries it, unless
+the book tells him apart by his given name ("Mr. Frank Churchill", "Mr. Fred": "Mr. Churchill" is his uncle, "Mr.
+Vincy" his father) or names both in one sentence, else each titled form is a character of its own ("Mr. Bennet",
+"Mrs. Bennet"); a surname alone is a man's ("Darcy"; "Weston" is Mr. Weston, not the more written Mrs. Weston); a
+rank ("Captain Weston", "Dr. Lydgate") joins the man of its surname unless both are named at once; a middle name
 joins the surname's character ("Edward Fairfax Rochester"); a title with a given name joins the full name it is
 written with ("St. John" -> "St. John Rivers"), "Aunt Reed" Mrs. Reed; "Miss" and a surname is the eldest daughter
 ("Miss Bennet" -> Jane, whose sisters are "Miss Elizabeth", "Miss Lydia"); a woman's given name with a man's surname
-is her married name ("Jane Rochester" -> Jane Eyre). A given name with a title it mostly carries ("Lady Catherine",
-"Colonel Fitzwilliam") is a person of its own, apart from the bare name. Sexes come from titles and from the
-pronouns after a name. ``python -m benchmarks.names`` measures the merged pairs against lists made by hand.
-Every rule can be wrong; the reader edits the result as text, one character per line.
+is her married name ("Jane Rochester" -> Jane Eyre); "Mrs. John Knightley" is his wife, not him; a wife the story
+marries is the woman named with her husband and a marriage before the book first calls her "Mrs." ("Mrs. Collins",
+Charlotte Lucas; "Mrs. Wickham", Lydia, who signs "Lydia Wickham"); "Mrs. Poole", where no man has the surname, the
+one woman written with it ("Grace Poole"). A given name with a title of rank it mostly carries ("Lady Catherine",
+"Colonel Fitzwilliam") is a person of its own, apart from the bare name, and keeps its full names ("Lady Catherine de
+Bourgh"; Kitty is "Catherine"). Sexes come from titles and from the pronouns after a name. ``python -m
+benchmarks.names`` measures the merged pairs against lists made by hand. Every rule can be wrong; the reader edits
+the result as text, one character per line.
 
 Under a spoiler ceiling the index is found again in the book cut there (:func:`names_for`), so no name, variant
 or join that only a later chapter shows is listed.
@@ -362,8 +370,10 @@ def forms_by_character(written: Counter, pairs: Counter, firsts: set[str], home:
                        genders: dict[str, str], named: dict[str, set[int]],
                        carried: set[tuple[str, str]]) -> dict[str, Counter]:
     """Every written form counted under its character: a given name's home, or with a title it mostly carries
-    (``carried``) that title's; a surname (titled or bare) the one character whose full name carries it (a man's
-    title no woman's: ``genders``), else a character of its own ("Mr. Bennet"); a middle name and a surname
+    (``carried``) that title's; a titled surname the one character of the title's sex (pronouns, ``genders``, or
+    the titles of its full names) whose full name carries it, unless :func:`distinguished` or :func:`two_people`
+    (``named``) tell them apart, else a character of its own ("Mr. Bennet"); a wife's title with a man's full name
+    ("Mrs. John Knightley") its own; a surname alone itself (:func:`join_bare_surnames`); a middle name and a surname
     ("Fairfax Rochester") the surname's."""
     def character_of(first: str, last: str, title: str = "") -> str:
         """A given name's character, unless this full name has another surname (Jean Prouvaire, not Valjean)."""
@@ -442,7 +452,7 @@ def join_ranks(variants: dict[str, Counter], genders: dict[str, str], named: dic
     (:func:`bearer`) written five times as often, unless the book names both in one sentence or the next
     (:func:`two_people`: "Captain Lydgate" is Lydgate's cousin)."""
     for key in [k for k in variants if len(k.split()) == 2 and k.split()[0].rstrip(".") in RANKS]:
-        rank, surname = key.split()
+        surname = key.split()[1]
         man = bearer(variants, genders, surname, key)
         if (man and sex(variants, genders, man) == "m" and variants[man].total() >= 5 * variants[key].total()
                 and not two_people(named, key, *variants[man], reach=1)):
