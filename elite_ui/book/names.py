@@ -124,10 +124,10 @@ class Character:
 
     @property
     def tokens(self) -> list[str]:
-        """The words of its variants, titles left out, lower-cased."""
+        """The words of its variants, titles and particles ("de") left out, lower-cased."""
         out = []
         for variant in self.variants:
-            out += [w.lower() for w in variant.replace(".", " ").split() if w not in TITLES]
+            out += [w.lower() for w in variant.replace(".", " ").split() if w not in TITLES and not w.islower()]
         return list(dict.fromkeys(out))
 
 
@@ -417,7 +417,7 @@ def forms_by_character(written: Counter, pairs: Counter, firsts: set[str], home:
             holders = [k for k, held in carriers.get(first, {}).items() if title not in WIVES | UNMARRIED | set(KIN)
                        and sex_of.get(k, genders.get(first_name(k))) == ("m" if title in MALE else "f")
                        and not distinguished(titled_full[(title, k)], held)
-                       and not two_people(named, form, k.split()[0])
+                       and not two_people(named, form, first_name(k))
                        and k.split()[0].rstrip(".") not in (MALE | FEMALE) - {title}]
             key = holders[0] if len(holders) == 1 else written_name(title, first)
         variants.setdefault(key, Counter())[form] += n
