@@ -264,8 +264,11 @@ def build_names(book: Book, min_mentions: int = 3) -> NameIndex:
     elided, placed = Counter(ELIDED.findall(text)), Counter(IN_PLACE.findall(text))
     names = {w for w, n in capitalised.items() if n >= min_mentions and w not in TITLES
              and w not in NOT_CHARACTERS and (elided[w] + placed[w]) * 2 < n}
+    followers: dict[str, Counter] = {}
+    for pair in re.finditer(r"\b([A-Z][a-z]+)(?=[ \t]+([A-Z][a-z]+)\b)", text):
+        followers.setdefault(pair.group(1), Counter())[pair.group(2)] += 1
     names -= {w for w in names if (w.lower() in STOPWORDS or lower[w.lower()] * 10 > capitalised[w])
-              and not given_before(w, names, text, capitalised[w])}
+              and not given_before(w, names, followers.get(w, Counter()), capitalised[w])}
     names -= {w for w in names if family_plural(w, names)}
     written, pairs = written_forms(text, names, book.author)
     firsts = given_names(names, written, pairs)
@@ -299,14 +302,13 @@ def build_names(book: Book, min_mentions: int = 3) -> NameIndex:
                             key=lambda c: -c.mentions))
 
 
-def given_before(word: str, names: set[str], text: str, written: int) -> bool:
+def given_before(word: str, names: set[str], followers: Counter, written: int) -> bool:
     """Whether ``word``, a word the book also writes in lower case ("will", "grace"), is a given name all the same:
     written before one surname three times at least, and in a tenth of the times it is capitalised ("Will Ladislaw",
     "Grace Poole"; not "Old Featherstone"), and capitalised on its own too, three times and in a fifth of them (not
-    "Water Rat", "Wild Wood")."""
-    after = [m.group(1) for m in re.finditer(rf"\b{word}[ \t]+([A-Z][a-z]+)\b", text)]
-    most = max(Counter(w for w in after if w in names).values(), default=0)
-    alone = written - len(after)
+    "Water Rat", "Wild Wood"); ``followers`` counts the capitalised words written after it."""
+    most = max((n for w, n in followers.items() if w in names), default=0)
+    alone = written - followers.total()
     return word not in EPITHETS and most >= 3 and most * 10 >= written and alone >= 3 and alone * 5 >= written
 
 
@@ -604,17 +606,17 @@ def join_wives(variants: dict[str, Counter], genders: dict[str, str], seen: Call
     three times at least. (A wife married before the story, "Mrs. Hurst" before "Louisa", stays apart: her
     mother-in-law would pass the same test.)"""
     owner = {form: key for key, forms in variants.items() for form in forms}
-    beside = [{owner[f] for form in FORM.finditer(sentence) for f in written_names(form) if f in owner}
-              if MARRIAGE.search(sentence) else set() for sentence in sentences]
+    beside = {n: {owner[f] for form in FORM.finditer(sentence) for f in written_names(form) if f in owner}
+              for n, sentence in enumerate(sentences) if MARRIAGE.search(sentence)}
 
-    def first_seen(key: str) -> int:
+    def first_seen(key: str) -> float:
         return min(map(seen, variants[key]))
 
     def wed_after(husband: str, woman: str, wife: str) -> bool:
         """Whether the book first writes ``wife`` after a sentence naming ``husband`` and ``woman`` and a marriage
         (Mrs. Churchill, written from the start, is no wife the story gives Mr. Churchill; nor, wrongly, Emma's
         "a Mrs. Weston", written once before Miss Taylor's match is talked of)."""
-        spoken = next((n for n, keys in enumerate(beside) if husband in keys and woman in keys), len(sentences))
+        spoken = next((n for n, keys in beside.items() if husband in keys and woman in keys), len(sentences))
         return spoken < len(sentences) and starts[spoken] < first_seen(wife)
 
     for wife in [k for k in variants if len(k.split()) == 2 and k.split()[0].rstrip(".") in MARRIED]:
@@ -622,7 +624,8 @@ def join_wives(variants: dict[str, Counter], genders: dict[str, str], seen: Call
         husband = bearer(variants, genders, surname, wife)
         if husband is None or sex(variants, genders, husband) != "m":
             continue
-        together = Counter({k: sum(husband in keys and k in keys for keys in beside) for k in variants
+        his = [keys for keys in beside.values() if husband in keys]
+        together = Counter({k: sum(k in keys for keys in his) for k in variants
                             if k not in (wife, husband) and k.split()[0].rstrip(".") not in MARRIED
                             and sex(variants, genders, k) == "f"
                             and not any(f.split()[-1] == surname for f in variants[k] if " " in f)})
