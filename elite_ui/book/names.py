@@ -259,7 +259,8 @@ def build_names(book: Book, min_mentions: int = 3) -> NameIndex:
     if book.language not in LATIN_CAPITALS:
         return NameIndex()
     text = story_text(book)
-    capitalised = Counter(NAME.findall(text)) + Counter(AFTER_TITLE.findall(text))
+    titled = Counter(AFTER_TITLE.findall(text))
+    capitalised = Counter(NAME.findall(text)) + titled
     lower = Counter(re.findall(r"\b[a-z]{2,}\b", text))
     elided, placed = Counter(ELIDED.findall(text)), Counter(IN_PLACE.findall(text))
     names = {w for w, n in capitalised.items() if n >= min_mentions and w not in TITLES
@@ -268,7 +269,7 @@ def build_names(book: Book, min_mentions: int = 3) -> NameIndex:
     for pair in re.finditer(r"\b([A-Z][a-z]+)(?=[ \t]+([A-Z][a-z]+)\b)", text):
         followers.setdefault(pair.group(1), Counter())[pair.group(2)] += 1
     names -= {w for w in names if (w.lower() in STOPWORDS or lower[w.lower()] * 10 > capitalised[w])
-              and not given_before(w, names, followers.get(w, Counter()), capitalised[w])}
+              and not given_before(w, set(titled) & names, followers.get(w, Counter()), capitalised[w])}
     names -= {w for w in names if family_plural(w, names)}
     written, pairs = written_forms(text, names, book.author)
     firsts = given_names(names, written, pairs)
@@ -282,13 +283,13 @@ def build_names(book: Book, min_mentions: int = 3) -> NameIndex:
     variants = forms_by_character(written, pairs, firsts, homes(firsts, untitled, capitalised, genders), genders, named,
                                   carried)
     join_bare_surnames(variants, firsts, genders)
-    join_ranks(variants, genders, named)
+    seen = first_written(text)
+    join_ranks(variants, genders, named, seen)
     join_nicknames(variants, {k for k in variants if k.split()[0].rstrip(".") in TITLES and k.split()[-1] in firsts},
                    genders)
     join_middle_names(variants, text, names)
     join_titled_given_names(variants)
     join_kin(variants)
-    seen = first_written(text)
     join_eldest_daughters(variants, genders)
     join_married_names(variants, genders)
     join_lone_wives(variants, genders)
@@ -302,12 +303,13 @@ def build_names(book: Book, min_mentions: int = 3) -> NameIndex:
                             key=lambda c: -c.mentions))
 
 
-def given_before(word: str, names: set[str], followers: Counter, written: int) -> bool:
+def given_before(word: str, surnames: set[str], followers: Counter, written: int) -> bool:
     """Whether ``word``, a word the book also writes in lower case ("will", "grace"), is a given name all the same:
-    written before one surname three times at least, and in a tenth of the times it is capitalised ("Will Ladislaw",
-    "Grace Poole"; not "Old Featherstone"), and capitalised on its own too, three times and in a fifth of them (not
-    "Water Rat", "Wild Wood"); ``followers`` counts the capitalised words written after it."""
-    most = max((n for w, n in followers.items() if w in names), default=0)
+    written before one of the ``surnames`` (names the book writes after "Mr.", "Mrs."...) three times at least, and
+    in a tenth of the times it is capitalised ("Will Ladislaw", "Grace Poole"; not "Old Featherstone", "Inspector
+    Javert"), and capitalised on its own too, three times and in a fifth of them (not "Water Rat", "Wild Wood");
+    ``followers`` counts the capitalised words written after it."""
+    most = max((n for w, n in followers.items() if w in surnames), default=0)
     alone = written - followers.total()
     return word not in EPITHETS and most >= 3 and most * 10 >= written and alone >= 3 and alone * 5 >= written
 
@@ -449,14 +451,17 @@ def join_bare_surnames(variants: dict[str, Counter], firsts: set[str], genders: 
             variants[held].update(variants.pop(bare))
 
 
-def join_ranks(variants: dict[str, Counter], genders: dict[str, str], named: dict[str, set[int]]) -> None:
+def join_ranks(variants: dict[str, Counter], genders: dict[str, str], named: dict[str, set[int]],
+               seen: Callable[[str], float]) -> None:
     """A rank and a surname ("Captain Weston", Mr. Weston before he sold his commission) joins the surname's man
-    (:func:`bearer`) written five times as often, unless the book names both in one sentence or the next
-    (:func:`two_people`: "Captain Lydgate" is Lydgate's cousin)."""
+    (:func:`bearer`) written five times as often and before it, unless the book names both in one sentence or the
+    next (:func:`two_people`: "Captain Lydgate" is Lydgate's cousin; Les Misérables' "Colonel Pontmercy", written
+    before Marius, his father)."""
     for key in [k for k in variants if len(k.split()) == 2 and k.split()[0].rstrip(".") in RANKS]:
         surname = key.split()[1]
         man = bearer(variants, genders, surname, key)
         if (man and sex(variants, genders, man) == "m" and variants[man].total() >= 5 * variants[key].total()
+                and min(seen(f) for f in variants[man] if " " in f) < seen(key)
                 and not two_people(named, key, *variants[man], reach=1)):
             variants[man].update(variants.pop(key))
 
