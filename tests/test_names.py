@@ -215,11 +215,13 @@ def test_a_father_told_apart_from_his_son_a_rank_and_a_wife_by_her_husbands_name
 
 
 def test_given_names_that_are_words_a_particle_and_a_lone_wife(tmp_path):
-    """"Will" is a name where the book writes "Will Ladislaw" and "Will" on its own, though "will" is a word;
+    """"Will" is a name where the book writes "Will Ladislaw" (and "Mr. Ladislaw") and "Will" on its own, though
+    "will" is a word;
     "Miss de Bourgh" keeps its particle; "Mrs. Poole", no man's surname, is Grace Poole."""
     lines = ["It was noon, and Will Ladislaw came, and he sat.", "It rained, and then Will spoke, and he laughed.",
              "It was late, and she will go, and it will rain.", "It was dark, and Grace Poole sewed, and she hummed.",
-             "It was cold, and Mrs. Poole laughed, and she left.", "It was May, and Miss de Bourgh coughed."]
+             "It was cold, and Mrs. Poole laughed, and she left.", "It was May, and Miss de Bourgh coughed.",
+             "It was June, and Mr. Ladislaw bowed."]
     path = tmp_path / "story.txt"
     path.write_text(STORY.format("\n\n".join(lines * 3)), encoding="utf-8")
     names = build_names(load_book(path))
