@@ -216,8 +216,7 @@ def test_a_father_told_apart_from_his_son_a_rank_and_a_wife_by_her_husbands_name
 
 def test_given_names_that_are_words_a_particle_and_a_lone_wife(tmp_path):
     """"Will" is a name where the book writes "Will Ladislaw" (and "Mr. Ladislaw") and "Will" on its own, though
-    "will" is a word;
-    "Miss de Bourgh" keeps its particle; "Mrs. Poole", no man's surname, is Grace Poole."""
+    "will" is a word; "Miss de Bourgh" keeps its particle; "Mrs. Poole", no man's surname, is Grace Poole."""
     lines = ["It was noon, and Will Ladislaw came, and he sat.", "It rained, and then Will spoke, and he laughed.",
              "It was late, and she will go, and it will rain.", "It was dark, and Grace Poole sewed, and she hummed.",
              "It was cold, and Mrs. Poole laughed, and she left.", "It was May, and Miss de Bourgh coughed.",
