@@ -550,14 +550,18 @@ def join_kin(variants: dict[str, Counter]) -> None:
 def join_eldest_daughters(variants: dict[str, Counter], genders: dict[str, str]) -> None:
     """"Miss Bennet" alone names the eldest unmarried daughter of the family: it joins the one woman whose full name
     the book writes with that surname (Jane Eyre; "Jane Bennet" once); of several, the one not written "Miss" with her
-    given name (her younger sisters are "Miss Elizabeth", "Miss Lydia"), and of those still several, one mentioned
-    twice as often as any other (Blanche Ingram)."""
+    given name (her younger sisters are "Miss Elizabeth", "Miss Lydia") unless those left are named less than a fifth
+    as often as one of her (Middlemarch's Rosamond Vincy, once "Miss Rosamond", is Miss Vincy, not her aunt Harriet,
+    a Vincy before she married), and of those still several, one mentioned twice as often as any other (Blanche
+    Ingram)."""
     for key in [k for k in variants if len(k.split()) == 2 and k.split()[0] in UNMARRIED]:
         title, surname = key.split()
         women = [k for k in variants if len(k.split()) == 2 and k.split()[1] == surname
                  and k.split()[0].rstrip(".") not in TITLES and sex(variants, genders, k) != "m"]
-        if len(women) > 1:
-            women = [k for k in women if not any(f.startswith(f"{title} {k.split()[0]}") for f in variants[k])]
+        eldest = [k for k in women if not any(f.startswith(f"{title} {k.split()[0]}") for f in variants[k])]
+        if len(women) > 1 and 5 * max((variants[k].total() for k in eldest), default=0) > max(
+                variants[k].total() for k in women):
+            women = eldest
         mentions = sorted((sum(variants[k].values()), k) for k in women)
         if mentions and (len(mentions) == 1 or mentions[-1][0] >= 2 * mentions[-2][0]):
             variants[mentions[-1][1]].update(variants.pop(key))
