@@ -130,6 +130,13 @@ class Character:
             out += [w.lower() for w in variant.replace(".", " ").split() if w not in TITLES and not w.islower()]
         return list(dict.fromkeys(out))
 
+    @property
+    def claims(self) -> set[str]:
+        """Its :attr:`tokens` but the surname of a wife's title ("Mrs. Wickham": her husband's word, not hers)."""
+        married = {v.split()[-1].lower() for v in self.variants if v.split()[0].rstrip(".") in MARRIED}
+        unmarried = {w.lower() for v in self.variants if v.split()[0].rstrip(".") not in MARRIED for w in v.split()}
+        return set(self.tokens) - (married - unmarried)
+
 
 @dataclass
 class NameIndex:
@@ -162,8 +169,9 @@ class NameIndex:
         return max(found, key=lambda c: c.mentions) if found else None
 
     def search_words(self, character: Character) -> list[str]:
-        """The character's words no other character shares (Lizzy, Eliza; not the family's Bennet)."""
-        shared = {w for c in self.characters if c is not character for w in c.tokens}
+        """The character's words no other character shares (Lizzy, Eliza; not the family's Bennet; a wife's married
+        name leaves her husband his: :attr:`Character.claims`)."""
+        shared = {w for c in self.characters if c is not character for w in c.claims}
         return [w for w in character.tokens if w not in shared]
 
     def as_text(self) -> str:
