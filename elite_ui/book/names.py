@@ -617,10 +617,11 @@ def first_written(text: str) -> Callable[[str], float]:
 
 def join_wives(variants: dict[str, Counter], genders: dict[str, str], seen: Callable[[str], float],
                sentences: list[str], starts: list[int]) -> None:
-    """"Mrs. Lydgate", first written after a woman of another surname ("Rosamond Vincy"), is her married name
-    where the book names her beside that man (the surname's :func:`bearer`) and a word of marriage ("married",
-    "wife", in one sentence) more often, for how often she is named, than any other such woman: twice as often, and
-    three times at least. (A wife married before the story, "Mrs. Hurst" before "Louisa", stays apart: her
+    """"Mrs. Lydgate" is the married name of a woman of another surname ("Rosamond Vincy") whom the book names
+    beside that man (the surname's :func:`bearer`) and a word of marriage ("married", "wife", in one sentence) before
+    it first writes "Mrs. Lydgate" (``starts``: where each sentence begins), three times at least and more often, for
+    how often she is named, than any other such woman: twice as often, or she alone of them is written once with his
+    surname ("Lydia Wickham"). (A wife married before the story, "Mrs. Hurst" before "Louisa", stays apart: her
     mother-in-law would pass the same test.)"""
     owner = {form: key for key, forms in variants.items() for form in forms}
     beside = {n: {owner[f] for form in FORM.finditer(sentence) for f in written_names(form) if f in owner}
