@@ -42,7 +42,7 @@ MARKUP = re.compile(r"([\\`*_~|$<])"                          # emphasis, code, 
                     r"|([\[\]])"                              # links, images and link definitions
                     r"|(&(?=#?\w+;))"                          # entities
                     r"|(?:(?<=http)|(?<=https)|(?<=ftp)|(?<=mailto)|(?<=xmpp))(:)"  # web addresses (GFM's autolinks)...
-                    r"|(?<=\bwww)(\.)|(?<=[\w.+-])(@)(?=[\w-])|(/)(?=/)"  # ...and e-mail addresses
+                    r"|(?<=\bwww)(\.)|(?<=\S)(@)(?=[\w-])|(/)(?=/)"  # ...and e-mail addresses (",@x.com" too)
                     , re.IGNORECASE)
 """What makes Markdown markup inside a line, each escaped with a backslash as CommonMark allows, and only where it
 would: a title, a model's reply or an error message put into the status line or an export cannot become
