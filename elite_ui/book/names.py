@@ -35,7 +35,7 @@ import math
 import re
 import threading
 from collections import Counter, OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from pathlib import Path
@@ -459,13 +459,18 @@ def join_bare_surnames(variants: dict[str, Counter], firsts: set[str], genders: 
             variants[held].update(variants.pop(bare))
 
 
+def titled_keys(variants: dict[str, Counter], titles: Iterable[str]) -> list[str]:
+    """The characters listed under one of ``titles`` and a name ("Mrs. Collins", "Captain Weston")."""
+    return [k for k in variants if len(k.split()) == 2 and k.split()[0].rstrip(".") in titles]
+
+
 def join_ranks(variants: dict[str, Counter], genders: dict[str, str], named: dict[str, set[int]],
                seen: Callable[[str], float]) -> None:
     """A rank and a surname ("Captain Weston", Mr. Weston before he sold his commission) joins the surname's man
     (:func:`bearer`) written five times as often and before it, unless the book names both in one sentence or the
     next (:func:`two_people`: "Captain Lydgate" is Lydgate's cousin; Les Misérables' "Colonel Pontmercy", written
     before Marius, his father)."""
-    for key in [k for k in variants if len(k.split()) == 2 and k.split()[0].rstrip(".") in RANKS]:
+    for key in titled_keys(variants, RANKS):
         surname = key.split()[1]
         man = bearer(variants, genders, surname, key)
         if (man and sex(variants, genders, man) == "m" and variants[man].total() >= 5 * variants[key].total()
@@ -539,7 +544,7 @@ def join_titled_given_names(variants: dict[str, Counter]) -> None:
     """A title and a given name ("St. John", "Sir William") join the character that holds them with a surname
     ("St. John Rivers"), or of several, the one holding them twice as often as any other (not "St. John Eyre",
     written once)."""
-    for key in [k for k in variants if len(k.split()) == 2 and k.split()[0].rstrip(".") in TITLES]:
+    for key in titled_keys(variants, TITLES):
         held = sorted((sum(n for f, n in forms.items() if f.startswith(f"{key} ")), k) for k, forms in variants.items()
                       if k != key)
         if held and held[-1][0] and (len(held) == 1 or held[-1][0] >= 2 * held[-2][0]):
@@ -548,7 +553,7 @@ def join_titled_given_names(variants: dict[str, Counter]) -> None:
 
 def join_kin(variants: dict[str, Counter]) -> None:
     """"Aunt Reed" joins Mrs. Reed, "Uncle Gardiner" Mr. Gardiner (:data:`KIN`)."""
-    for key in [k for k in variants if len(k.split()) == 2 and k.split()[0] in KIN]:
+    for key in titled_keys(variants, KIN):
         kin, surname = key.split()
         same = [k for k in variants if k.split()[-1] == surname and k.split()[0].rstrip(".") in KIN[kin]]
         if len(same) == 1:
@@ -562,7 +567,7 @@ def join_eldest_daughters(variants: dict[str, Counter], genders: dict[str, str])
     as often as one of her (Middlemarch's Rosamond Vincy, once "Miss Rosamond", is Miss Vincy, not her aunt Harriet,
     a Vincy before she married), and of those still several, one mentioned twice as often as any other (Blanche
     Ingram)."""
-    for key in [k for k in variants if len(k.split()) == 2 and k.split()[0] in UNMARRIED]:
+    for key in titled_keys(variants, UNMARRIED):
         title, surname = key.split()
         women = [k for k in variants if len(k.split()) == 2 and k.split()[1] == surname
                  and k.split()[0].rstrip(".") not in TITLES and sex(variants, genders, k) != "m"]
@@ -594,7 +599,7 @@ def join_lone_wives(variants: dict[str, Counter], genders: dict[str, str]) -> No
     """"Mrs. Poole", where no man of the book bears the surname, is the one woman it writes with her given name and
     that surname ("Grace Poole") and never as a "Miss": a widow, or a wife whose husband the story does not show
     ("Madame Karenina" is Anna; wrongly, Frankenstein's "Madame Moritz" is taken for Justine, her daughter)."""
-    for wife in [k for k in variants if len(k.split()) == 2 and k.split()[0].rstrip(".") in MARRIED]:
+    for wife in titled_keys(variants, MARRIED):
         surname = wife.split()[1]
         bearers = [k for k, forms in variants.items() if k != wife
                    and any(f.split()[-1] == surname for f in forms if " " in f)]
@@ -637,7 +642,7 @@ def join_wives(variants: dict[str, Counter], genders: dict[str, str], seen: Call
         spoken = next((n for n, keys in beside.items() if husband in keys and woman in keys), len(sentences))
         return spoken < len(sentences) and starts[spoken] < first_seen(wife)
 
-    for wife in [k for k in variants if len(k.split()) == 2 and k.split()[0].rstrip(".") in MARRIED]:
+    for wife in titled_keys(variants, MARRIED):
         surname = wife.split()[1]
         husband = bearer(variants, genders, surname, wife)
         if husband is None or sex(variants, genders, husband) != "m":
