@@ -614,7 +614,7 @@ def first_written(text: str) -> Callable[[str], float]:
     """Where ``text`` first writes a name (infinity if never), each name looked for once."""
     @cache
     def seen(name: str) -> float:
-        found = re.search(rf"\b{written_as(name.replace('_', ' '))}\b", text)
+        found = re.search(rf"\b{written_as(as_written(name))}\b", text)
         return found.start() if found else math.inf
 
     return seen
@@ -704,6 +704,11 @@ def name_parts(form: re.Match) -> tuple[str, str, str]:
     return title, first, last
 
 
+def as_written(form: str) -> str:
+    """A form the index keeps (:func:`name_parts`) as the book writes it ("Miss de Bourgh")."""
+    return form.replace("_", " ")
+
+
 def named_word(word: str) -> str:
     """The capitalised word of a name with its particle ("Bourgh" of "de_Bourgh")."""
     return word.rpartition("_")[2]
@@ -735,7 +740,7 @@ def character(key: str, counter: Counter) -> Character:
     forms = [v for v, _ in counter.most_common()]
     full = [v for v in forms if len(v.split()) == 2 and v.split()[0].rstrip(".") not in TITLES]
     name = max(full, key=counter.get) if full else forms[0]
-    return Character(name.replace("_", " "), list(dict.fromkeys(f.replace("_", " ") for f in [name, *forms])),
+    return Character(as_written(name), list(dict.fromkeys(map(as_written, [name, *forms]))),
                      sum(counter.values()))
 
 
