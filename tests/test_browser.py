@@ -1181,7 +1181,7 @@ def test_a_book_opens_from_the_readers_calibre_library_where_they_are_with_their
     page.fill("#library textarea, #library input", str(library))
     page.fill("#library-words textarea, #library-words input", "austen")
     page.click("#library-search")
-    page.wait_for_selector("#status:has-text('1 book found')")
+    page.wait_for_selector("#status:has-text('1 book found')", timeout=60000)  # its first search reads the book's text
     page.click("#library-open")
     page.wait_for_selector("#status:has-text('You are at')", timeout=30000)
     status = page.inner_text("#status")

@@ -123,9 +123,12 @@ def after_opening(page: Page, ctx: Context, event) -> None:
     up to its ceiling, the run's views, the language box back to "detected"."""
     state = page.session.state
     event.then(None, js="() => focusQuestion()")
+    # "always_last": a book opened while the one before is still listed gets its own listing after it (Gradio's
+    # default, "once", drops a trigger that comes while the same step runs: the examples stayed the first book's)
     listed = event.then(handler(on_named, page, ctx), state, [state, *names_panel.outputs(page)],
-                        concurrency_limit=None)
-    trace.refresh_after(listed, page, ctx).then(lambda: "detected", None, page.book.language, concurrency_limit=None)
+                        concurrency_limit=None, trigger_mode="always_last")
+    trace.refresh_after(listed, page, ctx).then(lambda: "detected", None, page.book.language, concurrency_limit=None,
+                                                trigger_mode="always_last")
 
 
 def on_upload(page: Page, ctx: Context, file, session: Session, request: gr.Request):

@@ -95,4 +95,5 @@ def create_event_handlers(page: Page, ctx: Context) -> None:
                              concurrency_limit=None)
     # the names are found once when the ceiling moves or a list is applied, not at every key typed into the box
     for changed in (page.chat.ceiling.submit, page.chat.ceiling.blur, applied.then):
-        changed(handler(on_ceiling, page, ctx), [page.chat.ceiling, state], outputs(page), concurrency_limit=None)
+        changed(handler(on_ceiling, page, ctx), [page.chat.ceiling, state], outputs(page), concurrency_limit=None,
+                trigger_mode="always_last")

@@ -91,12 +91,12 @@ def after_run(page: Page, ctx: Context, session: Session) -> dict:
 
 
 def refresh_after(event, page: Page, ctx: Context):
-    """:func:`after_run` once ``event`` (a run, a new book) is over."""
+    """:func:`after_run` once ``event`` (a run, a new book) is over (and once more after the last of several)."""
     ui = page.trace
     return event.then(handler(after_run, page, ctx), page.session.state,
                       [ui.runs, ui.edit_iteration, ui.edit_terms, page.notebook.view, page.session.stored,
                        page.model.running, page.side.html, page.exports.markdown, page.exports.json,
-                       page.notebook.export], concurrency_limit=None)
+                       page.notebook.export], concurrency_limit=None, trigger_mode="always_last")
 
 
 def on_rerun(page: Page, ctx: Context, iteration, terms_text, pins_text, session: Session):
