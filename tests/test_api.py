@@ -209,3 +209,20 @@ def test_the_page_handlers_are_named_functions_gradio_reads_whole(tmp_path):
     # runs stream their updates from threads of their own (answering.apart): async generators Gradio awaits
     assert inspect.isasyncgenfunction(handlers["on_ask"]) and inspect.isasyncgenfunction(handlers["on_recap"])
     assert handlers["on_ask"].__module__ == "elite_ui.app.panels.chat"
+
+
+
+def test_a_step_that_follows_an_event_runs_again_after_the_last_of_several(tmp_path):
+    """Every step the page chains after an event (the names and examples after a book opens, the run's views, the
+    browser's copy of the session) runs once more for the last of events that come while it runs: Gradio's default
+    ("once") dropped it, and a book opened while the one before was still being listed kept that book's examples
+    (CI, under load)."""
+    from elite_ui.app.config import Config
+    from elite_ui.app.page import compose
+    from elite_ui.app.state import Model
+
+    config = Config(scripted=str(ROOT / "tests" / "data" / "scripted.json"), cache_dir=str(tmp_path))
+    page, _ = compose(config, Model(config))
+    chained = [fn for fn in page.demo.fns.values() if fn.trigger_after is not None and fn.fn is not None]
+    assert {"on_named", "after_run", "spent", "on_ceiling"} <= {fn.name for fn in chained}
+    assert [fn.name for fn in chained if fn.trigger_mode != "always_last"] == []

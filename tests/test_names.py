@@ -214,6 +214,16 @@ def test_a_father_told_apart_from_his_son_a_rank_and_a_wife_by_her_husbands_name
     assert {"Caleb Garth", "Mr. Garth", "Captain Garth"} <= set(names.find("Caleb Garth").variants)
 
 
+def test_a_title_and_given_name_written_twice_tells_no_one_apart(tmp_path):
+    """"Mr. Joshua Rigg", twice in nine full names, is under the name finder's least (three): "Mr. Rigg" is still
+    Joshua Rigg, as "Mr. Frank Churchill", written often, tells Frank from Mr. Churchill."""
+    lines = ["It was noon, and Joshua Rigg came, and he sat.", "It was late, and Mr. Rigg wrote, and he sighed."]
+    path = tmp_path / "story.txt"
+    path.write_text(STORY.format("\n\n".join(lines * 3 + ["It was spring, and Mr. Joshua Rigg bowed."] * 2)),
+                    encoding="utf-8")
+    assert {"Joshua Rigg", "Mr. Rigg", "Mr. Joshua Rigg"} <= set(build_names(load_book(path)).find("Rigg").variants)
+
+
 def test_given_names_that_are_words_a_particle_and_a_lone_wife(tmp_path):
     """"Will" is a name where the book writes "Will Ladislaw" (and "Mr. Ladislaw") and "Will" on its own, though
     "will" is a word; "Miss de Bourgh" keeps its particle; "Mrs. Poole", no man's surname, is Grace Poole."""

@@ -446,8 +446,9 @@ def distinguished(titled: int, written: int) -> bool:
     """Whether a character whose full name the book writes ``written`` times is written with a title and his given
     name ``titled`` times ("Mr. Frank Churchill", "Mr. Fred") often enough to tell him apart from another of his
     surname with that title alone ("Mr. Churchill" is his uncle, "Mr. Vincy" his father), as "Miss Elizabeth" is told
-    from "Miss Bennet"."""
-    return titled >= 2 and titled * 5 >= written
+    from "Miss Bennet": three times at least (the name finder's own least; "Mr. Joshua Rigg", twice, is still "Mr.
+    Rigg") and in a fifth of his full names."""
+    return titled >= 3 and titled * 5 >= written
 
 
 def join_bare_surnames(variants: dict[str, Counter], firsts: set[str], genders: dict[str, str]) -> None:
@@ -480,12 +481,13 @@ def join_ranks(variants: dict[str, Counter], genders: dict[str, str], named: dic
 
 
 def bearer(variants: dict[str, Counter], genders: dict[str, str], surname: str, other: str) -> str | None:
-    """The character a bare ``surname`` names, of those (but ``other``) written with it: a man titled with it ("Mr.
-    Darcy"), else a man ("Sir James Chettam"), else the most written."""
+    """The character a bare ``surname`` names, of those (but ``other``) written with it: the man most often titled
+    with it ("Mr. Darcy"; Jane Eyre's "Reed" is "Mr. Reed", her uncle, not John, her cousin, less often "Master
+    Reed"), else a man ("Sir James Chettam"), else the most written."""
     def rank(key: str) -> tuple:
         man = sex(variants, genders, key) == "m"
-        titled = any(len(f.split()) == 2 and f.split()[1] == surname and f.split()[0].rstrip(".") in MALE
-                     for f in variants[key])
+        titled = sum(n for f, n in variants[key].items()
+                     if len(f.split()) == 2 and f.split()[1] == surname and f.split()[0].rstrip(".") in MALE)
         return titled, man, sum(variants[key].values())
 
     holders = [k for k, forms in variants.items() if k != other and any(

@@ -164,4 +164,4 @@ def create_event_handlers(page: Page, ctx: Context) -> None:
     for event in running:
         trace.refresh_after(event, page, ctx)
     for event in (*running, stopped):
-        event.then(page.options.spent, [state, *boxes], boxes, concurrency_limit=None)
+        event.then(page.options.spent, [state, *boxes], boxes, concurrency_limit=None, trigger_mode="always_last")

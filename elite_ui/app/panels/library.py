@@ -112,7 +112,7 @@ def create_event_handlers(page: Page, ctx: Context) -> None:
     opened = ui.open.click(handler(on_open, page, ctx), [ui.folder, ui.found, state], shown,
                            **book_panel.reading(ctx))
     book_panel.after_opening(page, ctx, opened)
-    opened.then(lambda s: s.saved(ctx.receipts), state, page.session.stored)
+    opened.then(lambda s: s.saved(ctx.receipts), state, page.session.stored, trigger_mode="always_last")
     ui.go.click(handler(about_highlight, page), [ui.pick, state], [state, page.chat.status, page.chat.question],
                 concurrency_limit=None)
 

@@ -48,4 +48,5 @@ def on_save(page: Page, ctx: Context, button: gr.Button, entry_of) -> None:
     state = page.session.state
     button.click(handler(saved_to_notebook, page, ctx, entry_of), state,
                  [state, page.notebook.view, page.chat.status, page.notebook.export],
-                 concurrency_limit=None).then(lambda s: s.saved(ctx.receipts), state, page.session.stored)
+                 concurrency_limit=None).then(lambda s: s.saved(ctx.receipts), state, page.session.stored,
+                                                trigger_mode="always_last")
