@@ -211,7 +211,6 @@ def test_the_page_handlers_are_named_functions_gradio_reads_whole(tmp_path):
     assert handlers["on_ask"].__module__ == "elite_ui.app.panels.chat"
 
 
-
 def test_a_step_that_follows_an_event_runs_again_after_the_last_of_several(tmp_path):
     """Every step the page chains after an event (the names and examples after a book opens, the run's views, the
     browser's copy of the session) runs once more for the last of events that come while it runs: Gradio's default

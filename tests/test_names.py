@@ -215,8 +215,9 @@ def test_a_father_told_apart_from_his_son_a_rank_and_a_wife_by_her_husbands_name
 
 
 def test_a_title_and_given_name_written_twice_tells_no_one_apart(tmp_path):
-    """"Mr. Joshua Rigg", twice in nine full names, is under the name finder's least (three): "Mr. Rigg" is still
-    Joshua Rigg, as "Mr. Frank Churchill", written often, tells Frank from Mr. Churchill."""
+    """"Mr. Joshua Rigg", written twice (in Middlemarch, beside nine full names), is under the name finder's least
+    (three): "Mr. Rigg" is still Joshua Rigg, where "Mr. Frank Churchill", written often, tells Frank from Mr.
+    Churchill."""
     lines = ["It was noon, and Joshua Rigg came, and he sat.", "It was late, and Mr. Rigg wrote, and he sighed."]
     path = tmp_path / "story.txt"
     path.write_text(STORY.format("\n\n".join(lines * 3 + ["It was spring, and Mr. Joshua Rigg bowed."] * 2)),
