@@ -262,7 +262,11 @@ class NamesError(EliteError):
     """The reader's edited name list cannot be read."""
 
 
-def build_names(book: Book, min_mentions: int = 3) -> NameIndex:
+LEAST = 3
+"""The least a name is written to be listed, and a form to tell two characters apart (:func:`distinguished`)."""
+
+
+def build_names(book: Book, min_mentions: int = LEAST) -> NameIndex:
     """The characters of ``book`` mentioned at least ``min_mentions`` times in all, most mentioned first."""
     if book.language not in LATIN_CAPITALS:
         return NameIndex()
@@ -446,9 +450,9 @@ def distinguished(titled: int, written: int) -> bool:
     """Whether a character whose full name the book writes ``written`` times is written with a title and his given
     name ``titled`` times ("Mr. Frank Churchill", "Mr. Fred") often enough to tell him apart from another of his
     surname with that title alone ("Mr. Churchill" is his uncle, "Mr. Vincy" his father), as "Miss Elizabeth" is told
-    from "Miss Bennet": three times at least (the name finder's own least; "Mr. Joshua Rigg", twice, is still "Mr.
-    Rigg") and in a fifth of his full names."""
-    return titled >= 3 and titled * 5 >= written
+    from "Miss Bennet": :data:`LEAST` times at least (the name finder's own least; "Mr. Joshua Rigg", twice, is still
+    "Mr. Rigg") and in a fifth of his full names."""
+    return titled >= LEAST and titled * 5 >= written
 
 
 def join_bare_surnames(variants: dict[str, Counter], firsts: set[str], genders: dict[str, str]) -> None:
