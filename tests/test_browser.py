@@ -93,10 +93,19 @@ def ask(page, question: str) -> None:
     page.click("#ask")
 
 
+def open_settings(page) -> None:
+    """Open the settings panel once no event runs (a click while the book's names are listed can land on a
+    progress overlay under load) and wait until its first control shows."""
+    idle(page)
+    if not page.locator("#elite-preset").is_visible():
+        page.click("#settings-panel button.label-wrap, #settings-panel > button")
+    page.wait_for_selector("#elite-preset input", state="visible", timeout=60000)
+
+
 def every_stage_on(page) -> None:
     """Turn on, in the settings panel, the stages the default preset leaves off: the judge with a further
     iteration (breadth- and depth-wise) and importance."""
-    page.click("#settings-panel button.label-wrap, #settings-panel > button")
+    open_settings(page)
     page.check("#elite-judge input")
     page.fill("#elite-importance_samples input[type=number]", "1")
     page.press("#elite-importance_samples input[type=number]", "Enter")
@@ -775,7 +784,7 @@ def download_the_recommended_model(page, pick) -> None:
     page.click("#download")
     page.wait_for_selector("#model-status:has-text('settings preset')", timeout=120000)
     assert pick.file.removesuffix(".gguf") in page.inner_text("#model-note")
-    page.click("#settings-panel button.label-wrap, #settings-panel > button")
+    open_settings(page)
     # the stand-in Hub serves the 135M demo model's file under the catalogue's name: its size sets the preset
     assert "settings preset: laptop (the model has 135M parameters" in page.inner_text("#model-status")
     assert page.input_value("#elite-preset input") == "laptop"
@@ -967,7 +976,7 @@ def test_a_demo_run_shows_every_stage_one_compact_card_an_iteration(fresh_page):
     top = page.evaluate("document.querySelector('#question textarea').getBoundingClientRect().bottom")
     assert top <= 844, "the question box is on a phone's first screen once a book is open"
     page.set_viewport_size({"width": 1280, "height": 800})
-    page.click("#settings-panel button.label-wrap, #settings-panel > button")
+    open_settings(page)
     page.click("#elite-preset input")
     page.get_by_role("option", name="demo", exact=True).click()
     page.wait_for_function("document.querySelector('#elite-judge input').checked")
@@ -1047,7 +1056,7 @@ def test_the_main_views_pass_axe_core(page):
     views["a phone"] = accessibility_violations(page)
     shot(page, "60-axe-checked-phone")
     assert views == {view: [] for view in views}
-    page.click("#settings-panel button.label-wrap, #settings-panel > button")
+    open_settings(page)
     page.wait_for_selector("#settings-panel:has-text('80 to 416 model calls')")  # item 4: the paper's real cost
 
 
