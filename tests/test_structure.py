@@ -6,7 +6,9 @@ import pytest
 from elite_ui.book import reading_ceiling
 from elite_ui.book.structure import Heading, labels, number, read_heading, structure
 from elite_ui.errors import BookError
+from elite_ui.methods.elite import Elite, Settings
 from elite_ui.methods.elite.counting import count
+from elite_ui.models import ScriptedLLM
 
 
 def test_numbers_are_read_as_the_book_writes_them():
@@ -103,3 +105,30 @@ def test_the_trace_names_a_chapter_as_the_book_numbers_it(pride):
     chapter_x = next(c for c in pride.chapters if c.title == "CHAPTER X.")
     place = Place.at(pride.sentence(chapter_x.first_sentence))
     assert place.chapter_ref == "ch. 10" and place.chapter_title == "CHAPTER X."
+
+
+def test_a_story_collection_counts_its_first_story_and_no_headline_quoted_in_a_story(write_book):
+    """Dubliners' hard-wrapped text sets each story's title off with blank lines after a title page ("DUBLINERS",
+    "by James Joyce"): its first story is chapter 1, searched under a ceiling (it was taken for the title page and
+    left out as front matter), the newspaper's headline quoted in a later story, two indented lines in capitals,
+    is no story, and a story's title is never quoted as what the book says ("THE SISTERS" for "sisters")."""
+    import textwrap
+
+    def story(said: str) -> str:
+        return "\n".join(textwrap.fill(f"{said} The evening was long and the street was quiet outside. " * 4, 70)
+                         for _ in range(3))
+
+    headline = "     DEATH OF A LADY AT SYDNEY PARADE\n     A PAINFUL CASE\n"
+    text = "\n\n".join(["DUBLINERS\nby James Joyce", "THE SISTERS", story("Father Flynn had died."), "ARABY",
+                        story("The boy went to the bazaar."), "A PAINFUL CASE",
+                        story("Mr Duffy read the paper.") + "\n" + headline + story("He read it again.")])
+    book = write_book(text)
+    assert [(c.title, c.ref) for c in book.chapters[1:]] == [("THE SISTERS", "ch. 1"), ("ARABY", "ch. 2"),
+                                                            ("A PAINFUL CASE", "ch. 3")]
+    read = book.up_to(*reading_ceiling(book, "chapter 1"))
+    assert len(read.index.postings("flynn")) == 12 and not len(read.index.postings("bazaar"))
+    headings = {c.first_sentence for c in book.chapters[1:]}
+    assert book.headings == headings and book.sentence(min(headings)).text == "THE SISTERS"
+    quoted = Elite(ScriptedLLM({}), Settings()).quotes(book, "Who are the sisters?", None, list(range(len(book))))
+    assert quoted == [], "a heading says nothing of what the question asks"
+    assert book.title == "Dubliners" and book.author == "James Joyce"

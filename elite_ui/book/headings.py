@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 CHAPTER_HEADING = re.compile(
     r"^(?=(?-i:[A-Z]))(?:chapter|book|part|volume|letter|stave|canto|section|prologue|epilogue|preface|introduction|"
@@ -32,7 +33,10 @@ def headings(text: str, paragraphs: list[tuple[int, int]]) -> list[tuple[str, in
     ones in capitals that open with a part's name, once ("CHAPTER III—THE ANKLE-CHAIN MUST HAVE UNDERGONE A CERTAIN
     PREPARATORY MANIPULATION...", not a table of contents).
 
-    Books with fewer than three such headings (story collections) fall back to short all-capitals lines.
+    Books with fewer than three such headings (story collections) fall back to short all-capitals lines after the
+    title page (:func:`title_page`); where the text sets some of them off with a blank line before, only those (a
+    newspaper's headline or a card quoted inside a story is not a story's title), and of two in a row the second
+    (a subtitle, a headline's second line: a heading heads some text).
     """
     short = [(" ".join(text[a:b].split()), a) for a, b in paragraphs if b - a <= 120]
     found = [(line, a) for line, a in short
@@ -41,9 +45,29 @@ def headings(text: str, paragraphs: list[tuple[int, int]]) -> list[tuple[str, in
               if CHAPTER_HEADING.match(line) and not re.search(r"[a-z]", line) and len(PART_WORD.findall(line)) == 1]
     found.sort(key=lambda heading: heading[1])
     if len(found) < 3:
-        capitals = [(line, a) for line, a in short[3:] if CAPS_HEADING.match(line)]
+        capitals = [(line, a) for line, a in short[title_page(short):] if CAPS_HEADING.match(line)]
+        set_off = [(line, a) for line, a in capitals if BLANK_BEFORE.search(text, max(0, a - 80), a)]
+        capitals = set_off or capitals
+        after = {a: b for (a, _), (b, _) in pairwise(paragraphs)}
+        starts = {a for _, a in capitals}
+        capitals = [(line, a) for line, a in capitals if after.get(a) not in starts]
         found = capitals if len(capitals) > len(found) else found
     return found
+
+
+BY_LINE = re.compile(r"^(?:(?:by|par|von|por)(?:\s+|$)|作者[:：]?\s*)(.*?)[,.]?$", re.IGNORECASE)
+"""An author's line on a title page: "by James Joyce", "BY KENNETH GRAHAME", a bare "by" before the name."""
+BLANK_BEFORE = re.compile(r"\n[ \t\r]*\n[ \t\r]*\Z")
+"""A blank line just before where a paragraph starts."""
+
+
+def title_page(short: list[tuple[str, int]]) -> int:
+    """How many of the book's first short paragraphs are its title page: the title, and through an author's line
+    among the first three (and the name after a bare "by")."""
+    for n, (line, _) in enumerate(short[:3]):
+        if found := BY_LINE.match(line):
+            return n + 1 + (not found.group(1))
+    return 1
 
 
 SMALL_WORDS = frozenset({"a", "an", "and", "as", "at", "but", "by", "for", "in", "nor", "of", "on", "or", "the", "to",
@@ -72,8 +96,8 @@ def title_and_author(text: str, paragraphs: list[tuple[int, int]], meta: dict[st
         title = clean_title(lines[0][:120])
     if not author:
         for line in lines[:8]:
-            found = re.match(r"^(?:(?:by|par|von|por)\s+|作者[:：]?\s*)(.+?)[,.]?$", line, re.IGNORECASE)
-            if found:
+            found = BY_LINE.match(line)
+            if found and found.group(1):
                 author = found.group(1)
                 break
     return title, author

@@ -121,6 +121,20 @@ class Book:
         return len(self.bounds)
 
     @cached_property
+    def headings(self) -> frozenset[int]:
+        """The sentences that write a chapter's heading ("II.", then "THE OPEN ROAD"): a chapter's first sentences,
+        as long as together they write no more than its title."""
+        out = set()
+        for chapter in self.chapters:
+            said = ""
+            for sid in range(chapter.first_sentence, len(self)):
+                said = " ".join([*said.split(), *self.span_text(sid, sid).split()])
+                if not (chapter.title == said or chapter.title.startswith(f"{said} ")):
+                    break
+                out.add(sid)
+        return frozenset(out)
+
+    @cached_property
     def sentence_lengths(self) -> np.ndarray:
         """The number of distinct words of each sentence (what BM25 normalises a match by)."""
         return np.bincount(self.index.sentence_ids, minlength=len(self)).astype(np.float64)

@@ -10,8 +10,11 @@ import re
 import blingfire
 import numpy as np
 
-TITLE_ABBREVIATION = re.compile(r"[A-Z](?<![^\W_].)(?:r|rs|s|t|me|lle|essrs|ev|ol|apt|en)?\.(?=\s)")
-"""A capital alone (an initial) or a title such as Mr, Mrs, Dr, St, Mme, Rev, Capt, followed by a full stop."""
+TITLE_ENDINGS = ("r", "rs", "s", "t", "me", "lle", "essrs", "ev", "ol", "apt", "en")
+"""What follows a title's capital where it is written short: Mr, Mrs, Ms, Dr, St, Mme, Mlle, Messrs, Rev, Col, Capt,
+Gen."""
+TITLE_ABBREVIATION = re.compile(r"[A-Z](?<![^\W_].)(?:" + "|".join(TITLE_ENDINGS) + r")?\.(?=\s)")
+"""A capital alone (an initial) or a title written short (:data:`TITLE_ENDINGS`), followed by a full stop."""
 
 
 ORDINAL = re.compile(r"(?<![\d.])\d{1,3}\.(?=\s)")

@@ -159,12 +159,13 @@ class Engine:
 
     def quotes(self, book: Book, question: str, options: dict[str, str] | None, evidence: list[int]) -> list[Citation]:
         """The evidence's best sentences for the question and its options (BM25), shown first as what the book
-        says: the same rule for every method, by what the reader asked. A count quotes its first occurrences
-        instead."""
+        says: the same rule for every method, by what the reader asked, a chapter's heading never ("THE
+        SISTERS" says nothing of a sister). A count quotes its first occurrences instead."""
         found = targets(book, [question, *(options or {}).values()])
         scores = bm25_scores(book, found) if found else np.zeros(len(book))
+        told = [sid for sid in evidence if sid not in book.headings]
         return [Citation(sid, book.sentence(sid).citation, book.sentence(sid).text)
-                for sid in best_sentences(book, evidence, scores, self.settings.quotes)]
+                for sid in best_sentences(book, told, scores, self.settings.quotes)]
 
     def index_card(self, prepared: Prepared) -> dict | None:
         """Figures on the prepared index the trace opens with (M-RAG's card), if any."""

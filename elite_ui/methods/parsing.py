@@ -8,6 +8,7 @@ import json_repair
 from rapidfuzz import fuzz, process
 
 from ..book.lexicon import STOPWORDS, content_words, words
+from ..book.segment import TITLE_ENDINGS
 
 LIST_MARKER = re.compile(r"^\s*(?:[-*•·]+|\d+[.)]|[a-z][.)]|terms?:|search(?: words| terms)?:|keywords?:)\s*", re.I)
 SPLIT = re.compile(r"[\n,;|]+")
@@ -163,10 +164,10 @@ def clean_answer(text: str) -> str:
     return " ".join(kept)
 
 
-SENTENCE_END = re.compile(r"(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bDr)(?<!\bSt)(?<!\b[A-Z])(?<!\b\d)[.!?…][\"”’')\]]*"
-                          r"(?:\s*\[[^\]]{1,40}\][.!?]?)?")
-"""The end of a sentence: its stop (not a title's, an initial's or a list's "4."), closing quotes or brackets, and
-a citation that may follow it ("[S12].")."""
+SENTENCE_END = re.compile("".join(rf"(?<!\b[A-Z]{ending})" for ending in TITLE_ENDINGS)
+                          + r"(?<!\b[A-Z])(?<!\b\d)[.!?…][\"”’')\]]*(?:\s*\[[^\]]{1,40}\][.!?]?)?")
+"""The end of a sentence: its stop (not a title's written short as the book's sentences read it, "Rev.", nor an
+initial's or a list's "4."), closing quotes or brackets, and a citation that may follow it ("[S12].")."""
 
 
 def whole_sentences(text: str) -> str:
