@@ -132,3 +132,23 @@ def test_a_story_collection_counts_its_first_story_and_no_headline_quoted_in_a_s
     quoted = Elite(ScriptedLLM({}), Settings()).quotes(book, "Who are the sisters?", None, list(range(len(book))))
     assert quoted == [], "a heading says nothing of what the question asks"
     assert book.title == "Dubliners" and book.author == "James Joyce"
+
+
+def test_a_title_written_over_two_lines_and_an_author_without_by():
+    """Huckleberry Finn's title page reads "The Adventures of" / "Huckleberry Finn" / "Mark Twain", and its notice
+    "BY ORDER OF THE AUTHOR": the title was "The Adventures of", the author "ORDER OF THE AUTHOR"; Middlemarch's
+    "George Eliot", under the title, was no author."""
+    from elite_ui.book.headings import title_and_author
+
+    def read(text: str) -> tuple[str, str]:
+        starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+        return title_and_author(text, [(a, a + len(line)) for a, line in zip(starts, text.split("\n"), strict=True)
+                                       if line], {})
+
+    notice = "NOTICE\nPERSONS attempting to find a motive will be prosecuted.\nBY ORDER OF THE AUTHOR,"
+    assert read(f"The Adventures of\nHuckleberry Finn\nMark Twain\n{notice}") == ("The Adventures of Huckleberry "
+                                                                                  "Finn", "Mark Twain")
+    assert read("Middlemarch\nGeorge Eliot\nPRELUDE.\nWho that cares much to know...") == ("Middlemarch",
+                                                                                        "George Eliot")
+    assert read("Frankenstein\nChapter One\nI am by birth a Genevese.") == ("Frankenstein", "")
+    assert read("Emma\nby Jane Austen\nVOLUME I") == ("Emma", "Jane Austen")

@@ -1,5 +1,5 @@
 """Chapters, title and author read from the text itself: headings such as "CHAPTER IV", "I. THE PRISON DOOR",
-"Chapitre 3" or "第三章", and a "by X" line near the opening."""
+"Chapitre 3" or "第三章", and a "by X" line near the opening, or a name under the title."""
 
 from __future__ import annotations
 
@@ -88,16 +88,29 @@ def clean_title(line: str) -> str:
 
 
 def title_and_author(text: str, paragraphs: list[tuple[int, int]], meta: dict[str, str]) -> tuple[str, str]:
-    """Metadata where present, else the first short line as title and a "by X" line near it as author."""
+    """Metadata where present, else the first short line as title, with the next where it ends in a small word
+    ("The Adventures of" / "Huckleberry Finn"), and as author a "by X" line near it that writes a name (not "BY
+    ORDER OF THE AUTHOR"), else the line after the title where it is a name ("George Eliot")."""
     title, author = meta.get("title", ""), meta.get("author", "")
-    opening = [" ".join(text[a:b].split()) for a, b in paragraphs[:8]]
-    lines = [ln.strip() for chunk in opening for ln in chunk.split("  ") if ln.strip()]
+    lines = [" ".join(text[a:b].split()) for a, b in paragraphs[:8]]
+    lines = [line for line in lines if line]
+    n = 1
+    while n < min(len(lines), 3) and lines[n - 1].split()[-1].lower() in SMALL_WORDS:
+        n += 1
     if not title and lines:
-        title = clean_title(lines[0][:120])
+        title = clean_title(" ".join(lines[:n])[:120])
     if not author:
-        for line in lines[:8]:
-            found = BY_LINE.match(line)
-            if found and found.group(1):
-                author = found.group(1)
-                break
+        named = [found.group(1) for found in map(BY_LINE.match, lines)
+                 if found and 0 < len(words := found.group(1).split()) <= 5
+                 and not {w.lower() for w in words} & SMALL_WORDS]
+        after = lines[n] if n < len(lines) and not lines[n].isupper() and a_name(lines[n]) else ""
+        author = named[0] if named else after
     return title, author
+
+
+def a_name(line: str) -> bool:
+    """Whether ``line`` reads as a person's name: two to five capitalised words or initials, none a small word
+    or a heading's ("Mary Wollstonecraft (Godwin) Shelley"; not "Chapter One", "A Novel")."""
+    words = line.rstrip(".,").split()
+    return (2 <= len(words) <= 5 and not CHAPTER_HEADING.match(line)
+            and all(re.fullmatch(r"\(?[A-Z][\w'’.-]*\)?", w) and w.lower() not in SMALL_WORDS for w in words))
