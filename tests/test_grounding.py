@@ -163,7 +163,6 @@ def test_an_answer_about_someone_the_question_does_not_ask_about_is_a_swap(pride
                         names=names)[1].left_out
 
 
-
 def test_an_answer_is_cut_into_sentences_where_the_books_sentences_end_not_after_a_title():
     """Asked about Dubliners' Father Flynn, the 1.5B model's answer "Father Flynn is the Rev. James Flynn, who is
     sixty-five years old. [S74]" was cut after "Rev." and its label moved there: a title the book's sentences read

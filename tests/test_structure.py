@@ -139,11 +139,10 @@ def test_a_title_written_over_two_lines_and_an_author_without_by():
     "BY ORDER OF THE AUTHOR": the title was "The Adventures of", the author "ORDER OF THE AUTHOR"; Middlemarch's
     "George Eliot", under the title, was no author."""
     from elite_ui.book.headings import title_and_author
+    from elite_ui.book.segment import paragraph_spans
 
     def read(text: str) -> tuple[str, str]:
-        starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
-        return title_and_author(text, [(a, a + len(line)) for a, line in zip(starts, text.split("\n"), strict=True)
-                                       if line], {})
+        return title_and_author(text, paragraph_spans(text), {})
 
     notice = "NOTICE\nPERSONS attempting to find a motive will be prosecuted.\nBY ORDER OF THE AUTHOR,"
     assert read(f"The Adventures of\nHuckleberry Finn\nMark Twain\n{notice}") == ("The Adventures of Huckleberry "
