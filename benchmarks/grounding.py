@@ -82,7 +82,9 @@ def real_answers(sets: list[str]) -> dict:
     embed, books = MiniLMEmbedder(), {}
     variants = {"labels as written": {"recite": 0}, "the default (labels moved)": {"recite": RECITED},
                 "a sentence citing none rests on all the evidence (as before stop 48)": {"alone": False},
-                "the question's words count as support (as before the claim rule)": {"claim": False}}
+                "the question's words count as support (as before the claim rule)": {"claim": False},
+                "a cited sentence near the question (on_topic=0.35)": {"topic": 0.35},
+                "a cited sentence near the question (on_topic=0.25)": {"topic": 0.25}}
     tally = {name: dict.fromkeys(("right", "kept_right", "wrong", "caught", "after", "questions", "beyond",
                                   "beyond_not_said"), 0) for name in variants}
     for given in sets:

@@ -173,3 +173,44 @@ def test_an_answer_is_cut_into_sentences_where_the_books_sentences_end_not_after
                             "and Mr. Cotter knew him [S3].") == [
         "Father Flynn is the Rev. James Flynn, who is sixty-five years old. [S74]",
         "Capt. Brown and Mr. Cotter knew him [S3]."]
+
+
+def test_on_topic_leaves_out_an_answer_read_into_a_passage_about_something_else(up_to_ten):
+    """The tune novels' answers beyond their ceilings were mostly a sentence of some other passage restated as the
+    answer ("Mary was sewing a handkerchief for Fred Vincy [S2568]", S2568 being "This was what Fred Vincy felt.").
+    With ``on_topic`` a sentence none of whose cited sentences comes that near the question (MiniLM) is left out;
+    off (the default), the copy stands, every word of it written there."""
+    from elite_ui.methods.grounding import OFF_TOPIC
+    from elite_ui.models import MiniLMEmbedder
+    from elite_ui.models.base import finished
+
+    embed, names, question = MiniLMEmbedder(), found_names(up_to_ten), "Who was among the first to visit Mr. Bingley?"
+    aside, visit = 194, 184  # "'No more have I,' said Mr. Bennet; ...", "Mr. Bennet was among the earliest ..."
+    assert "earliest" in up_to_ten.sentence(visit).text and "No more have I" in up_to_ten.sentence(aside).text
+    copied = f"{up_to_ten.sentence(aside).text} [S{aside}]"
+    assert not grounded(up_to_ten, copied, question, [aside, visit], embed, names)[1].left_out
+    assert grounded(up_to_ten, copied, question, [aside, visit], embed, names, topic=0.35)[1].missing == [[OFF_TOPIC]]
+    said = f"{up_to_ten.sentence(visit).text} [S{visit}]"
+    assert not grounded(up_to_ten, said, question, [aside, visit], embed, names, topic=0.35)[1].left_out
+
+    def answered(on_topic: float):
+        engine = Elite(answering(copied), with_overrides(PRESETS["laptop"], on_topic=on_topic), embed=embed,
+                       names=names)
+        return finished(engine.answer_from(up_to_ten, question, None, engine.listing(up_to_ten, [aside, visit], []),
+                                           [aside, visit]))
+
+    assert answered(0.0).text.startswith("'No more have I,'")
+    left = answered(0.35)
+    assert left.left_out == 1 and left.text.startswith("Not found so far: the book up to chapter 10")
+
+
+def test_a_family_named_in_the_plural_is_the_name_its_sentences_write(pride):
+    """Issue 40's walk asks "How many daughters do the Bennets have?": the sentence saying five writes "Mrs. Bennet",
+    never "Bennets", and the answer was left out as about someone else. A family's plural is its name; another
+    family's is not."""
+    names, question = found_names(pride), "How many daughters do the Bennets have?"
+    five = first_with(pride, "five daughters")
+    assert "Bennet" in pride.sentence(five).text
+    assert not grounded(pride, f"The Bennets have five daughters [S{five}].", question, [five], names=names)[1].left_out
+    assert grounded(pride, f"The Lucases have seven daughters [S{five}].", question, [five],
+                    names=names)[1].missing == [["Lucases", "seven"]]

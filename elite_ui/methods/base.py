@@ -48,6 +48,10 @@ class AnswerSettings(Checked):
     grounding: bool = setting(True, "check each sentence of a written answer against the sentences it cites (its "
                                     "names, numbers and most of its words there); under a spoiler ceiling one "
                                     "they do not support is left out, else marked", panel=True)
+    on_topic: float = setting(0.0, "with the grounding check, an answer sentence none of whose cited sentences "
+                                   "comes this near the question (cosine, MiniLM) is left out: it was read into a "
+                                   "passage on something else (0: off; 0.35 says 'does not say' more often beyond "
+                                   "a ceiling and loses some right answers: docs/benchmark.md)", low=0.0, high=1.0)
     seed: int = setting(0, "seed of the model's sampling (and of ELITE's noise levels and perturbations)", low=0)
     abstain: bool = setting(False, "tell the model it may reply that the passages do not say (a small model then "
                                    "often says so of passages that do; the grounding check leaves out what they "
@@ -315,7 +319,8 @@ class Engine:
         elif not (self.settings.grounding and (evidence or book.ceiling)):  # under a ceiling, no evidence holds none
             answer = Answer(text, cite(book, text, evidence), evidence=evidence)
         else:
-            kept, found = grounded(book, text, question, evidence, self.embed, getattr(self, "names", None))
+            kept, found = grounded(book, text, question, evidence, self.embed, getattr(self, "names", None),
+                                   topic=self.settings.on_topic)
             answer = checked_answer(book, text, kept, found, evidence)
         for event in held:
             event.data.output = answer.text if answer.left_out else event.data.output

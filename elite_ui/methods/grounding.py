@@ -11,7 +11,9 @@ or no, is no answer. A sentence whose names and numbers are there but whose clai
 :data:`SECOND_OPINION` gets a second opinion from the shipped MiniLM embedding: supported if it is close
 (:data:`CLOSE`) to one of the sentences it cites. The thresholds are measured by ``benchmarks/grounding.py`` on the
 novels-dev questions (a correct option stated as an answer against its gold evidence is kept, the wrong options are
-left out), the claim rule on a real model's own answers (docs/benchmark.md, "Answers with a real model").
+left out), the claim rule on a real model's own answers (docs/benchmark.md, "Answers with a real model"). With the
+setting ``on_topic`` (off by default: it trades right answers for "does not say"), a sentence none of whose cited
+sentences is near the question is left out too (:func:`off_topic`).
 
 A sentence that cites none must rest on one evidence sentence, not on words gathered from all of it ("Anna waited
 for her husband by reading a telegram", each word somewhere in the passages): it is checked against each of the
@@ -45,6 +47,8 @@ AROUND = 5
 speaker is named a few lines before their words)."""
 CLOSE = 0.55
 """The cosine similarity to a cited sentence at which the embedding calls a sentence supported."""
+OFF_TOPIC = "(no sentence it cites is about the question)"
+"""What a sentence lacks when none of the sentences it cites is near the question (:func:`off_topic`)."""
 RECITED = 3
 """Evidence sentences a sentence whose labels do not support it is checked against, most words shared first."""
 ONE_SENTENCE = "(no one sentence of the evidence says it)"
@@ -107,6 +111,11 @@ def unread(book: Book, text: str) -> str:
     return CAPITALISED.sub(shown, text)
 
 
+def family(name: str) -> list[str]:
+    """``name`` and, where it may be a family's plural ("the Bennets", "the Lucases"), the singular a book writes."""
+    return [name, *([name[:-1]] if name.endswith("s") else []), *([name[:-2]] if name.endswith("es") else [])]
+
+
 def answer_sentences(text: str) -> list[str]:
     """``text`` cut into sentences, each keeping the citation labels written after its full stop."""
     cuts = [m.end() for m in SENTENCE_END.finditer(text)]
@@ -124,17 +133,18 @@ def support(book: Book, sentence: str, pool: str, pool_sentences: list[str], emb
             names: NameIndex | None = None, asked: str | None = None) -> list[str]:
     """The words of ``sentence`` its evidence ``pool`` (the cited sentences and the question) does not hold, or
     [] when it is supported. A name (a capitalised word inside the sentence, or opening it when ``names`` knows
-    it) is held when the pool writes it, or another name of the same character (``names``: "Miss Fairfax" holds
-    "Jane"); a number must be written (a count worked out from several sentences is the counting path's, which
-    cites every occurrence). With the question ``asked``, the words it weighs are those the question does not
-    say, held by the cited sentences alone: the claim, not the question repeated (a sentence that only repeats
-    the question, not a yes or no, supports nothing: :data:`NOTHING_NEW`)."""
+    it) is held when the pool writes it (a family's plural, "the Bennets", as its singular: :func:`family`), or
+    another name of the same character (``names``: "Miss Fairfax" holds "Jane"); a number must be written (a
+    count worked out from several sentences is the counting path's, which cites every occurrence). With the
+    question ``asked``, the words it weighs are those the question does not say, held by the cited sentences
+    alone: the claim, not the question repeated (a sentence that only repeats the question, not a yes or no,
+    supports nothing: :data:`NOTHING_NEW`)."""
     plain = re.sub(r"\[\s*S\s?\d{1,7}\s*\]", " ", sentence)
     held = set(book.lexicon.words(pool))
 
     def named(word: str) -> bool:
-        character = names.find(word) if names else None
-        return word.lower() in held or bool(character and held & set(character.tokens))
+        return any(n.lower() in held or bool(c and held & set(c.tokens))
+                   for n in family(word) for c in [names.find(n) if names else None])
 
     opening = re.match(r"\W*([A-Z][a-z]{2,})\b", plain)
     first = [opening.group(1)] if opening and names and names.find(opening.group(1)) else []
@@ -183,30 +193,46 @@ def unconnected(book: Book, sentence: str, question: str, cited: list[int], name
     held = set(book.lexicon.words(" ".join(book.sentence(sid).text for sid in sorted(near))))
 
     def written(word: str) -> bool:
-        character = names.find(word) if names else None
-        return bool(held & set(book.forms(word))) or bool(character and held & set(character.tokens))
+        return any(held & set(book.forms(n)) or bool(c and held & set(c.tokens))
+                   for n in family(word) for c in [names.find(n) if names else None])
 
     missing = [w for w in capitalised(sentence) if w in asked and not written(w)]
     return missing or ([] if any(map(written, asked)) else asked)
 
 
+def off_topic(question: str, texts: list[str], embed: Embed | None, topic: float) -> list[str]:
+    """[:data:`OFF_TOPIC`] when none of ``texts`` (the sentences an answer sentence cites) reaches the cosine
+    similarity ``topic`` to the question (by the shipped MiniLM embedding): the answer is then read into a passage
+    about something else ("Mary was sewing a handkerchief for Fred Vincy [S2568]", S2568 being "This was what Fred
+    Vincy felt."); [] when one does, with no embedding, or with ``topic`` 0 (the default: docs/benchmark.md,
+    "Answers with a real model", measures the trade)."""
+    if not (topic and embed is not None and texts):
+        return []
+    vectors = np.asarray(embed([question, *texts]), dtype=float)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True) + 1e-9
+    return [] if float((vectors[1:] @ vectors[0]).max()) >= topic else [OFF_TOPIC]
+
+
 def lacking(book: Book, sentence: str, question: str, cited: list[int], embed: Embed | None,
-            names: NameIndex | None, claim: bool = True) -> list[str]:
+            names: NameIndex | None, claim: bool = True, topic: float = 0.0) -> list[str]:
     """What ``sentence`` says that the sentences ``cited`` (and the question) do not: [] when they support it.
-    ``claim``: its words beyond the question's must be in the cited sentences (:func:`support`)."""
+    ``claim``: its words beyond the question's must be in the cited sentences (:func:`support`); ``topic``: one
+    of them must be near the question (:func:`off_topic`)."""
     texts = [book.sentence(sid).text for sid in cited]
     return (unconnected(book, sentence, question, cited, names)
+            or off_topic(question, texts, embed, topic)
             or support(book, sentence, " ".join([question, *texts]), texts, embed, names,
                        question if claim else None))
 
 
 def recited(book: Book, sentence: str, question: str, evidence: list[int], labelled: list[int],
-            embed: Embed | None, names: NameIndex | None, tried: int = RECITED, claim: bool = True) -> int | None:
+            embed: Embed | None, names: NameIndex | None, tried: int = RECITED, claim: bool = True,
+            topic: float = 0.0) -> int | None:
     """The evidence sentence, other than those ``labelled``, that supports ``sentence`` alone: the first of the
     ``tried`` sharing most of its content words; None when none does."""
     shared = sharing(book, LABELS.sub(" ", sentence), [sid for sid in evidence if sid not in labelled])
     return next((sid for overlap, sid in shared[:tried]
-                 if overlap and not lacking(book, sentence, question, [sid], embed, names, claim)), None)
+                 if overlap and not lacking(book, sentence, question, [sid], embed, names, claim, topic)), None)
 
 
 def sharing(book: Book, text: str, sentences: list[int]) -> list[tuple[int, int]]:
@@ -219,21 +245,22 @@ def sharing(book: Book, text: str, sentences: list[int]) -> list[tuple[int, int]
 
 def grounded(book: Book, text: str, question: str, evidence: list[int], embed: Embed | None = None,
              names: NameIndex | None = None, recite: int = RECITED, claim: bool = True,
-             alone: bool = True) -> tuple[str, Grounding]:
+             alone: bool = True, topic: float = 0.0) -> tuple[str, Grounding]:
     """``text`` with the sentences its evidence does not support left out (their labels moved where one of
     ``recite`` other evidence sentences supports them), and what was found. ``claim`` False: the words the
     question says count as support too (the check before issue 40's walk; the benchmark compares the two).
     ``alone``: a sentence that cites none must rest on one evidence sentence (:func:`recited`), which it then
-    cites; else on all the evidence together (the check before stop 48)."""
+    cites; else on all the evidence together (the check before stop 48). ``topic``: a sentence none of whose cited
+    sentences comes this near the question is left out too (:func:`off_topic`; 0, the default: no such rule)."""
     allowed = set(evidence)
     found = Grounding()
     kept, written = [], []
     for sentence in answer_sentences(text):
         labelled = [sid for sid in parse_sentence_ids(sentence) if sid in allowed]
-        missing = lacking(book, sentence, question, labelled or list(evidence), embed, names, claim)
+        missing = lacking(book, sentence, question, labelled or list(evidence), embed, names, claim, topic)
         unlabelled = alone and not labelled and not missing  # all the evidence together holds it: which sentence?
-        moved = recited(book, sentence, question, evidence, labelled, embed, names, recite or RECITED, claim) \
-            if (missing and labelled and recite) or unlabelled else None
+        moved = recited(book, sentence, question, evidence, labelled, embed, names, recite or RECITED, claim,
+                        topic) if (missing and labelled and recite) or unlabelled else None
         if moved is not None:
             sentence, missing = relabelled(sentence, moved), []
             found.recited += 1
