@@ -168,11 +168,8 @@ def support(book: Book, sentence: str, pool: str, pool_sentences: list[str], emb
     if not words or len(lacking) <= (1 - COVERED) * len(words):
         return []
     close_enough = len(lacking) <= (1 - COVERED + SECOND_OPINION) * len(words)
-    if close_enough and embed is not None and pool_sentences:
-        vectors = np.asarray(embed([plain, *pool_sentences]), dtype=float)
-        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True) + 1e-9
-        if float((vectors[1:] @ vectors[0]).max()) >= CLOSE:
-            return []
+    if close_enough and embed is not None and pool_sentences and nearest(embed, plain, pool_sentences) >= CLOSE:
+        return []
     return lacking
 
 
@@ -208,9 +205,14 @@ def off_topic(question: str, texts: list[str], embed: Embed | None, topic: float
     "Answers with a real model", measures the trade)."""
     if not (topic and embed is not None and texts):
         return []
-    vectors = np.asarray(embed([question, *texts]), dtype=float)
+    return [] if nearest(embed, question, texts) >= topic else [OFF_TOPIC]
+
+
+def nearest(embed: Embed, text: str, others: list[str]) -> float:
+    """The highest cosine similarity, by ``embed``, of ``text`` to one of ``others`` (at least one)."""
+    vectors = np.asarray(embed([text, *others]), dtype=float)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True) + 1e-9
-    return [] if float((vectors[1:] @ vectors[0]).max()) >= topic else [OFF_TOPIC]
+    return float((vectors[1:] @ vectors[0]).max())
 
 
 def lacking(book: Book, sentence: str, question: str, cited: list[int], embed: Embed | None,
