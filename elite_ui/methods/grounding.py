@@ -116,6 +116,16 @@ def family(name: str) -> list[str]:
     return [name, *([name[:-1]] if name.endswith("s") else []), *([name[:-2]] if name.endswith("es") else [])]
 
 
+def writes(held: set[str], name: str, names: NameIndex | None, forms=lambda word: (word.lower(),)) -> bool:
+    """Whether the words ``held`` write ``name`` in one of its ``forms`` (a family's plural as its singular:
+    :func:`family`), or another name of the same character (``names``: "Miss Fairfax" for "Jane")."""
+    for written in family(name):
+        character = names.find(written) if names else None
+        if held & set(forms(written)) or (character and held & set(character.tokens)):
+            return True
+    return False
+
+
 def answer_sentences(text: str) -> list[str]:
     """``text`` cut into sentences, each keeping the citation labels written after its full stop."""
     cuts = [m.end() for m in SENTENCE_END.finditer(text)]
@@ -142,13 +152,9 @@ def support(book: Book, sentence: str, pool: str, pool_sentences: list[str], emb
     plain = re.sub(r"\[\s*S\s?\d{1,7}\s*\]", " ", sentence)
     held = set(book.lexicon.words(pool))
 
-    def named(word: str) -> bool:
-        return any(n.lower() in held or bool(c and held & set(c.tokens))
-                   for n in family(word) for c in [names.find(n) if names else None])
-
     opening = re.match(r"\W*([A-Z][a-z]{2,})\b", plain)
     first = [opening.group(1)] if opening and names and names.find(opening.group(1)) else []
-    absent = [w for w in first + NAMED.findall(plain) if not named(w)]
+    absent = [w for w in first + NAMED.findall(plain) if not writes(held, w, names)]
     absent += [n for n in NUMBER.findall(plain) if n.lower() not in held]
     if absent:
         return absent
@@ -190,8 +196,7 @@ def unconnected(book: Book, sentence: str, question: str, cited: list[int], name
     held = set(book.lexicon.words(" ".join(book.sentence(sid).text for sid in sorted(near))))
 
     def written(word: str) -> bool:
-        return any(held & set(book.forms(n)) or bool(c and held & set(c.tokens))
-                   for n in family(word) for c in [names.find(n) if names else None])
+        return writes(held, word, names, book.forms)
 
     missing = [w for w in capitalised(sentence) if w in asked and not written(w)]
     return missing or ([] if any(map(written, asked)) else asked)
