@@ -245,3 +245,19 @@ def test_a_bare_surname_and_a_wife_who_signs_her_married_name(pride_names):
     Wickham with a marriage and once as "Lydia Wickham", is Lydia's."""
     assert {"Mr. Wickham", "Wickham", "George"} <= set(named(pride_names, "George Wickham").variants)
     assert "Mrs. Wickham" in named(pride_names, "Lydia").variants
+
+
+def test_a_given_name_said_only_in_dialogue_joins_the_character_it_is_said_to(tmp_path):
+    """"Tertius", never written with a surname, is said three times to the one who speaks the paragraphs beside it
+    ("said Mr. Lydgate"): his; "Fred", said twice to Mr. Vincy, is under the least (three) and stays apart; and a
+    vocative never goes to a character with a given name of its own (Rosamond Vincy)."""
+    lydgate = ["'I shall ride out,' said Mr. Lydgate.", "'Do not go, Tertius,' said Rosamond Vincy.",
+               "'I must,' answered Mr. Lydgate.", "It was late, and the house slept."]
+    vincy = ["'Sit down, Fred,' said Rosamond Vincy.", "'No,' said Mr. Vincy.", "It was noon, and Fred ran."]
+    rosamond = ["'Oh, Ned!' said Mr. Vincy.", "'Go away,' said Rosamond Vincy.", "It was May, and Ned sang."]
+    path = tmp_path / "story.txt"
+    path.write_text(STORY.format("\n\n".join(lydgate * 3 + vincy * 2 + rosamond * 3)), encoding="utf-8")
+    names = build_names(load_book(path))
+    assert {"Mr. Lydgate", "Tertius"} <= set(names.find("Mr. Lydgate").variants)
+    assert "Fred" not in names.find("Mr. Vincy").variants
+    assert "Ned" not in names.find("Rosamond Vincy").variants and names.find("Ned").name == "Ned"

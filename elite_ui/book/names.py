@@ -21,7 +21,9 @@ marries is the woman named with her husband and a marriage before the book first
 Charlotte Lucas; "Mrs. Wickham", Lydia, who signs "Lydia Wickham"); "Mrs. Poole", where no man has the surname, the
 one woman written with it ("Grace Poole"). A given name with a title of rank it mostly carries ("Lady Catherine",
 "Colonel Fitzwilliam") is a person of its own, apart from the bare name, and keeps its full names ("Lady Catherine de
-Bourgh"; Kitty is "Catherine"). Sexes come from titles and from the pronouns after a name. ``python -m
+Bourgh"; Kitty is "Catherine"). A given name the book writes only alone and says in dialogue ("Tertius, ...") is
+the name of the titled character who speaks the paragraphs beside it ("said Lydgate"), three times at least. Sexes
+come from titles and from the pronouns after a name. ``python -m
 benchmarks.names`` measures the merged pairs against lists made by hand. Every rule can be wrong; the reader edits
 the result as text, one character per line.
 
@@ -39,6 +41,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from pathlib import Path
+
+import numpy as np
 
 from ..errors import EliteError
 from .lexicon import NAME, STOPWORDS
@@ -307,6 +311,7 @@ def build_names(book: Book, min_mentions: int = LEAST) -> NameIndex:
     join_lone_wives(variants, genders)
     join_wives(variants, genders, seen, sentences, [int(b - book.bounds[book.first_read, 0])
                                                     for b in book.bounds[book.first_read:, 0]])
+    join_addressed(variants, paragraphs(book))
     places = Counter(PLACE.findall(text)) + Counter(SAINT_PLACE.findall(text))
     found = [character(key, counter) for key, counter in variants.items()]
     return NameIndex(sorted((c for c in found if c.mentions >= min_mentions
@@ -666,6 +671,59 @@ def join_wives(variants: dict[str, Counter], genders: dict[str, str], seen: Call
         elif ranked and (len(ranked) == 1 or ranked[0][0] >= 2 * ranked[1][0]):
             variants[ranked[0][1]].update(variants.pop(wife))
 
+
+SPEECH = r"(?:said|cried|replied|answered|returned|asked|exclaimed|continued|added|rejoined|observed|remarked)"
+"""Verbs that say who speaks a paragraph of dialogue ("said Mr. Bingley", "Lydgate answered")."""
+SPOKEN_NAME = r"(?:[A-Z][a-z]+\.?\s+)?" + PARTICLE + r"[A-Z][a-z]+"
+SPEAKER = re.compile(rf"\b{SPEECH}\s+(?:the\s+)?({SPOKEN_NAME})|({SPOKEN_NAME})\s+{SPEECH}\b")
+"""Who speaks: a name (with its title) after or before one of the :data:`SPEECH` verbs."""
+ADDRESSED = 3
+"""The least times a given name must be said to one character (by whoever speaks the paragraph next to it)."""
+
+
+def paragraphs(book: Book) -> list[str]:
+    """The story's paragraphs as the book writes them (from a paragraph's first sentence to its last)."""
+    first = book.first_read
+    cuts = np.flatnonzero(np.diff(book.paragraph_of[first:])) + 1 + first
+    return [book.text[int(book.bounds[a, 0]):int(book.bounds[b - 1, 1])]
+            for a, b in zip([first, *cuts], [*cuts, len(book)], strict=True)]
+
+
+def join_addressed(variants: dict[str, Counter], paragraphs: list[str]) -> None:
+    """A given name the book writes only alone ("Tertius", "Susan") joins the character it is said to in dialogue,
+    when that character is only ever called by a title and a surname (Lydgate, Mrs. Garth): in a paragraph that
+    says it as a vocative ("'Do not go, Tertius'", "my dear Charles"), the one spoken to is most often who speaks the
+    paragraph before or after it ("said Lydgate"); at least :data:`ADDRESSED` times, and two thirds of such
+    speakers. (Charles, said to Mr. Bingley once by a speaker the book names, stays apart.)"""
+    def titled_only(forms: Counter) -> bool:
+        words = [f.split() for f in forms]
+        surnames = {w[-1] for w in words if len(w) == 2}
+        return bool(surnames) and all(w[0].rstrip(".") in TITLES if len(w) > 1 else w[0] in surnames for w in words)
+
+    lone = [key for key, forms in variants.items() if set(forms) == {key} and " " not in key and "_" not in key]
+    if not lone:
+        return
+    owner = {as_written(form): key for key, forms in variants.items() for form in forms}
+    spoken_to = {key for key, forms in variants.items() if titled_only(forms)}
+
+    @cache
+    def speaker(n: int) -> str | None:
+        if not 0 <= n < len(paragraphs):
+            return None
+        said = (" ".join(name.split()) for m in SPEAKER.finditer(paragraphs[n]) for name in m.groups() if name)
+        return next((owner[name] for name in said if name in owner), None)
+
+    vocative = re.compile(rf"(?:[,'\"“‘!?—]\s*|\b[Dd]ear(?:est)?\s+|\b[Oo]h,?\s+)({'|'.join(map(re.escape, lone))})"
+                          r"\s*[,!?.'\"”’—]")
+    votes: dict[str, Counter] = {}
+    for n, paragraph in enumerate(paragraphs):
+        for given in {m.group(1) for m in vocative.finditer(paragraph)}:
+            votes.setdefault(given, Counter()).update(
+                speaker(j) for j in (n - 1, n + 1) if speaker(j) in spoken_to and speaker(j) != speaker(n))
+    for given, said_to in votes.items():
+        (key, most), = said_to.most_common(1) or [("", 0)]
+        if most >= ADDRESSED and 3 * most >= 2 * said_to.total():
+            variants[key].update(variants.pop(given))
 
 MARRIAGE = re.compile(r"\b(?:marr(?:y|ies|ied|ying|iage)|wife|husband|wedding|wedded|bride|engaged)\b", re.I)
 
