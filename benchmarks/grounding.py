@@ -90,7 +90,8 @@ def real_answers(sets: list[str]) -> dict:
     for given in sets:
         key, _, folder = given.partition(":")
         questions = {q.id: q for q in datasets.read(SETS[key])}
-        for line in (Path(folder) / "results.jsonl").read_text(encoding="utf-8").splitlines():
+        source = Path(folder)
+        for line in (source if source.is_file() else source / "results.jsonl").read_text(encoding="utf-8").splitlines():
             record = json.loads(line)
             question, said = questions[record["id"]], record["prediction"]
             record["correct"] = judged(question, said)["correct"]  # judged as the scoring stands now
@@ -127,7 +128,8 @@ def main() -> None:
     parser.add_argument("--model", action="store_true", help="also check the embedded model's own answers")
     parser.add_argument("--answers", nargs="*", default=[], metavar="SET:DIR",
                         help="check a real model's unchecked answers instead: a question set of benchmarks.answers "
-                             "and the folder of its row 'unchecked' (nc:runs/answers/nc/unchecked)")
+                             "and the folder of its row 'unchecked' (nc:runs/answers/nc/unchecked), or its results "
+                             "file (the ones kept: benchmarks/results/2026-12-04/unchecked-nc-*.jsonl)")
     parser.add_argument("--fold", default="", help="the answers' fold (tune, held), named in the results' file")
     args = parser.parse_args()
     if args.answers:

@@ -311,7 +311,7 @@ def build_names(book: Book, min_mentions: int = LEAST) -> NameIndex:
     join_lone_wives(variants, genders)
     join_wives(variants, genders, seen, sentences, [int(b - book.bounds[book.first_read, 0])
                                                     for b in book.bounds[book.first_read:, 0]])
-    join_addressed(variants, paragraphs(book))
+    join_addressed(variants, story_paragraphs(book))
     places = Counter(PLACE.findall(text)) + Counter(SAINT_PLACE.findall(text))
     found = [character(key, counter) for key, counter in variants.items()]
     return NameIndex(sorted((c for c in found if c.mentions >= min_mentions
@@ -681,9 +681,11 @@ ADDRESSED = 3
 """The least times a given name must be said to one character (by whoever speaks the paragraph next to it)."""
 
 
-def paragraphs(book: Book) -> list[str]:
+def story_paragraphs(book: Book) -> list[str]:
     """The story's paragraphs as the book writes them (from a paragraph's first sentence to its last)."""
     first = book.first_read
+    if first >= len(book):
+        return []
     cuts = np.flatnonzero(np.diff(book.paragraph_of[first:])) + 1 + first
     return [book.text[int(book.bounds[a, 0]):int(book.bounds[b - 1, 1])]
             for a, b in zip([first, *cuts], [*cuts, len(book)], strict=True)]
@@ -724,6 +726,7 @@ def join_addressed(variants: dict[str, Counter], paragraphs: list[str]) -> None:
         (key, most), = said_to.most_common(1) or [("", 0)]
         if most >= ADDRESSED and 3 * most >= 2 * said_to.total():
             variants[key].update(variants.pop(given))
+
 
 MARRIAGE = re.compile(r"\b(?:marr(?:y|ies|ied|ying|iage)|wife|husband|wedding|wedded|bride|engaged)\b", re.I)
 
