@@ -19,13 +19,23 @@ from pathlib import Path
 
 from benchmarks import SHARED_BENCHMARKS, write_figures
 from elite_ui.bench import datasets
-from elite_ui.bench.scoring import F1_CORRECT, gold_sentences, normalise, token_f1
+from elite_ui.bench.scoring import (
+    ABSTAINED,
+    F1_CORRECT,
+    bootstrap_interval,
+    gold_sentences,
+    judged,
+    normalise,
+    token_f1,
+)
 from elite_ui.book import load_book
-from elite_ui.book.names import found_names
+from elite_ui.book.names import found_names, names_for
+from elite_ui.methods import prompts
 from elite_ui.methods.elite import PRESETS, Elite
-from elite_ui.methods.grounding import grounded
+from elite_ui.methods.grounding import NO, RECITED, YES, answer_sentences, cited_passage, grounded, passage_odds
 from elite_ui.models import MiniLMEmbedder
 from elite_ui.models.llama_cpp import LlamaCppLLM
+from elite_ui.reading import part
 from elite_ui.settings import with_overrides
 
 QUESTIONS = SHARED_BENCHMARKS / "novels-dev" / "novels-dev.jsonl"
@@ -63,6 +73,24 @@ def model_answers(questions: list[datasets.Question], books: dict) -> dict:
             "correct_answers_cut": cut}
 
 
+def unchecked(sets: list[str]):
+    """Each of a real model's unchecked answers (``SET:FILE`` or ``SET:DIR``, :func:`real_answers`), as its question,
+    its record (``correct`` judged as the scoring stands now) and the book as read up to its question's ceiling."""
+    from benchmarks.answers import SETS
+
+    books: dict = {}
+    for given in sets:
+        key, _, folder = given.partition(":")
+        questions = {q.id: q for q in datasets.read(SETS[key])}
+        source = Path(folder)
+        for line in (source if source.is_file() else source / "results.jsonl").read_text(encoding="utf-8").splitlines():
+            record = json.loads(line)
+            question = questions[record["id"]]
+            record["correct"] = judged(question, record["prediction"])["correct"]
+            book = books.get(question.book) or books.setdefault(question.book, load_book(question.book))
+            yield question, record, part(book, question.up_to).book
+
+
 def real_answers(sets: list[str]) -> dict:
     """The check on a real model's own answers, written with the check off (``benchmarks.answers``' row ``unchecked``):
     each answer judged right or wrong as a reader would (its key; beyond a ceiling, any answer but "does not
@@ -73,13 +101,7 @@ def real_answers(sets: list[str]) -> dict:
     questions a reader then sees answered right (what the ``default`` row measures, the check on);
     ``beyond_not_said``: of the questions whose answer lies beyond the ceiling, the share then answered "does not
     say"."""
-    from benchmarks.answers import SETS
-    from elite_ui.bench.scoring import ABSTAINED, judged
-    from elite_ui.book.names import names_for
-    from elite_ui.methods.grounding import RECITED
-    from elite_ui.reading import part
-
-    embed, books = MiniLMEmbedder(), {}
+    embed = MiniLMEmbedder()
     variants = {"labels as written": {"recite": 0}, "the default (labels moved)": {"recite": RECITED},
                 "a sentence citing none rests on all the evidence (as before stop 48)": {"alone": False},
                 "the question's words count as support (as before the claim rule)": {"claim": False},
@@ -87,40 +109,93 @@ def real_answers(sets: list[str]) -> dict:
                 "a cited sentence near the question (on_topic=0.25)": {"topic": 0.25}}
     tally = {name: dict.fromkeys(("right", "kept_right", "wrong", "caught", "after", "questions", "beyond",
                                   "beyond_not_said"), 0) for name in variants}
-    for given in sets:
-        key, _, folder = given.partition(":")
-        questions = {q.id: q for q in datasets.read(SETS[key])}
-        source = Path(folder)
-        for line in (source if source.is_file() else source / "results.jsonl").read_text(encoding="utf-8").splitlines():
-            record = json.loads(line)
-            question, said = questions[record["id"]], record["prediction"]
-            record["correct"] = judged(question, said)["correct"]  # judged as the scoring stands now
-            book = books.get(question.book) or books.setdefault(question.book, load_book(question.book))
-            read = part(book, question.up_to).book
-            for name, how in variants.items():
-                count = tally[name]
-                count["questions"] += 1
-                count["beyond"] += question.beyond
-                if not said or ABSTAINED.search(said) or "evidence" not in record:
-                    count["after"] += bool(record["correct"])
-                    count["beyond_not_said"] += question.beyond and bool(record["correct"])
-                    continue
-                kept, found = grounded(read, said, question.question, record["evidence"], embed,
-                                       names_for(read, None), **how)
-                shown = kept if read.ceiling is not None else found.text
-                after = judged(question, shown)["correct"]
-                count["after"] += bool(after)
-                count["beyond_not_said"] += question.beyond and bool(after)
-                if record["correct"]:
-                    count["right"], count["kept_right"] = count["right"] + 1, count["kept_right"] + (not found.left_out)
-                else:
-                    count["wrong"], count["caught"] = count["wrong"] + 1, count["caught"] + bool(found.left_out)
+    for question, record, read in unchecked(sets):
+        said = record["prediction"]
+        for name, how in variants.items():
+            count = tally[name]
+            count["questions"] += 1
+            count["beyond"] += question.beyond
+            if not said or ABSTAINED.search(said) or "evidence" not in record:
+                count["after"] += bool(record["correct"])
+                count["beyond_not_said"] += question.beyond and bool(record["correct"])
+                continue
+            kept, found = grounded(read, said, question.question, record["evidence"], embed,
+                                   names_for(read, None), **how)
+            shown = kept if read.ceiling is not None else found.text
+            after = judged(question, shown)["correct"]
+            count["after"] += bool(after)
+            count["beyond_not_said"] += question.beyond and bool(after)
+            if record["correct"]:
+                count["right"], count["kept_right"] = count["right"] + 1, count["kept_right"] + (not found.left_out)
+            else:
+                count["wrong"], count["caught"] = count["wrong"] + 1, count["caught"] + bool(found.left_out)
     return {name: {"questions": c["questions"], "right_answers": c["right"],
                    "right_kept": round(c["kept_right"] / max(c["right"], 1), 3), "wrong_answers": c["wrong"],
                    "wrong_caught": round(c["caught"] / max(c["wrong"], 1), 3),
                    "right_after_the_check": round(c["after"] / max(c["questions"], 1), 3),
                    "beyond": c["beyond"], "beyond_not_said": round(c["beyond_not_said"] / max(c["beyond"], 1), 3)}
             for name, c in tally.items()}
+
+
+ODDS = (0.0, 0.5, 1.0, 1.5, 2.0)
+"""The thresholds of ``passage_odds`` :func:`passage_checks` reports."""
+
+
+def passage_checks(sets: list[str], kept_odds: dict[str, list] | None = None) -> dict:
+    """The model's passage check (``passage_check``; Qwen2.5-Coder-1.5B) on its own unchecked answers, after the
+    grounding check as it stands: each sentence the check keeps has the passage it cites asked whether it answers
+    the question, and is left out at each threshold of :data:`ODDS` its log-odds of yes fall below. Per threshold:
+    the share of questions a reader then sees answered right, and its paired difference from the check alone (with
+    its 95% bootstrap interval), for all the questions, those whose answer lies within the ceiling (right: the key)
+    and those whose answer lies beyond it (right: "does not say"), and how many of those say the key (from beyond);
+    then each answer's log-odds (``odds``; ``kept_odds``, those of an earlier run, are read rather than asked
+    again). The answers were written at temperature 0, so this is what the ``default`` row would show with the
+    passage check on. Within the ceiling a wrong answer stated (``within_wrong``) is worse for a reader than "does
+    not say"; both count as not right."""
+    from benchmarks.real_model import real_model
+
+    llm = None if kept_odds else LlamaCppLLM(str(real_model()), n_ctx=4096)
+    embed, rows = MiniLMEmbedder(), []
+    for question, record, read in unchecked(sets):
+        said = kept = record["prediction"]  # an answer that says the passages do not say is shown as it is
+        answered = bool(said and not ABSTAINED.search(said) and "evidence" in record)
+        if answered:
+            kept, _ = grounded(read, said, question.question, record["evidence"], embed, names_for(read, None))
+        sentences = answer_sentences(kept) if answered else []
+        asked = list(zip(sentences, kept_odds[record["id"]], strict=True)) if kept_odds else [
+            (sentence, passage_odds(llm.choice_logprobs(
+                prompts.answers_it(cited_passage(read, sentence), question.question), (*YES, *NO))))
+            for sentence in sentences]
+        rows.append((question, record, kept, asked))
+        print(record["id"], [round(odds, 2) for _, odds in asked if odds is not None], flush=True)
+    if llm is not None:
+        llm.close()
+
+    def shown(kept: str, asked: list, at: float | None) -> str:
+        return kept if at is None or not asked else " ".join(s for s, odds in asked if odds is None or odds >= at)
+
+    verdicts = {at: [judged(question, shown(kept, asked, at)) for question, _, kept, asked in rows]
+                for at in (None, *ODDS)}
+    right = {at: [bool(v["correct"]) for v in found] for at, found in verdicts.items()}
+    beyond = [question.beyond for question, *_ in rows]
+    figures = {}
+    for at, found in verdicts.items():
+        count = {"questions": len(rows), "right": round(sum(right[at]) / len(rows), 3),
+                 "minus_off": [round((sum(right[at]) - sum(right[None])) / len(rows), 3),
+                               list(bootstrap_interval(right[at], right[None]))],
+                 "from_beyond": sum(bool(v.get("from_beyond")) for v in found),
+                 "within_wrong": sum(not (v["correct"] or v["abstained"]) for v, question in
+                                     zip(found, [q for q, *_ in rows], strict=True) if not question.beyond)}
+        for name, inside in (("within", False), ("beyond", True)):
+            mine, off = ([r for r, b in zip(rights, beyond, strict=True) if b == inside]
+                         for rights in (right[at], right[None]))
+            count |= {name: len(mine), f"{name}_right": sum(mine),
+                      f"{name}_minus_off": [round((sum(mine) - sum(off)) / max(len(mine), 1), 3),
+                                            list(bootstrap_interval(mine, off))]}
+        figures["off" if at is None else f"{at:+.1f}"] = count
+    figures["odds"] = {record["id"]: [odds if odds is None else round(odds, 3) for _, odds in asked]
+                       for _, record, _, asked in rows}
+    return figures
 
 
 def main() -> None:
@@ -130,12 +205,19 @@ def main() -> None:
                         help="check a real model's unchecked answers instead: a question set of benchmarks.answers "
                              "and the folder of its row 'unchecked' (nc:runs/answers/nc/unchecked), or its results "
                              "file (the ones kept: benchmarks/results/2026-12-04/unchecked-nc-*.jsonl)")
+    parser.add_argument("--passage-check", action="store_true",
+                        help="with --answers: the model's passage check after the grounding check, at several "
+                             "thresholds (the 1.5B model, benchmarks.real_model)")
+    parser.add_argument("--odds-from", metavar="FILE",
+                        help="with --passage-check: the log-odds of an earlier run's results (no model is loaded)")
     parser.add_argument("--fold", default="", help="the answers' fold (tune, held), named in the results' file")
     args = parser.parse_args()
     if args.answers:
-        figures = real_answers(args.answers)
+        kept_odds = json.loads(Path(args.odds_from).read_text(encoding="utf-8"))["odds"] if args.odds_from else None
+        figures = passage_checks(args.answers, kept_odds) if args.passage_check else real_answers(args.answers)
         print(figures)
-        write_figures("grounding-real" + (f"-{args.fold}" if args.fold else ""), figures)
+        write_figures(("passage-check" if args.passage_check else "grounding-real")
+                      + (f"-{args.fold}" if args.fold else ""), figures)
         return
     books: dict = {}
     rows = {"lexical": {"correct_kept": 0, "wrong_left_out": 0}, "with MiniLM": {"correct_kept": 0,

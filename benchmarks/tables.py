@@ -416,6 +416,21 @@ def grounding_real_table(name: str = "grounding-real") -> str:
                  "of those, a sentence left out", "right after the check", "'does not say', answer beyond"], body)
 
 
+def passage_check_table(name: str) -> str:
+    """The model's passage check after the grounding check, at each threshold of its log-odds (``python -m
+    benchmarks.grounding --answers SET:FILE --passage-check``), each paired against the check alone."""
+    body = [[at if at == "off" else f"log-odds {at}", s["questions"], num(s["right"], 3),
+             "" if at == "off" else difference(*s["minus_off"]), f"{s['within_right']} of {s['within']}",
+             "" if at == "off" else difference(*s["within_minus_off"]), s["within_wrong"],
+             f"{s['beyond_right']} of {s['beyond']}",
+             "" if at == "off" else difference(*s["beyond_minus_off"]), s["from_beyond"]]
+            for at, s in figures(name).items() if at != "odds"]
+    return rows(["passage check", "questions", "right", "minus the check alone (paired)", "right, answer within",
+                 "minus the check alone", "wrong answers stated, answer within", "'does not say', answer beyond",
+                 "minus the check alone",
+                 "answered from beyond"], body)
+
+
 def answer_step_table(name: str) -> str:
     """The answer step alone, tried several ways on the evidence one row placed (``python -m
     benchmarks.answer_step``), each variant paired against the first."""

@@ -214,3 +214,40 @@ def test_a_family_named_in_the_plural_is_the_name_its_sentences_write(pride):
     assert not grounded(pride, f"The Bennets have five daughters [S{five}].", question, [five], names=names)[1].left_out
     assert grounded(pride, f"The Lucases have seven daughters [S{five}].", question, [five],
                     names=names)[1].missing == [["Lucases", "seven"]]
+
+
+def test_the_passage_check_leaves_out_a_sentence_whose_cited_passage_the_model_finds_does_not_answer(up_to_ten, pride):
+    """With ``passage_check`` (the ``capable`` preset) the model is asked, of each sentence the check keeps, whether
+    the passage it cites (a sentence either side) answers the question; one call each, in the trace with its
+    log-odds. Under a ceiling a "no" leaves the sentence out; without one it is marked; a model that cannot say
+    (no log-probabilities) keeps it."""
+    from elite_ui.methods.base import tapped
+    from elite_ui.methods.grounding import passage_odds
+    from elite_ui.models.base import finished
+
+    question = "Who was among the first to visit Mr. Bingley?"
+    visit = 184  # "Mr. Bennet was among the earliest of those who waited on Mr. Bingley."
+    said = f"{up_to_ten.sentence(visit).text} [S{visit}]"
+    assert passage_odds({"yes": -0.7, "Yes": -0.7, "no": -3.0, "No": -30.0}) == pytest.approx(3.0, abs=0.01)
+
+    def answered(book, logprobs, on: bool = True):
+        llm = answering(said)
+        llm.logprobs = logprobs
+        engine = Elite(llm, with_overrides(PRESETS["laptop"], passage_check=on), embed=trigram_embed,
+                       names=found_names(book))
+        calls = []
+        steps = engine.answer_from(book, question, None, engine.listing(book, [visit], []), [visit])
+        return finished(tapped(steps, lambda call: calls.append(call.data) or False)), calls
+
+    no, yes = {"no": -0.05, "yes": -3.0}, {"yes": -0.05, "no": -3.0}
+    left, calls = answered(up_to_ten, no)
+    assert left.left_out == 1 and left.text.startswith("Not found so far: the book up to chapter 10")
+    assert [call.purpose for call in calls] == ["answer", "passage_check"], "the trace in the order of the calls"
+    asked = calls[1]
+    assert asked.output.startswith("no (log-odds of yes -2.95)") and calls[0].output == left.text
+    assert up_to_ten.sentence(visit - 1).text.split()[0] in asked.prompt and "earliest" in asked.prompt
+    assert answered(up_to_ten, yes)[0].text == said and answered(up_to_ten, None)[0].text == said
+    assert answered(up_to_ten, no, on=False)[0].text == said
+    marked = answered(pride, no)[0]
+    assert marked.text == said and marked.unsupported == [said]
+    assert PRESETS["capable"].passage_check and not PRESETS["laptop"].passage_check

@@ -202,6 +202,8 @@ def test_option_logprobs_from_a_server(server):
         {"token": "B", "logprob": -0.1, "top_logprobs": top}]}}]})]
     logprobs = OpenAICompatibleLLM(server, "m").choice_logprobs([{"role": "user", "content": "?"}], "ABC")
     assert logprobs == {"A": -2.5, "B": -0.1, "C": -30.0}
+    Stub.replies = [(400, {"error": "logprobs are not supported"})]  # the passage check then keeps the sentence
+    assert OpenAICompatibleLLM(server, "m").choice_logprobs([{"role": "user", "content": "?"}], "ABC") is None
 
 
 def test_a_server_that_hangs_times_out(server):

@@ -22,7 +22,19 @@ from ..models import LLM, Embed, MiniLMEmbedder, Request
 from ..models.capacity import POLL_SECONDS, Share
 from ..settings import Checked, flat, setting
 from . import prompts
-from .grounding import Grounding, grounded, sharing, unread
+from .grounding import (
+    NO,
+    UNANSWERED,
+    YES,
+    Grounding,
+    answer_sentences,
+    cited_passage,
+    grounded,
+    leave_out,
+    passage_odds,
+    sharing,
+    unread,
+)
 from .lexical import best_sentences, bm25_scores, idf_lucene, targets
 from .parsing import (
     clean_answer,
@@ -52,6 +64,13 @@ class AnswerSettings(Checked):
                                    "comes this near the question (cosine, MiniLM) is left out: it was read into a "
                                    "passage on something else (0: off; 0.35 says 'does not say' more often beyond "
                                    "a ceiling and loses some right answers: docs/benchmark.md)", low=0.0, high=1.0)
+    passage_check: bool = setting(False, "ask the model, of each sentence the grounding check keeps, whether the "
+                                         "passage it cites (a sentence either side) answers the question, one short "
+                                         "call a sentence; under a spoiler ceiling one whose yes is not passage_odds "
+                                         "likelier than its no is left out, else marked (on in capable: "
+                                         "docs/benchmark.md, \"The passage check\")", panel=True)
+    passage_odds: float = setting(1.0, "with passage_check, the log-odds of yes over no a cited passage needs (chosen "
+                                       "on the tune novels with Qwen2.5-Coder-1.5B)", low=-10.0, high=10.0)
     seed: int = setting(0, "seed of the model's sampling (and of ELITE's noise levels and perturbations)", low=0)
     abstain: bool = setting(False, "tell the model it may reply that the passages do not say (a small model then "
                                    "often says so of passages that do; the grounding check leaves out what they "
@@ -253,11 +272,10 @@ class Engine:
                 except Exception as exc:  # a backend's own failure becomes one sentence for the user
                     raise ModelError(f"the model failed while {purpose.replace('_', ' ')}: {exc}") from exc
             break
-        prompt = "\n\n".join(f"[{m['role']}]\n{m['content']}" for m in messages)
-        yield Event(Kind.LLM_CALL, iteration, LLMCall(purpose, prompt, self.unread(result.text), result.prompt_tokens,
-                                                    result.cached_tokens, result.completion_tokens,
-                                                    round(result.seconds, 4), result.finish_reason,
-                                                    round(place.waited, 3) if place else 0.0))
+        yield Event(Kind.LLM_CALL, iteration, LLMCall(
+            purpose, as_read(messages), self.unread(result.text), result.prompt_tokens, result.cached_tokens,
+            result.completion_tokens, round(result.seconds, 4), result.finish_reason,
+            round(place.waited, 3) if place else 0.0))
         return result if full else result.text
 
     def unread(self, text: str) -> str:
@@ -321,11 +339,34 @@ class Engine:
         else:
             kept, found = grounded(book, text, question, evidence, self.embed, getattr(self, "names", None),
                                    topic=self.settings.on_topic)
+            if self.settings.passage_check and kept:  # its calls recorded after the answer's
+                kept = yield from tapped(self.passage_checked(book, question, kept, found, iteration), hold)
             answer = checked_answer(book, text, kept, found, evidence)
         for event in held:
-            event.data.output = answer.text if answer.left_out else event.data.output
+            if event.data.purpose == "answer" and answer.left_out:
+                event.data.output = answer.text
             yield event
         return answer
+
+    def passage_checked(self, book: Book, question: str, kept: str, found: Grounding, iteration: int):
+        """``kept`` (the sentences the grounding check kept) less those whose cited passage the model, asked
+        (``passage_check``), does not find answers the question, each call recorded in the trace (its reply: yes
+        or no, with the log-odds of yes); a model that cannot say keeps them."""
+        out = []
+        for sentence in answer_sentences(kept):
+            messages = prompts.answers_it(cited_passage(book, sentence), question)
+            began = time.monotonic()
+            odds = passage_odds((yield from self.likeliest(messages, (*YES, *NO), iteration)))
+            yield Event(Kind.LLM_CALL, iteration, LLMCall(
+                "passage_check", as_read(messages),
+                "cannot say" if odds is None else f"{'yes' if odds >= self.settings.passage_odds else 'no'} "
+                f"(log-odds of yes {odds:+.2f})", self.llm.count_messages(messages), 0, 1,
+                round(time.monotonic() - began, 4), "logprobs"))
+            if odds is not None and odds < self.settings.passage_odds:
+                leave_out(found, sentence, [UNANSWERED])
+            else:
+                out.append(sentence)
+        return " ".join(out)
 
     def answer_from(self, book: Book, question: str, options: dict[str, str] | None, context: str,
                     evidence: list[int], iteration: int = 1, prompt=prompts.answer):
@@ -374,6 +415,11 @@ class Engine:
                 pieces.close()
                 raise Cancelled("stopped.")
             yield Event(Kind.ANSWER_DELTA, iteration, Delta(piece))
+
+
+def as_read(messages: list[dict[str, str]]) -> str:
+    """A call's messages as the trace shows its prompt."""
+    return "\n\n".join(f"[{m['role']}]\n{m['content']}" for m in messages)
 
 
 def tapped(events, tap: Callable[[Event], bool]):

@@ -81,6 +81,31 @@ class Grounding:
     """The whole answer, labels moved where they were."""
 
 
+UNANSWERED = "(the passage it cites does not answer the question, the model judged)"
+"""What a sentence lacks when the model, asked, does not find that the passage it cites answers the question."""
+YES, NO = ("yes", "Yes"), ("no", "No")
+"""The first tokens of a reply of yes, and of no."""
+
+
+def cited_passage(book: Book, sentence: str) -> str:
+    """The sentences ``sentence`` cites, with one either side, as one passage."""
+    ids = sorted({n for sid in parse_sentence_ids(sentence) if sid < len(book) for n in book.around(sid, 1)})
+    return " ".join(" ".join(book.sentence(sid).text.split()) for sid in ids)
+
+
+def passage_odds(logprobs: dict[str, float] | None) -> float | None:
+    """The log-odds of yes over no in a model's next-token log-probabilities (None if it cannot say)."""
+    if not logprobs:
+        return None
+    return float(np.logaddexp.reduce([logprobs[w] for w in YES]) - np.logaddexp.reduce([logprobs[w] for w in NO]))
+
+
+def leave_out(found: Grounding, sentence: str, missing: list[str]) -> None:
+    """Count ``sentence`` of a checked answer as left out, lacking ``missing``."""
+    found.left_out.append(sentence)
+    found.missing.append(missing)
+
+
 UNREAD = "…"
 """What stands for a name the book up to the reader's ceiling does not write, in what the model wrote."""
 
@@ -276,8 +301,7 @@ def grounded(book: Book, text: str, question: str, evidence: list[int], embed: E
         found.sentences += 1
         written.append(sentence)
         if missing:
-            found.left_out.append(sentence)
-            found.missing.append(missing)
+            leave_out(found, sentence, missing)
         else:
             kept.append(sentence)
     found.text = " ".join(written)

@@ -174,6 +174,13 @@ def markers(listing: str, few_shot: bool) -> list[dict[str, str]]:
             {"role": "user", "content": f"{MARKER_TASK}{example}\n\nParagraphs:\n{listing}\n\nMarkers:"}]
 
 
+def answers_it(passage: str, question: str) -> list[dict[str, str]]:
+    """Whether a passage an answer cites answers the question (:func:`.grounding.passage_odds`): the question alone,
+    not the answer, and no system prompt (as it was measured)."""
+    return [{"role": "user", "content": f"Passage: {passage}\n\nQuestion: {question}\n\n"
+                                        "Does the passage answer the question? Answer yes or no."}]
+
+
 def supported(passage: str, statement: str) -> list[dict[str, str]]:
     return messages(
         f"Passage:\n{passage}\n\nStatement: {statement}\n\nIs every fact in the statement stated in the passage? "

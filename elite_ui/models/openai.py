@@ -190,7 +190,7 @@ class OpenAICompatibleLLM(LLM):
         payload = self.payload(request) | {"logprobs": True, "top_logprobs": 20}
         try:
             top = self.post(payload)["choices"][0]["logprobs"]["content"][0]["top_logprobs"]
-        except (KeyError, IndexError, TypeError):
+        except (KeyError, IndexError, TypeError, ModelError):  # a server without log-probabilities cannot say
             return None
         seen = {}
         for entry in top:

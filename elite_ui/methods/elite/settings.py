@@ -158,7 +158,7 @@ PRESETS = {
         best_neighbours=True, evidence_tokens=800, answer_tokens=96,
     ),
 }
-PRESETS["capable"] = with_overrides(PRESETS["laptop"], voter_num=1)
+PRESETS["capable"] = with_overrides(PRESETS["laptop"], voter_num=1, passage_check=True)
 PRESETS["demo"] = with_overrides(
     PRESETS["laptop"], judge=True, next_terms="explore", iter_max=2, max_terms=4, deep_search_index=2,
     deep_search_num=3, importance_samples=1, importance_chunks=2, trim=True, evidence_tokens=600, answer_tokens=64)
@@ -170,7 +170,10 @@ with 100-word chunks ranked by BM25 over the same terms, from two half-overlappi
 chunk's neighbours right after it (chunk fusion), and one pass. The judge with further iterations, breadth- and
 depth-wise expansion, importance and trimming each found no more evidence there (breadth/depth found less), so they
 are off; each is one setting away (``--judge``, ``--importance-samples 1``...). ``capable``, for a model of a
-billion parameters or more (:func:`elite_ui.reading.preset_for`): the same settings but one vote for a choice.
+billion parameters or more (:func:`elite_ui.reading.preset_for`): the same settings but one vote for a choice,
+and the passage check (``passage_check``: the model asked whether the passage each kept answer sentence cites
+answers the question, one short call a sentence), chosen on the tune novels' answers and measured on the held-out
+ones (docs/benchmark.md, "The passage check").
 Measured with Qwen2.5-Coder-1.5B (docs/benchmark.md, "Answers with a real model"), the two sampled votes after
 the first changed 2 of 45 answers on QuALITY and 2 of 60 on the held-out novels-dev, one right each way, for two
 calls more; twice the evidence (1,600 tokens) led on the tune novels and not on the held-out ones, and took longer,
