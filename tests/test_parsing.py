@@ -89,6 +89,9 @@ def test_terms_that_copy_the_prompts_own_wording_are_taken_apart():
     copied = "names\nplaces\nobjects\nkey words from the question\nDarcy\nPemberley estate\nnames: Wickham"
     assert parse_terms(copied, 10, ignore) == ["places", "Darcy", "Pemberley estate", "Wickham"]
     assert "names" in parse_terms(copied, 10), "without the instructions' words nothing is taken out"
+    estate = instructions(TERMS, "What is the name of the Bennets' estate?")
+    assert parse_terms("Bennets' estate\nplace\nobjects\nLongbourn", 10, estate) == ["Bennets' estate", "Longbourn"], \
+        "an instruction word in another form too ('place' for 'places')"
 
 
 def test_the_worked_examples_terms_are_no_search_either(willows):

@@ -201,7 +201,8 @@ def test_the_settings_panel_maps_to_settings():
              "option_words": True, "ranking": "bm25", "reach": 2.0, "judge": True, "next_terms": "judge",
              "fuse_chunks": 60.0, "grounding": False, "feedback_terms": 5.0, "rerank": True, "proximity": 0.5,
              "model_weight": 0.25, "fuse_tilings": 2.0, "passage_weight": 0.5, "best_neighbours": False,
-             "evidence_order": "rank", "abstain": True, "terms_example": True, "quote_first": True}
+             "evidence_order": "rank", "abstain": True, "terms_example": True, "quote_first": True,
+             "passage_check": True}
     assert set(shown) == set(controls.fields)
     values = {controls.preset: "laptop"} | {controls.fields[name]: value for name, value in shown.items()}
     s = SimpleNamespace(**flat(controls.settings(values)))
@@ -212,6 +213,7 @@ def test_the_settings_panel_maps_to_settings():
     assert s.model_weight == 0.25 and s.fuse_tilings == 2 and isinstance(s.fuse_tilings, int)
     assert s.passage_weight == 0.5 and s.best_neighbours is False
     assert s.evidence_order == "rank" and s.abstain is True and s.terms_example is True and s.quote_first is True
+    assert s.passage_check is True and s.passage_odds == 1.0, "the check on the page; its threshold is not"
 
 
 def test_the_m_rag_trace_shows_keys_budget_audit_and_paragraph_links(write_book, tmp_path):

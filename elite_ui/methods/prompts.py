@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from ..book import Book
-from ..book.lexicon import content_words
+from ..book.lexicon import content_words, forms
 
 SYSTEM = "You are a careful reading assistant. You answer questions about a novel using only passages from it."
 
@@ -52,10 +52,11 @@ JUDGE_TERMS = "If not, write up to {limit} new search terms for what is missing,
 
 
 def instructions(task: str, question: str, options: dict[str, str] | None = None) -> frozenset[str]:
-    """The content words of a prompt's ``task`` that the question and its options do not use: a small model copies
-    them back as terms ("names", "places", "key words from the question"), and they find nothing it asked for."""
-    asked = set(content_words(" ".join([question, *(options or {}).values()])))
-    return frozenset(w for w in content_words(task.format(limit="")) if w not in asked)
+    """The content words of a prompt's ``task``, in any of their forms ("place" for "places"), that the question and
+    its options do not use in any: a small model copies them back as terms ("names", "places", "key words from the
+    question"), and they find nothing it asked for."""
+    asked = {f for w in content_words(" ".join([question, *(options or {}).values()])) for f in forms(w)}
+    return frozenset(f for w in content_words(task.format(limit="")) for f in forms(w) if f not in asked)
 
 
 def terms_task(example: bool) -> str:
