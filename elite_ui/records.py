@@ -95,6 +95,8 @@ class AnswerRecord(TypedDict):
     """Of those, how many cited a sentence that does not support them and now cite the evidence sentence that does."""
     unsupported: list[str]
     """Without a ceiling, the answer's sentences what they cite does not support (kept in ``answer``)."""
+    sentences_unanswered: int
+    """Of those left out or marked, the ones whose cited passage the model judged does not answer the question."""
     costs: Costs
 
 
@@ -219,6 +221,7 @@ def answer_record(book: Book, trace: Trace) -> AnswerRecord:
         citations=[cited(book, c.sentence_id) for c in answer.citations],
         evidence_judged_sufficient=verdicts[-1] if verdicts else None, caveat=answer.caveat,
         sentences_checked=answer.checked, sentences_left_out=answer.left_out, unsupported=answer.unsupported,
+        sentences_unanswered=answer.unanswered,
         citations_moved=answer.recited, costs=Costs(llm_calls=totals.llm_calls, prompt_tokens=totals.prompt_tokens,
                     completion_tokens=totals.completion_tokens, seconds=totals.seconds))
 
@@ -231,7 +234,8 @@ def progress_record(trace: Trace, said: str) -> AnswerRecord:
         done=False, progress=said, question=trace.question, method=start[0].data.method if start else "",
         up_to=ceiling.label if ceiling else None, answer="", choice=None, count=None, quotes=[], citations=[],
         evidence_judged_sufficient=None, caveat="", sentences_checked=0, sentences_left_out=0, unsupported=[],
-        citations_moved=0, costs=Costs(llm_calls=0, prompt_tokens=0, completion_tokens=0, seconds=0.0))
+        sentences_unanswered=0, citations_moved=0,
+        costs=Costs(llm_calls=0, prompt_tokens=0, completion_tokens=0, seconds=0.0))
 
 
 def found_record(book: Book, words: str, count: Count, limit: int) -> Found:

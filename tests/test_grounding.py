@@ -242,6 +242,7 @@ def test_the_passage_check_leaves_out_a_sentence_whose_cited_passage_the_model_f
     no, yes = {"no": -0.05, "yes": -3.0}, {"yes": -0.05, "no": -3.0}
     left, calls = answered(up_to_ten, no)
     assert left.left_out == 1 and left.text.startswith("Not found so far: the book up to chapter 10")
+    assert left.unanswered == 1 and "did not find that the passage it cites answers the question" in left.grounding_note
     assert [call.purpose for call in calls] == ["answer", "passage_check"], "the trace in the order of the calls"
     asked = calls[1]
     assert asked.output.startswith("no (log-odds of yes -2.95)") and calls[0].output == left.text
@@ -249,5 +250,7 @@ def test_the_passage_check_leaves_out_a_sentence_whose_cited_passage_the_model_f
     assert answered(up_to_ten, yes)[0].text == said and answered(up_to_ten, None)[0].text == said
     assert answered(up_to_ten, no, on=False)[0].text == said
     marked = answered(pride, no)[0]
-    assert marked.text == said and marked.unsupported == [said]
+    assert marked.text == said and marked.unsupported == [said] and marked.grounding_note == (
+        "1 sentence of the model's answer marked: the model did not find that the passage it cites answers the "
+        "question.")
     assert PRESETS["capable"].passage_check and not PRESETS["laptop"].passage_check

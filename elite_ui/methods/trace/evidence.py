@@ -168,6 +168,9 @@ class Answer:
     """Without a ceiling, the answer's sentences the sentences they cite do not support (shown marked)."""
     recited: int = 0
     """Sentences whose label the check moved to the evidence sentence that supports them."""
+    unanswered: int = 0
+    """Of the sentences left out or marked, those whose cited passage the model judged does not answer the question
+    (the passage check)."""
 
     @property
     def heading(self) -> str:
@@ -181,13 +184,17 @@ class Answer:
         sentences = f"{some} sentence{'s' * (some != 1)} of the model's answer"
         moved = (f"{self.recited} citation{'s' * (self.recited != 1)} moved to the evidence sentence that says it. "
                  if self.recited else "")
+        them, cite, passage = (("them", "they cite", "passages they cite answer") if some > 1 else
+                               ("it", "it cites", "passage it cites answers"))
+        why = f"the sentences {cite} do not support {them}"
+        if self.unanswered:
+            asked = f"the model did not find that the {passage} the question"
+            why = asked if self.unanswered == some else f"{why}, or {asked}"
         if self.left_out:
-            said = (f"{sentences} left out: the sentences {'they cite do' if some > 1 else 'it cites do'} not "
-                    f"support {'them' if some > 1 else 'it'}. A model may know a famous book beyond your ceiling; "
-                    "answers are checked against the book up to it.")
+            said = (f"{sentences} left out: {why}. A model may know a famous book beyond your ceiling; answers are "
+                    "checked against the book up to it.")
         else:
-            said = f"{sentences} marked: the sentences cited do not support {'them' if some > 1 else 'it'}." if some \
-                else ""
+            said = f"{sentences} marked: {why}." if some else ""
         return (moved + said).strip()
 
     doing: ClassVar[str] = "answer written"
