@@ -9,6 +9,8 @@
    and the check reads its answer: how many answer sentences the evidence supports, how many answers are correct
    (token F1 against the correct option at least 0.5), and how many of those lose a sentence to the check.
 3. ``--answers SET:DIR ...``: a real model's answers, written with the check off (:func:`real_answers`).
+4. ``--answers SET:FILE --passage-check``: the same answers, the model's passage check after the grounding check, at
+   several thresholds (:func:`passage_checks`).
 """
 
 from __future__ import annotations
@@ -184,8 +186,8 @@ def passage_checks(sets: list[str], kept_odds: dict[str, list] | None = None) ->
                  "minus_off": [round((sum(right[at]) - sum(right[None])) / len(rows), 3),
                                list(bootstrap_interval(right[at], right[None]))],
                  "from_beyond": sum(bool(v.get("from_beyond")) for v in found),
-                 "within_wrong": sum(not (v["correct"] or v["abstained"]) for v, question in
-                                     zip(found, [q for q, *_ in rows], strict=True) if not question.beyond)}
+                 "within_wrong": sum(not (v["correct"] or v["abstained"]) for v, b in zip(found, beyond, strict=True)
+                                     if not b)}
         for name, inside in (("within", False), ("beyond", True)):
             mine, off = ([r for r, b in zip(rights, beyond, strict=True) if b == inside]
                          for rights in (right[at], right[None]))
