@@ -222,7 +222,7 @@ def test_the_passage_check_leaves_out_a_sentence_whose_cited_passage_the_model_f
     log-odds. Under a ceiling a "no" leaves the sentence out; without one it is marked; a model that cannot say
     (no log-probabilities) keeps it."""
     from elite_ui.methods.base import tapped
-    from elite_ui.methods.grounding import passage_odds
+    from elite_ui.methods.grounding import Grounding, passage_odds
     from elite_ui.models.base import finished
 
     question = "Who was among the first to visit Mr. Bingley?"
@@ -249,6 +249,12 @@ def test_the_passage_check_leaves_out_a_sentence_whose_cited_passage_the_model_f
     assert up_to_ten.sentence(visit - 1).text.split()[0] in asked.prompt and "earliest" in asked.prompt
     assert answered(up_to_ten, yes)[0].text == said and answered(up_to_ten, None)[0].text == said
     assert answered(up_to_ten, no, on=False)[0].text == said
+    small = answering(said)
+    small.logprobs, small.n_ctx = no, 40
+    engine, calls = Elite(small, with_overrides(PRESETS["laptop"], passage_check=True), embed=trigram_embed), []
+    checked = engine.passage_checked(up_to_ten, question, said, Grounding(), 1)
+    assert finished(tapped(checked, lambda call: calls.append(call.data) or False)) == said
+    assert calls[-1].output == "cannot say", "a passage longer than the model's context is not asked about"
     marked = answered(pride, no)[0]
     assert marked.text == said and marked.unsupported == [said] and marked.grounding_note == (
         "1 sentence of the model's answer marked: the model did not find that the passage it cites answers the "

@@ -351,12 +351,13 @@ class Engine:
     def passage_checked(self, book: Book, question: str, kept: str, found: Grounding, iteration: int):
         """``kept`` (the sentences the grounding check kept) less those whose cited passage the model, asked
         (``passage_check``), does not find answers the question, each call recorded in the trace (its reply: yes
-        or no, with the log-odds of yes); a model that cannot say keeps them."""
+        or no, with the log-odds of yes); a model that cannot say, or a passage longer than its context, keeps
+        them."""
         out = []
         for sentence in answer_sentences(kept):
             messages = prompts.answers_it(cited_passage(book, sentence), question)
-            began = time.monotonic()
-            odds = passage_odds((yield from self.likeliest(messages, (*YES, *NO), iteration)))
+            began, fits = time.monotonic(), self.llm.count_messages(messages) < self.llm.n_ctx
+            odds = passage_odds((yield from self.likeliest(messages, (*YES, *NO), iteration))) if fits else None
             yield Event(Kind.LLM_CALL, iteration, LLMCall(
                 "passage_check", as_read(messages),
                 "cannot say" if odds is None else f"{'yes' if odds >= self.settings.passage_odds else 'no'} "
