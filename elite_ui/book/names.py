@@ -687,8 +687,7 @@ def story_paragraphs(book: Book) -> list[str]:
     if first >= len(book):
         return []
     cuts = np.flatnonzero(np.diff(book.paragraph_of[first:])) + 1 + first
-    return [book.text[int(book.bounds[a, 0]):int(book.bounds[b - 1, 1])]
-            for a, b in zip([first, *cuts], [*cuts, len(book)], strict=True)]
+    return [book.span_text(a, b - 1) for a, b in zip([first, *cuts], [*cuts, len(book)], strict=True)]
 
 
 def join_addressed(variants: dict[str, Counter], paragraphs: list[str]) -> None:

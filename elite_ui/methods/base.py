@@ -356,12 +356,13 @@ class Engine:
         out = []
         for sentence in answer_sentences(kept):
             messages = prompts.answers_it(cited_passage(book, sentence), question)
-            began, fits = time.monotonic(), self.llm.count_messages(messages) < self.llm.n_ctx
+            began, tokens = time.monotonic(), self.llm.count_messages(messages)
+            fits = tokens < self.llm.n_ctx
             odds = passage_odds((yield from self.likeliest(messages, (*YES, *NO), iteration))) if fits else None
             yield Event(Kind.LLM_CALL, iteration, LLMCall(
                 "passage_check", as_read(messages),
                 "cannot say" if odds is None else f"{'yes' if odds >= self.settings.passage_odds else 'no'} "
-                f"(log-odds of yes {odds:+.2f})", self.llm.count_messages(messages), 0, 1,
+                f"(log-odds of yes {odds:+.2f})", tokens, 0, 1,
                 round(time.monotonic() - began, 4), "logprobs"))
             if odds is not None and odds < self.settings.passage_odds:
                 leave_out(found, sentence, [UNANSWERED])
