@@ -26,7 +26,7 @@ from elite_ui.methods.chunk_rag import EMBED_BATCH
 from elite_ui.methods.registry import METHODS, Tools
 from elite_ui.models import ScriptedLLM
 from elite_ui.testing.browser import ROOT, app_log, start_app, stop_app
-from elite_ui.testing.readers import ask_values, every_endpoint, page_values, shown, visitors
+from elite_ui.testing.readers import ask_values, every_endpoint, finished, page_values, shown, visitors
 
 client_module = pytest.importorskip("gradio_client")
 Client, handle_file = client_module.Client, client_module.handle_file
@@ -59,12 +59,14 @@ def test_f2_one_visitor_flooding_an_endpoint_leaves_room_for_others(hosted):
     flooder, other = Client(url, verbose=False), Client(url, verbose=False)
     flooder.predict(api_name="/on_sample")
     values = page_values(flooder, "/on_recap", {})
-    jobs = [flooder.submit(*values, api_name="/on_recap") for _ in range(70)]
+
+    def send():
+        return flooder.submit(*values, api_name="/on_recap")
+
+    jobs = [send() for _ in range(70)]
     said = other.predict(api_name="/on_sample")
     assert "Loaded" in str(said), "another visitor still opens a book"
-    for job in jobs:
-        job.result(timeout=120)
-    statuses = [shown(job.outputs(), "") for job in jobs]
+    statuses = [shown(job.outputs(), "") for job in finished(jobs, send)]
     assert sum("still being made" in s for s in statuses) >= 1, "the flood was refused, not queued"
     assert not any("Queue is full" in s for s in statuses)
 
@@ -83,8 +85,11 @@ def test_f3_f4_sessions_and_heavy_views_per_visitor_are_bounded(tmp_path):
             program.predict(book=book, words="Toad", api_name="/search")
         heavy = clients[0]
         values = page_values(heavy, "/on_xray", {"Character": "Toad"})
-        jobs = [heavy.submit(*values, api_name="/on_xray") for _ in range(10)]
-        results = [str(job.result(timeout=120)) for job in jobs]
+
+        def send():
+            return heavy.submit(*values, api_name="/on_xray")
+
+        results = [str(job.result()) for job in finished([send() for _ in range(10)], send)]
         drawn = sum("X-Ray of Toad" in r for r in results)
         refused = sum("still being made" in r for r in results)
         assert drawn >= 1 and drawn + refused == 10

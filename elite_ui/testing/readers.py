@@ -7,6 +7,7 @@ from __future__ import annotations
 import statistics
 import threading
 import time
+from concurrent.futures import CancelledError
 from dataclasses import dataclass
 
 import httpx
@@ -29,6 +30,19 @@ def page_values(client, api_name: str, typed: dict[str, object]) -> list:
 def ask_values(client, question: str) -> list:
     """``/on_ask``'s parameters with ``question`` typed."""
     return page_values(client, "/on_ask", {"Question": question})
+
+
+def finished(jobs: list, send) -> list:
+    """Each of gradio_client's ``jobs`` (each sent by ``send()``) waited for. A run the client cancelled by itself is
+    sent again, alone: its session's event stream closed as the run was sent (the client's race, seen on CI with 70
+    quick runs from one session), which says nothing of what the app answered."""
+    for n, job in enumerate(jobs):
+        try:
+            job.result(timeout=120)
+        except CancelledError:
+            jobs[n] = send()
+            jobs[n].result(timeout=120)
+    return jobs
 
 
 def shown(outputs: list, marker: str) -> str:
