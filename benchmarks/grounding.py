@@ -93,6 +93,13 @@ def unchecked(sets: list[str]):
             yield question, record, part(book, question.up_to).book
 
 
+def written(record: dict) -> bool:
+    """Whether an unchecked answer's record holds an answer to check: one written from evidence, not a reply that
+    the passages do not say."""
+    said = record["prediction"]
+    return bool(said and not ABSTAINED.search(said) and "evidence" in record)
+
+
 def real_answers(sets: list[str]) -> dict:
     """The check on a real model's own answers, written with the check off (``benchmarks.answers``' row ``unchecked``):
     each answer judged right or wrong as a reader would (its key; beyond a ceiling, any answer but "does not
@@ -117,7 +124,7 @@ def real_answers(sets: list[str]) -> dict:
             count = tally[name]
             count["questions"] += 1
             count["beyond"] += question.beyond
-            if not said or ABSTAINED.search(said) or "evidence" not in record:
+            if not written(record):
                 count["after"] += bool(record["correct"])
                 count["beyond_not_said"] += question.beyond and bool(record["correct"])
                 continue
@@ -160,7 +167,7 @@ def passage_checks(sets: list[str], kept_odds: dict[str, list] | None = None) ->
     embed, rows = MiniLMEmbedder(), []
     for question, record, read in unchecked(sets):
         said = kept = record["prediction"]  # an answer that says the passages do not say is shown as it is
-        answered = bool(said and not ABSTAINED.search(said) and "evidence" in record)
+        answered = written(record)
         if answered:
             kept, _ = grounded(read, said, question.question, record["evidence"], embed, names_for(read, None))
         sentences = answer_sentences(kept) if answered else []

@@ -359,15 +359,15 @@ class Engine:
             began, tokens = time.monotonic(), self.llm.count_messages(messages)
             fits = tokens < self.llm.n_ctx
             odds = passage_odds((yield from self.likeliest(messages, (*YES, *NO), iteration))) if fits else None
+            answers = odds is None or odds >= self.settings.passage_odds
             yield Event(Kind.LLM_CALL, iteration, LLMCall(
                 "passage_check", as_read(messages),
-                "cannot say" if odds is None else f"{'yes' if odds >= self.settings.passage_odds else 'no'} "
-                f"(log-odds of yes {odds:+.2f})", tokens, 0, 1,
-                round(time.monotonic() - began, 4), "logprobs"))
-            if odds is not None and odds < self.settings.passage_odds:
-                leave_out(found, sentence, [UNANSWERED])
-            else:
+                "cannot say" if odds is None else f"{'yes' if answers else 'no'} (log-odds of yes {odds:+.2f})",
+                tokens, 0, 1, round(time.monotonic() - began, 4), "logprobs"))
+            if answers:
                 out.append(sentence)
+            else:
+                leave_out(found, sentence, [UNANSWERED])
         return " ".join(out)
 
     def answer_from(self, book: Book, question: str, options: dict[str, str] | None, context: str,
