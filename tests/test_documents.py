@@ -98,6 +98,31 @@ def test_hard_wrapped_lines_without_blank_lines_keep_whole_sentences_and_their_h
     assert len(verse) == 61, "the title, then lines that are not hard-wrapped stay a paragraph each"
 
 
+
+def test_a_pdf_saved_as_text_loses_its_page_furniture_and_keeps_sentences_across_pages(write_book):
+    """Huckleberry Finn in the corpus is a PDF saved as text: "N of 496" after every page, the title as a running
+    header, a publisher's line every few pages, a page number run on to a page's last word. None of it may be
+    read as the book's sentences or names, and a sentence a page break cuts is one sentence again."""
+    import textwrap
+
+    body = textwrap.fill(" ".join(f"Huck went down to the river on day {n} and Jim waited {n + 3} hours by raft "
+                                  f"{n * 7} for him, as widow {n % 13} slept." for n in range(200)), 60).splitlines()
+    pages, total = [body[i:i + 30] for i in range(0, len(body), 30)], len(body) // 30 + 1
+    text = "The Raft\n\nCHAPTER I.\n"
+    for n, page in enumerate(pages, 1):
+        ad = "\neBook brought to you by\n\nMake a PDF of it.\n" if n % 4 == 0 else ""
+        last = page[-1] + (f"{n} of {total}" if n == 5 else f"\n\n{n} of {total}")
+        text += "\n".join([*page[:-1], last]) + f"\n\nThe Raft Story\n{ad}\n"
+    book = write_book(text)
+    sentences = [" ".join(book.sentence(i).text.split()) for i in range(len(book))]
+    assert not [s for s in sentences if re.search(r" of \d|Raft Story|eBook|PDF", s)]
+    assert sum(s.startswith("Huck went down") for s in sentences) == 200
+    assert all(s.endswith(" slept.") for s in sentences if s.startswith("Huck went down"))
+    form_fed = write_book("\f".join("\n".join(page) + "\n\nThe Raft Story" for page in pages))
+    assert not any("Raft Story" in form_fed.sentence(i).text for i in range(len(form_fed)))
+    plain = "Page 3 was torn.\n\n" + "\n\n".join(["He read page 12 aloud.", "5 of 9 men came."] * 3)
+    assert write_book(plain).text.strip() == plain, "a text that numbers no pages is read as it is"
+
 def test_index_maps_words_to_sentences(write_book):
     book = write_book("The fox ran. A dog sat. The fox slept.")
     assert book.index.postings("fox").tolist() == [0, 2]

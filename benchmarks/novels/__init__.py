@@ -24,8 +24,10 @@ def prefix_of(name: str) -> str:
 
 @cache
 def opened(prefix: str):
-    """The novel as the app loads it, and its file's text as Python reads it (universal newlines)."""
+    """The novel as the app loads it, and its file's text as Python reads it (universal newlines), less the page
+    numbers and running lines of a PDF saved as text (:func:`~elite_ui.book.formats.unpaged`: Huckleberry Finn's)."""
+    from elite_ui.book.formats import unpaged
     from elite_ui.book.load import load_book
 
     path = book_path(prefix)
-    return load_book(path), path.read_text(encoding="utf-8")
+    return load_book(path), unpaged(path.read_text(encoding="utf-8"))

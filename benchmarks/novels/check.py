@@ -2,12 +2,13 @@
 
 Errors: a line that is not a question in our format (see :mod:`elite_ui.bench.datasets`), a duplicate id, an id
 whose prefix is not its book's, an empty question or answer, a book not found, evidence that is not an exact
-substring of its book file (read as UTF-8 with universal newlines) or is over 1,000 characters, a multi-hop question
-whose evidence is not in at least two chapters (the app's loader's chapters), a question marked ``reworded`` that
-shares more than one content word with its evidence, and a set that misses its shape: at least 300 questions over at
-least 10 novels, a third reworded, a quarter multi-hop. A question's content words are its words less stopwords and
-less names (words it writes with a capital letter, the first word aside); one is shared when any inflected form of it
-(lemminflect) is a word of the evidence. Evidence under 20 or over 300 characters is a warning.
+substring of its book file (read as UTF-8 with universal newlines, less the page numbers and running lines of a PDF
+saved as text) or is over 1,000 characters, a multi-hop question whose evidence is not in at least two chapters (the
+app's loader's chapters), a question marked ``reworded`` that shares more than one content word with its evidence,
+and a set that misses its shape: at least 300 questions over at least 10 novels, a third reworded, a quarter
+multi-hop. A question's content words are its words less stopwords and less names (words it writes with a capital
+letter, the first word aside); one is shared when any inflected form of it (lemminflect) is a word of the evidence.
+Evidence under 20 or over 300 characters is a warning.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ MAX_UNPACKED = 256 * 1024 * 1024
 
 
 def read_txt(data: bytes, name: str) -> Draft:
-    text, meta = strip_gutenberg(compatible(repair(decode(data, name))))
+    text, meta = strip_gutenberg(unpaged(compatible(repair(decode(data, name)))))
     paragraphs = paragraph_spans(text)
     title, author = title_and_author(text, paragraphs, meta)
     return Draft(text, paragraphs, headings(text, paragraphs), title, author)
@@ -273,24 +273,71 @@ def set_off_headings(pages: list[list[tuple[str, float, bool]]]) -> tuple[list[s
     return texts, marked
 
 
+PAGE_NUMBER = re.compile(
+    r"^[ \t]*(?:page[ \t]+\d{1,5}(?:[ \t]+of[ \t]+\d{1,5})?|\d{1,5}[ \t]+of[ \t]+(\d{1,5}))[ \t]*$",
+    re.IGNORECASE | re.MULTILINE)
+"""A line that only numbers a page ("5 of 496", "Page 12"), as a PDF saved as text keeps them."""
+
+
+def unpaged(text: str) -> str:
+    """A text cut into pages (by form feeds, or by lines that number its pages: a PDF saved as text) joined again
+    without its running headers, footers and page numbers, a page's last line run on into the next page's first
+    unless it ends a sentence; any other text as it is."""
+    pages = pages_of(text)
+    if len(pages) < 4:
+        return text
+    joined = []
+    for page in drop_running_lines(pages):
+        if page.strip():
+            joined += ["\n\n" if joined and re.search(r"[.!?\"”’]\s*$", joined[-1]) else "\n", page.strip("\n")]
+    return "".join(joined[1:])
+
+
+def pages_of(text: str) -> list[str]:
+    """``text`` cut at its form feeds, else at its :data:`PAGE_NUMBER` lines (and at a page's number "of" the
+    page count run on to the page's last word: "country a46 of 496"), each cut left out."""
+    if text.count("\f") >= 3:
+        return text.split("\f")
+    marks = list(PAGE_NUMBER.finditer(text))
+    totals = Counter(m.group(1) for m in marks if m.group(1))
+    if len(marks) >= 3 and totals:
+        glued = re.compile(rf"(?<=[^\s\d])\d{{1,5}}[ \t]+of[ \t]+{totals.most_common(1)[0][0]}[ \t]*$", re.MULTILINE)
+        marks = sorted([*marks, *glued.finditer(text)], key=lambda m: m.start())
+    starts, ends = [0, *(m.end() for m in marks)], [*(m.start() for m in marks), len(text)]
+    return [text[a:b] for a, b in zip(starts, ends, strict=True)]
+
+
+RUNNING_DEPTH = 3
+"""How many times the running lines at the pages' edges are looked for, each on what the last left."""
+
+
 def drop_running_lines(pages: list[str]) -> list[str]:
-    """Remove running headers and footers: first/last lines that recur, digits aside, on many pages (unless that
-    would leave no text at all: pages that are all alike)."""
+    """Remove running headers and footers: first/last lines that recur, digits aside, on many pages, or verbatim
+    on one page in twenty (a publisher's line every few pages), and again on what is left (a header over a
+    publisher's line of two), unless that would leave no text at all (pages that are all alike)."""
     if len(pages) < 3:
         return pages
 
     def key(line: str) -> str:
         return re.sub(r"\d+", "#", line.strip().lower())
 
-    edges = Counter()
-    for page in pages:
-        lines = [ln for ln in page.splitlines() if ln.strip()]
-        edges.update({key(ln) for ln in lines[:2] + lines[-2:]})
-    running = {k for k, n in edges.items() if n >= max(3, len(pages) // 2) or re.fullmatch(r"#|page #", k)}
-    out = []
-    for page in pages:
-        lines = page.splitlines()
+    def edges(lines: list[str]) -> set[int]:
         nonblank = [i for i, ln in enumerate(lines) if ln.strip()]
-        edge = set(nonblank[:2] + nonblank[-2:])
-        out.append("\n".join(ln for i, ln in enumerate(lines) if not (i in edge and key(ln) in running)))
-    return out if any(WORD.search(page) for page in out) else pages
+        return set(nonblank[:2] + nonblank[-2:])
+
+    out = pages
+    for _ in range(RUNNING_DEPTH):
+        split = [page.splitlines() for page in out]
+        keyed, verbatim = Counter(), Counter()
+        for lines in split:
+            keyed.update({key(lines[i]) for i in edges(lines)})
+            verbatim.update({lines[i].strip() for i in edges(lines)})
+        running = {k for k, n in keyed.items() if n >= max(3, len(pages) // 2) or re.fullmatch(r"#|page #", k)}
+        often = {line for line, n in verbatim.items() if n >= max(3, len(pages) // 20)}
+        dropped = ["\n".join(ln for i, ln in enumerate(lines)
+                             if not (i in edges(lines) and (key(ln) in running or ln.strip() in often)))
+                   for lines in split]
+        if dropped == out or not any(WORD.search(page) for page in dropped):
+            break
+        out = dropped
+    return out
