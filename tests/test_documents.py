@@ -101,14 +101,15 @@ def test_hard_wrapped_lines_without_blank_lines_keep_whole_sentences_and_their_h
 
 def test_a_pdf_saved_as_text_loses_its_page_furniture_and_keeps_sentences_across_pages(write_book):
     """Huckleberry Finn in the corpus is a PDF saved as text: "N of 496" after every page, the title as a running
-    header, a publisher's line every few pages, a page number run on to a page's last word. None of it may be
-    read as the book's sentences or names, and a sentence a page break cuts is one sentence again."""
+    header, a publisher's line every few pages, a page number run on to a page's last word, words its lines broke
+    ("some- body"). None of it may be read as the book's sentences or names, a sentence a page break cuts is one
+    sentence again, and a broken word is whole where the book writes it whole elsewhere."""
     import textwrap
 
     body = textwrap.fill(" ".join(f"Huck went down to the river on day {n} and Jim waited {n + 3} hours by raft "
                                   f"{n * 7} for him, as widow {n % 13} slept." for n in range(200)), 60).splitlines()
     pages, total = [body[i:i + 30] for i in range(0, len(body), 30)], len(body) // 30 + 1
-    text = "The Raft\n\nCHAPTER I.\n"
+    text = "The Raft\n\nCHAPTER I.\nSomebody came, and then some- body went off in a hap- hazard way.\n"
     for n, page in enumerate(pages, 1):
         ad = "\neBook brought to you by\n\nMake a PDF of it.\n" if n % 4 == 0 else ""
         last = page[-1] + (f"{n} of {total}" if n == 5 else f"\n\n{n} of {total}")
@@ -118,6 +119,7 @@ def test_a_pdf_saved_as_text_loses_its_page_furniture_and_keeps_sentences_across
     assert not [s for s in sentences if re.search(r" of \d|Raft Story|eBook|PDF", s)]
     assert sum(s.startswith("Huck went down") for s in sentences) == 200
     assert all(s.endswith(" slept.") for s in sentences if s.startswith("Huck went down"))
+    assert "Somebody came, and then somebody went off in a hap-hazard way." in sentences, "broken words joined"
     form_fed = write_book("\f".join("\n".join(page) + "\n\nThe Raft Story" for page in pages))
     assert not any("Raft Story" in form_fed.sentence(i).text for i in range(len(form_fed)))
     plain = "Page 3 was torn.\n\n" + "\n\n".join(["He read page 12 aloud.", "5 of 9 men came."] * 3)

@@ -282,7 +282,8 @@ PAGE_NUMBER = re.compile(
 def unpaged(text: str) -> str:
     """A text cut into pages (by form feeds, or by lines that number its pages: a PDF saved as text) joined again
     without its running headers, footers and page numbers, a page's last line run on into the next page's first
-    unless it ends a sentence; any other text as it is."""
+    unless it ends a sentence, and the words its lines broke joined (:func:`joined_words`); any other text as it
+    is."""
     pages = pages_of(text)
     if len(pages) < 4:
         return text
@@ -290,7 +291,24 @@ def unpaged(text: str) -> str:
     for page in drop_running_lines(pages):
         if page.strip():
             joined += ["\n\n" if joined and re.search(r"[.!?\"”’]\s*$", joined[-1]) else "\n", page.strip("\n")]
-    return "".join(joined[1:])
+    return joined_words("".join(joined[1:]))
+
+
+BROKEN_WORD = re.compile(r"\b([A-Za-z]*[a-z])-(?: |\n)([a-z]+)\b")
+"""A word a page broke at a line's end, as a PDF saved as text keeps it: "some-" and "body" on two lines, or
+"some- body" on one."""
+
+
+def joined_words(text: str) -> str:
+    """Each :data:`BROKEN_WORD` of ``text`` joined where the book writes it whole elsewhere ("somebody"), else kept
+    with its hyphen ("hap-hazard")."""
+    whole = set(re.findall(r"[a-z]+", text.lower()))
+
+    def join(m: re.Match) -> str:
+        word = m.group(1) + m.group(2)
+        return word if word.lower() in whole else f"{m.group(1)}-{m.group(2)}"
+
+    return BROKEN_WORD.sub(join, text)
 
 
 def pages_of(text: str) -> list[str]:
