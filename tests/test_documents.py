@@ -174,14 +174,18 @@ def test_an_epub_missing_a_chapter_file_opens_without_it_and_says_so(tmp_path):
 
 
 def test_pdf_keeps_pages_joins_hyphens_and_drops_running_lines(tmp_path):
-    pages = [["Chapter 1", "", "The captain looked at the extra-", "ordinary map. He smiled."],
-             ["The crew sang all night.", "Nobody slept."],
+    pages = [["Chapter 1", "", "The captain looked at the extra-", "ordinary map. He smiled. The crew sang all"],
+             ["night long, and the mate was para-"], ["lysed with fear.", "Nobody slept."],
              ["Chapter 2", "", "At dawn the ship reached the island."]]
     book = load_book(make_pdf(tmp_path / "voyage.pdf", pages))
     assert "extraordinary map" in book.text
     assert "RUNNING HEADER" not in book.text
-    dawn = next(book.sentence(i) for i in range(len(book)) if "dawn" in book.sentence(i).text)
-    assert dawn.page == 3 and dawn.citation.endswith("p. 3")
+    sentences = {book.sentence(i).text: book.sentence(i) for i in range(len(book))}
+    crew = sentences["The crew sang all night long, and the mate was paralysed with fear."]
+    assert crew.page == 1, "a sentence the page breaks cut is one, cited to the page it starts on"
+    assert sentences["Nobody slept."].page == 3
+    dawn = next(s for text, s in sentences.items() if "dawn" in text)
+    assert dawn.page == 4 and dawn.citation.endswith("p. 4")
 
 
 @pytest.mark.parametrize(("name", "content", "message"), [

@@ -83,6 +83,19 @@ def test_middle_names_titles_with_given_names_kin_and_married_names(tmp_path):
     assert "Diana Rivers" not in names.find("St. John Rivers").variants
 
 
+def test_a_first_name_that_is_another_familys_surname_is_no_middle_name(tmp_path):
+    """Heathcliff's son "Linton Heathcliff", named for Edgar Linton's family, is not Heathcliff (Wuthering Heights
+    listed Heathcliff under his son's name)."""
+    lines = ["It was noon, and Heathcliff came, and he sat.", "It rained, and Mr. Heathcliff spoke, and he laughed.",
+             "It was dawn, and Edgar Linton rose, and he read.", "It was late, and Mr. Linton nodded, and he left."]
+    path = tmp_path / "heights.txt"
+    path.write_text(STORY.format("\n\n".join(lines * 3 + ["'Linton Heathcliff,' said she."] * 3)),
+                    encoding="utf-8")
+    heathcliff = build_names(load_book(path)).find("Heathcliff")
+    assert {"Heathcliff", "Mr. Heathcliff"} <= set(heathcliff.variants)
+    assert "Linton Heathcliff" not in heathcliff.variants
+
+
 def test_places_are_not_characters(pride_names):
     names = {v for c in pride_names.characters for v in c.variants}
     assert not {"Longbourn", "Netherfield", "Pemberley", "Meryton"} & names

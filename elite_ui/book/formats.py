@@ -1,5 +1,6 @@
-"""The three file formats, each read into a :class:`~elite_ui.book.model.Draft`: plain text, EPUB (ebooklib: the
-spine in order, titles from the table of contents) and PDF (PyMuPDF: page text, outline, running lines dropped)."""
+"""The three file formats, each read into a :class:`~elite_ui.book.model.Draft`: plain text (a PDF saved as text
+without its page numbers and running lines), EPUB (ebooklib: the spine in order, titles from the table of contents)
+and PDF (PyMuPDF: page text, outline, running lines dropped)."""
 
 from __future__ import annotations
 
@@ -217,7 +218,14 @@ def read_pdf(data: bytes, name: str) -> Draft:
         page_starts.append(offset)
         page = re.sub(r"(\w)-\n(\w)", r"\1\2", page)
         blocks = [" ".join(b.split()) for b in re.split(r"\n\s*\n|(?<=[.!?\"”’])\n(?=[A-Z“\"])", page)]
-        for block in (b for b in blocks if b):
+        for n, block in enumerate(b for b in blocks if b):
+            if n == 0 and parts and runs_on(parts[-1], block, marked):  # a paragraph the page break cut
+                start, broken = paragraphs[-1][0], parts[-1].endswith("-") and block[:1].islower()
+                parts[-1] = parts[-1][:-1] + block if broken else f"{parts[-1]} {block}"
+                page_starts[-1] = start + len(parts[-1]) - len(block)
+                paragraphs[-1] = (start, start + len(parts[-1]))
+                offset = start + len(parts[-1]) + 2
+                continue
             paragraphs.append((offset, offset + len(block)))
             parts.append(block)
             offset += len(block) + 2
@@ -229,6 +237,12 @@ def read_pdf(data: bytes, name: str) -> Draft:
         by_font = [(title, a) for title, a in ((text[a:b], a) for a, b in paragraphs) if title in marked]
         chapters = by_font if len(by_font) >= 2 else headings(text, paragraphs)
     return Draft(text, paragraphs, chapters, meta.get("title", ""), meta.get("author", ""), page_starts)
+
+
+def runs_on(last: str, first: str, headings: set[str]) -> bool:
+    """Whether a page's ``first`` block goes on with the ``last`` one of the page before: a paragraph the page break
+    cut, which ends in no full stop or other closing mark ("... said to" / "Mr. Darcy"), neither being a heading."""
+    return last not in headings and first not in headings and re.search(r"[\w,;-]$", last) is not None
 
 
 def page_lines(page) -> list[tuple[str, float, bool]]:

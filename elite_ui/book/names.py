@@ -1,31 +1,30 @@
 """The book's characters and the variants of their names ("Elizabeth", "Lizzy", "Eliza", "Miss Elizabeth Bennet"),
 found without embeddings, offered to term expansion and editable by the reader.
 
-Names are capitalised words of the story (the front matter left out: a preface names its author and her other
-books) that open no sentence, follow no apostrophe ('Tis), are (almost) never written in lower case unless the book
-writes them before a surname and on their own too ("Will Ladislaw", "Grace Poole") and are not a family's plural
-("the Lucases"); a surname keeps its particle ("de Bourgh"). Variants of one character are joined by rules read from
-the text: a full name joins its first name ("Elizabeth Bennet" -> Elizabeth), unless the first name is written with a
-second surname about as often ("Mary Ingram", "Mary Rivers": "Mary" stays alone); a nickname joins its given name
-(the ``nicknames`` table: Lizzy, Eliza -> Elizabeth; Kitty and Catherine); a diminutive joins its stem (Ratty -> Rat,
-Janet -> Jane); a titled surname ("Mr. Darcy") joins the one character of that sex whose full name carries it, unless
-the book tells him apart by his given name ("Mr. Frank Churchill", "Mr. Fred": "Mr. Churchill" is his uncle, "Mr.
-Vincy" his father) or names both in one sentence, else each titled form is a character of its own ("Mr. Bennet",
-"Mrs. Bennet"); a surname alone is a man's ("Darcy"; "Weston" is Mr. Weston, not the more written Mrs. Weston); a
-rank ("Captain Weston", "Dr. Lydgate") joins the man of its surname unless both are named at once; a middle name
-joins the surname's character ("Edward Fairfax Rochester"); a title with a given name joins the full name it is
-written with ("St. John" -> "St. John Rivers"), "Aunt Reed" Mrs. Reed; "Miss" and a surname is the eldest daughter
-("Miss Bennet" -> Jane, whose sisters are "Miss Elizabeth", "Miss Lydia"); a woman's given name with a man's surname
-is her married name ("Jane Rochester" -> Jane Eyre); "Mrs. John Knightley" is his wife, not him; a wife the story
-marries is the woman named with her husband and a marriage before the book first calls her "Mrs." ("Mrs. Collins",
-Charlotte Lucas; "Mrs. Wickham", Lydia, who signs "Lydia Wickham"); "Mrs. Poole", where no man has the surname, the
-one woman written with it ("Grace Poole"). A given name with a title of rank it mostly carries ("Lady Catherine",
-"Colonel Fitzwilliam") is a person of its own, apart from the bare name, and keeps its full names ("Lady Catherine de
-Bourgh"; Kitty is "Catherine"). A given name the book writes only alone and says in dialogue ("Tertius, ...") is
-the name of the titled character who speaks the paragraphs beside it ("said Lydgate"), three times at least. Sexes
-come from titles and from the pronouns after a name. ``python -m
-benchmarks.names`` measures the merged pairs against lists made by hand. Every rule can be wrong; the reader edits
-the result as text, one character per line.
+Names are capitalised words of the story (the front matter left out: a preface names its author and her other books)
+that open no sentence, follow no apostrophe ('Tis), are (almost) never written in lower case unless the book writes them
+before a surname and on their own too ("Will Ladislaw", "Grace Poole") and are not a family's plural ("the Lucases"); a
+surname keeps its particle ("de Bourgh"). Variants of one character are joined by rules read from the text: a full name
+joins its first name ("Elizabeth Bennet" -> Elizabeth), unless the first name is written with a second surname about as
+often ("Mary Ingram", "Mary Rivers": "Mary" stays alone); a nickname joins its given name (the ``nicknames`` table:
+Lizzy, Eliza -> Elizabeth; Kitty and Catherine); a diminutive joins its stem (Ratty -> Rat, Janet -> Jane); a titled
+surname ("Mr. Darcy") joins the one character of that sex whose full name carries it, unless the book tells him apart by
+his given name ("Mr. Frank Churchill", "Mr. Fred": "Mr. Churchill" is his uncle, "Mr. Vincy" his father) or names both
+in one sentence, else each titled form is a character of its own ("Mr. Bennet", "Mrs. Bennet"); a surname alone is a
+man's ("Darcy"; "Weston" is Mr. Weston, not the more written Mrs. Weston); a rank ("Captain Weston", "Dr. Lydgate")
+joins the man of its surname unless both are named at once; a middle name joins the surname's character ("Edward Fairfax
+Rochester"; not a surname of another family's full name, "Linton Heathcliff"); a title with a given name joins the full
+name it is written with ("St. John" -> "St. John Rivers"), "Aunt Reed" Mrs. Reed; "Miss" and a surname is the eldest
+daughter ("Miss Bennet" -> Jane, whose sisters are "Miss Elizabeth", "Miss Lydia"); a woman's given name with a man's
+surname is her married name ("Jane Rochester" -> Jane Eyre); "Mrs. John Knightley" is his wife, not him; a wife the
+story marries is the woman named with her husband and a marriage before the book first calls her "Mrs." ("Mrs. Collins",
+Charlotte Lucas; "Mrs. Wickham", Lydia, who signs "Lydia Wickham"); "Mrs. Poole", where no man has the surname, the one
+woman written with it ("Grace Poole"). A given name with a title of rank it mostly carries ("Lady Catherine", "Colonel
+Fitzwilliam") is a person of its own, apart from the bare name, and keeps its full names ("Lady Catherine de Bourgh";
+Kitty is "Catherine"). A given name the book writes only alone and says in dialogue ("Tertius, ...") is the name of the
+titled character who speaks the paragraphs beside it ("said Lydgate"), three times at least. Sexes come from titles and
+from the pronouns after a name. ``python -m benchmarks.names`` measures the merged pairs against lists made by hand.
+Every rule can be wrong; the reader edits the result as text, one character per line.
 
 Under a spoiler ceiling the index is found again in the book cut there (:func:`names_for`), so no name, variant
 or join that only a later chapter shows is listed.
@@ -395,7 +394,8 @@ def forms_by_character(written: Counter, pairs: Counter, firsts: set[str], home:
     the titles of its full names) whose full name carries it, unless :func:`distinguished` or :func:`two_people`
     (``named``) tell them apart, else a character of its own ("Mr. Bennet"); a wife's title with a man's full name
     ("Mrs. John Knightley") its own; a surname alone itself (:func:`join_bare_surnames`); a middle name and a surname
-    ("Fairfax Rochester") the surname's."""
+    ("Fairfax Rochester") the surname's, unless the first is another family's surname, the surname of a full name
+    ("Linton Heathcliff", Heathcliff's son, named for Edgar Linton's family: not Heathcliff)."""
     def character_of(first: str, last: str, title: str = "") -> str:
         """A given name's character, unless this full name has another surname (Jean Prouvaire, not Valjean)."""
         if (title, first) in carried:
@@ -419,6 +419,7 @@ def forms_by_character(written: Counter, pairs: Counter, firsts: set[str], home:
                 titled_sex.setdefault(character_of(first, last, title), set()).add("m" if man else "f")
     sex_of = {k: genders.get(first_name(k)) or (min(said) if len(said) == 1 else None)
               for k, said in titled_sex.items()}
+    family_names = {last for (_, first, last) in written if first in firsts and last}
     variants: dict[str, Counter] = {}
     for (title, first, last), n in written.items():
         form = written_name(title, first, last)
@@ -430,8 +431,8 @@ def forms_by_character(written: Counter, pairs: Counter, firsts: set[str], home:
             key = form  # "Mrs. John Knightley" is John Knightley's wife
         elif first in firsts:
             key = character_of(first, last)
-        elif last and not title:
-            key = last  # "Fairfax Rochester", a middle name and a surname: the surname's character
+        elif last and not title:  # "Fairfax Rochester", a middle name and a surname: the surname's character;
+            key = form if first in family_names else last  # "Linton Heathcliff" its own (Edgar Linton's family)
         elif not title:
             key = first  # a surname alone: :func:`join_bare_surnames`
         else:
