@@ -14,7 +14,7 @@ from ..errors import BookError
 from .headings import headings, title_and_author
 from .lexicon import WORD
 from .model import Draft
-from .segment import paragraph_spans
+from .segment import TITLE_ABBREVIATION, paragraph_spans
 from .text import compatible, decode, repair, strip_gutenberg
 
 BLOCKS = ("p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "blockquote", "pre")
@@ -217,7 +217,7 @@ def read_pdf(data: bytes, name: str) -> Draft:
     for page in pages:
         page_starts.append(offset)
         page = re.sub(r"(\w)-\n(\w)", r"\1\2", page)
-        blocks = [" ".join(b.split()) for b in re.split(r"\n\s*\n|(?<=[.!?\"”’])\n(?=[A-Z“\"])", page)]
+        blocks = [" ".join(b.split()) for b in re.split(r"\n\s*\n|(?<=[.!?\"”’'])\n(?=[A-Z“‘\"'])", page)]
         for n, block in enumerate(b for b in blocks if b):
             if n == 0 and parts and runs_on(parts[-1], block, marked):  # a paragraph the page break cut
                 start, broken = paragraphs[-1][0], parts[-1].endswith("-") and block[:1].islower()
@@ -241,8 +241,11 @@ def read_pdf(data: bytes, name: str) -> Draft:
 
 def runs_on(last: str, first: str, headings: set[str]) -> bool:
     """Whether a page's ``first`` block goes on with the ``last`` one of the page before: a paragraph the page break
-    cut, which ends in no full stop or other closing mark ("... said to" / "Mr. Darcy"), neither being a heading."""
-    return last not in headings and first not in headings and re.search(r"[\w,;-]$", last) is not None
+    cut, which ends in no full stop or other closing mark ("... said to" / "Mr. Darcy") but a title's ("... said
+    Mrs." / "Forster"), neither being a heading."""
+    title = TITLE_ABBREVIATION.search(last + " ", max(0, len(last) - 6))
+    ends = re.search(r"[\w,;-]$", last) or (title and title.end() == len(last))
+    return last not in headings and first not in headings and bool(ends)
 
 
 def page_lines(page) -> list[tuple[str, float, bool]]:
