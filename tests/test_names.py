@@ -96,6 +96,17 @@ def test_a_first_name_that_is_another_familys_surname_is_no_middle_name(tmp_path
     assert "Linton Heathcliff" not in heathcliff.variants
 
 
+def test_a_given_name_a_servant_titles_is_still_a_given_name(tmp_path):
+    """"Mr. Edgar", as the servants call Edgar Linton more often than the book writes his full name, does not make
+    "Edgar" a surname: Edgar and Mr. Edgar are Edgar Linton."""
+    lines = ["It was noon, and Edgar Linton came, and he sat.", "It rained, and Mr. Edgar spoke, and he laughed.",
+             "It was late, and Mr. Edgar nodded, and he left.", "It was dawn, and Edgar rose, and he read.",
+             "It was dusk, and Edgar wrote, and he slept.", "It was May, and Edgar rode, and he sang."]
+    path = tmp_path / "heights.txt"
+    path.write_text(STORY.format("\n\n".join(lines * 3)), encoding="utf-8")
+    assert {"Edgar", "Mr. Edgar"} <= set(build_names(load_book(path)).find("Edgar Linton").variants)
+
+
 def test_places_are_not_characters(pride_names):
     names = {v for c in pride_names.characters for v in c.variants}
     assert not {"Longbourn", "Netherfield", "Pemberley", "Meryton"} & names

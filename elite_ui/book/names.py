@@ -336,15 +336,18 @@ def family_plural(word: str, names: set[str]) -> bool:
 
 
 def given_names(names: set[str], written: Counter, pairs: Counter) -> set[str]:
-    """The names written at least as often before a surname as they are used as a surname themselves."""
-    given, surname = Counter(), Counter()
+    """The names written at least as often before a surname as they are used as a surname themselves, and those
+    written before a surname :data:`LEAST` times and never after a given name, however often a surname's title
+    comes before them alone ("Mr. Edgar", as servants call Edgar Linton)."""
+    given, surname, last_of = Counter(), Counter(), Counter()
     for (first, last), n in pairs.items():
         given[first] += n
-        surname[last] += n
+        last_of[last] += n
+    surname.update(last_of)
     for (title, first, last), n in written.items():
         if title in SURNAME_TITLES and not last:
             surname[first] += n
-    return {w for w in names if given[w] >= surname[w]}
+    return {w for w in names if given[w] >= surname[w] or (given[w] >= LEAST and not last_of[w])}
 
 
 def homes(firsts: set[str], pairs: Counter, capitalised: Counter, genders: dict[str, str]) -> dict[str, str]:
