@@ -217,7 +217,7 @@ def read_pdf(data: bytes, name: str) -> Draft:
     for page in pages:
         page_starts.append(offset)
         page = re.sub(r"(\w)-\n(\w)", r"\1\2", page)
-        blocks = [" ".join(b.split()) for b in re.split(r"\n\s*\n|(?<=[.!?\"”’'])\n(?=[A-Z“‘\"'])", page)]
+        blocks = [" ".join(b.split()) for b in re.split(PARAGRAPH_BREAK, page)]
         for n, block in enumerate(b for b in blocks if b):
             if n == 0 and parts and runs_on(parts[-1], block, marked):  # a paragraph the page break cut
                 start, broken = paragraphs[-1][0], parts[-1].endswith("-") and block[:1].islower()
@@ -237,6 +237,12 @@ def read_pdf(data: bytes, name: str) -> Draft:
         by_font = [(title, a) for title, a in ((text[a:b], a) for a, b in paragraphs) if title in marked]
         chapters = by_font if len(by_font) >= 2 else headings(text, paragraphs)
     return Draft(text, paragraphs, chapters, meta.get("title", ""), meta.get("author", ""), page_starts)
+
+
+PARAGRAPH_BREAK = re.compile(r"\n\s*\n|(?:(?<=[.!?_])|(?<=[.!?_—][\"'”’])|(?<=[.!?][\"'”’][\"'”’]))\n(?=[A-Z“‘\"'_])")
+"""Where a PDF page's lines start a paragraph: after a blank line, or where a line that ends a sentence (its
+closing quotes after the full stop or a dash, or an italic's underscore) is followed by one that opens with a capital
+or a quotation mark; a possessive's apostrophe ("the girls'") ends no paragraph."""
 
 
 def runs_on(last: str, first: str, headings: set[str]) -> bool:
