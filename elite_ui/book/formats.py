@@ -334,14 +334,22 @@ def joined_words(text: str) -> str:
     return BROKEN_WORD.sub(join, text)
 
 
+NUMBERED_PAGES = 10
+"""The least page-number lines that make a text a paged one (a book that writes "Page 5" in a list of contents
+is not)."""
+
+
 def pages_of(text: str) -> list[str]:
-    """``text`` cut at its form feeds, else at its :data:`PAGE_NUMBER` lines (and at a page's number "of" the
-    page count run on to the page's last word: "country a46 of 496"), each cut left out."""
+    """``text`` cut at its form feeds, else at its :data:`PAGE_NUMBER` lines when it has :data:`NUMBERED_PAGES` of
+    them (and at a page's number "of" the page count run on to the page's last word: "country a46 of 496"), each cut
+    left out."""
     if text.count("\f") >= 3:
         return text.split("\f")
     marks = list(PAGE_NUMBER.finditer(text))
+    if len(marks) < NUMBERED_PAGES:
+        return [text]
     totals = Counter(m.group(1) for m in marks if m.group(1))
-    if len(marks) >= 3 and totals:
+    if totals:
         glued = re.compile(rf"(?<=[^\s\d])\d{{1,5}}[ \t]+of[ \t]+{totals.most_common(1)[0][0]}[ \t]*$", re.MULTILINE)
         marks = sorted([*marks, *glued.finditer(text)], key=lambda m: m.start())
     starts, ends = [0, *(m.end() for m in marks)], [*(m.start() for m in marks), len(text)]
