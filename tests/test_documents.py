@@ -98,7 +98,6 @@ def test_hard_wrapped_lines_without_blank_lines_keep_whole_sentences_and_their_h
     assert len(verse) == 61, "the title, then lines that are not hard-wrapped stay a paragraph each"
 
 
-
 def test_a_pdf_saved_as_text_loses_its_page_furniture_and_keeps_sentences_across_pages(write_book):
     """Huckleberry Finn in the corpus is a PDF saved as text: "N of 496" after every page, the title as a running
     header, a publisher's line every few pages, a page number run on to a page's last word, words its lines broke
@@ -124,6 +123,7 @@ def test_a_pdf_saved_as_text_loses_its_page_furniture_and_keeps_sentences_across
     assert not any("Raft Story" in form_fed.sentence(i).text for i in range(len(form_fed)))
     plain = "Page 3 was torn.\n\n" + "\n\n".join(["He read page 12 aloud.", "5 of 9 men came.", "Page 7"] * 3)
     assert write_book(plain).text.strip() == plain, "a text that numbers no pages (a few lines aside) is as it is"
+
 
 def test_index_maps_words_to_sentences(write_book):
     book = write_book("The fox ran. A dog sat. The fox slept.")
