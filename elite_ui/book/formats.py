@@ -377,15 +377,16 @@ def drop_running_lines(pages: list[str]) -> list[str]:
     out = pages
     for _ in range(RUNNING_DEPTH):
         split = [page.splitlines() for page in out]
+        rims = [edges(lines) for lines in split]
         keyed, verbatim = Counter(), Counter()
-        for lines in split:
-            keyed.update({key(lines[i]) for i in edges(lines)})
-            verbatim.update({lines[i].strip() for i in edges(lines)})
+        for lines, rim in zip(split, rims, strict=True):
+            keyed.update({key(lines[i]) for i in rim})
+            verbatim.update({lines[i].strip() for i in rim})
         running = {k for k, n in keyed.items() if n >= max(3, len(pages) // 2) or re.fullmatch(r"#|page #", k)}
         often = {line for line, n in verbatim.items() if n >= max(3, len(pages) // 20)}
         dropped = ["\n".join(ln for i, ln in enumerate(lines)
-                             if not (i in edges(lines) and (key(ln) in running or ln.strip() in often)))
-                   for lines in split]
+                             if not (i in rim and (key(ln) in running or ln.strip() in often)))
+                   for lines, rim in zip(split, rims, strict=True)]
         if dropped == out or not any(WORD.search(page) for page in dropped):
             break
         out = dropped

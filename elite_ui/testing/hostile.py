@@ -88,6 +88,7 @@ def texts() -> dict[str, bytes]:
         "txt-only-whitespace": b" \n\t\r\n " * 1000,
         "txt-only-punctuation": b".!?;:" * 1000,
         "txt-control-characters": bytes(range(1, 32)) * 200,
+        "txt-form-fed-long-pages": "\f".join(["Alice found a key.\n" * 20_000] * 4).encode(),
     }
 
 
