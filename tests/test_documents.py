@@ -102,13 +102,15 @@ def test_a_pdf_saved_as_text_loses_its_page_furniture_and_keeps_sentences_across
     """Huckleberry Finn in the corpus is a PDF saved as text: "N of 496" after every page, the title as a running
     header, a publisher's line every few pages, a page number run on to a page's last word, words its lines broke
     ("some- body"). None of it may be read as the book's sentences or names, a sentence a page break cuts is one
-    sentence again, and a broken word is whole where the book writes it whole elsewhere."""
+    sentence again, and a broken word is whole where the book writes it whole elsewhere or English has it, and keeps
+    its hyphen where the book writes it so elsewhere or neither."""
     import textwrap
 
     body = textwrap.fill(" ".join(f"Huck went down to the river on day {n} and Jim waited {n + 3} hours by raft "
                                   f"{n * 7} for him, as widow {n % 13} slept." for n in range(200)), 60).splitlines()
     pages, total = [body[i:i + 30] for i in range(0, len(body), 30)], len(body) // 30 + 1
-    text = "The Raft\n\nCHAPTER I.\nSomebody came, and then some- body went off in a hap- hazard way.\n"
+    text = ("The Raft\n\nCHAPTER I.\nSomebody came, and then some- body went off in a hap- hazard way to a "
+            "sugar- hogshead, good- natured and good-natured.\n")
     for n, page in enumerate(pages, 1):
         ad = "\neBook brought to you by\n\nMake a PDF of it.\n" if n % 4 == 0 else ""
         last = page[-1] + (f"{n} of {total}" if n == 5 else f"\n\n{n} of {total}")
@@ -118,7 +120,8 @@ def test_a_pdf_saved_as_text_loses_its_page_furniture_and_keeps_sentences_across
     assert not [s for s in sentences if re.search(r" of \d|Raft Story|eBook|PDF", s)]
     assert sum(s.startswith("Huck went down") for s in sentences) == 200
     assert all(s.endswith(" slept.") for s in sentences if s.startswith("Huck went down"))
-    assert "Somebody came, and then somebody went off in a hap-hazard way." in sentences, "broken words joined"
+    assert ("Somebody came, and then somebody went off in a haphazard way to a sugar-hogshead, good-natured and "
+            "good-natured.") in sentences, "broken words joined"
     form_fed = write_book("\f".join("\n".join(page) + "\n\nThe Raft Story" for page in pages))
     assert not any("Raft Story" in form_fed.sentence(i).text for i in range(len(form_fed)))
     plain = "Page 3 was torn.\n\n" + "\n\n".join(["He read page 12 aloud.", "5 of 9 men came.", "Page 7"] * 3)
@@ -178,8 +181,11 @@ def test_pdf_keeps_pages_joins_hyphens_and_drops_running_lines(tmp_path):
              ["night long, and the mate was para-"], ["lysed with fear.", "Nobody slept but Mrs."],
              ["Forster, who read in the girls'", "Hall.", "'Land!' cried the boy.", "'Where?' asked she."],
              ["Chapter 2", "", "At dawn the ship reached the island."]]
+    pages += [["The good-humoured mate, well-"], ["known and good-", "humoured, sang."]]
     book = load_book(make_pdf(tmp_path / "voyage.pdf", pages))
     assert "extraordinary map" in book.text
+    assert "The good-humoured mate, well-known and good-humoured, sang." in book.text, (
+        "a compound the book writes elsewhere, or no English word, keeps the hyphen a line break left")
     assert "RUNNING HEADER" not in book.text
     sentences = {book.sentence(i).text: book.sentence(i) for i in range(len(book))}
     crew = sentences["The crew sang all night long, and the mate was paralysed with fear."]
@@ -296,11 +302,20 @@ def make_txt(path, text):
 
 
 def test_ligatures_and_full_width_letters_are_spelled_out_in_every_format(tmp_path):
-    text = "The ﬁrst oﬃcer's ﬂag ﬂew. Ｔｏａｄ came ſoon after, oﬀ to the river."
+    """And a soft hyphen or a word joiner inside a word (an e-book hyphenated for its reader) is dropped, so that
+    the word is found, counted and named whole."""
+    from elite_ui.book.text import compatible
+    from elite_ui.methods.elite.counting import count
+
+    text = ("The ﬁrst oﬃcer's ﬂag ﬂew. Ｔｏａｄ came ſoon after, oﬀ to the river. Eliza\u00adbeth was extra\u00ad"
+            "ordinary, said Eliza\u2060beth's sister.")
     epub_book = load_book(make_epub(tmp_path / "l.epub", [("One", f"<p>{text}</p>")]))
     txt_book = load_book(make_txt(tmp_path / "l.txt", text))
     for book in (epub_book, txt_book):
-        assert "The first officer's flag flew. Toad came soon after, off to the river." in book.text
+        assert ("The first officer's flag flew. Toad came soon after, off to the river. Elizabeth was extraordinary, "
+                "said Elizabeth's sister.") in book.text
+        assert count(book, "Elizabeth").total == 2
+    assert compatible("the extra\u00ad\nordinary") == "the extra-\nordinary", "a soft hyphen a line's end shows"
 
 
 def test_a_books_card_can_show_before_its_sentences_are_found(tmp_path):

@@ -210,18 +210,18 @@ def read_pdf(data: bytes, name: str) -> Draft:
     doc.close()
     pages, marked = set_off_headings(lines)
     pages = drop_running_lines(pages)
+    written = whole_words("\n".join(pages))
     parts: list[str] = []
     page_starts: list[int] = []
     paragraphs: list[tuple[int, int]] = []
     offset = 0
     for page in pages:
         page_starts.append(offset)
-        page = re.sub(r"(\w)-\n(\w)", r"\1\2", page)
-        blocks = [" ".join(b.split()) for b in re.split(PARAGRAPH_BREAK, page)]
+        blocks = [joined_words(" ".join(b.split()), written) for b in re.split(PARAGRAPH_BREAK, page)]
         for n, block in enumerate(b for b in blocks if b):
             if n == 0 and parts and runs_on(parts[-1], block, marked):  # a paragraph the page break cut
-                start, broken = paragraphs[-1][0], parts[-1].endswith("-") and block[:1].islower()
-                parts[-1] = parts[-1][:-1] + block if broken else f"{parts[-1]} {block}"
+                start = paragraphs[-1][0]
+                parts[-1] = joined_words(f"{parts[-1]} {block}", written)
                 page_starts[-1] = start + len(parts[-1]) - len(block)
                 paragraphs[-1] = (start, start + len(parts[-1]))
                 offset = start + len(parts[-1]) + 2
@@ -318,18 +318,32 @@ def unpaged(text: str) -> str:
 
 
 BROKEN_WORD = re.compile(r"\b([A-Za-z]*[a-z])-(?: |\n)([a-z]+)\b")
-"""A word a page broke at a line's end, as a PDF saved as text keeps it: "some-" and "body" on two lines, or
-"some- body" on one."""
+"""A word a page broke at a line's end: "some-" and "body" on two lines, or "some- body" on one (a PDF's lines
+joined, or a PDF saved as text)."""
 
 
-def joined_words(text: str) -> str:
-    """Each :data:`BROKEN_WORD` of ``text`` joined where the book writes it whole elsewhere ("somebody"), else kept
-    with its hyphen ("hap-hazard")."""
-    whole = set(re.findall(r"[a-z]+", text.lower()))
+def whole_words(text: str) -> tuple[Counter, Counter]:
+    """How often ``text`` writes each word, lower-cased, and each hyphened word ("good-humoured"): what a broken
+    word is joined to or kept as (:func:`joined_words`)."""
+    lower = text.lower()
+    return Counter(re.findall(r"[a-z]+", lower)), Counter(re.findall(r"[a-z]+-[a-z]+", lower))
+
+
+def joined_words(text: str, written: tuple[Counter, Counter] | None = None) -> str:
+    """Each :data:`BROKEN_WORD` of ``text`` written as the book (``written``: its :func:`whole_words`; None: those
+    of ``text``) more often writes it elsewhere: whole ("somebody") or hyphened ("good-humoured"); one it writes
+    neither way joined where English has the word ("para- lysed": lemminflect's lemmas), else kept with its hyphen
+    ("sugar-hogshead")."""
+    from lemminflect import getAllLemmas
+
+    whole, hyphened = whole_words(text) if written is None else written
 
     def join(m: re.Match) -> str:
-        word = m.group(1) + m.group(2)
-        return word if word.lower() in whole else f"{m.group(1)}-{m.group(2)}"
+        word, kept = m.group(1) + m.group(2), f"{m.group(1)}-{m.group(2)}"
+        joined, split = whole[word.lower()], hyphened[kept.lower()]
+        if joined or split:
+            return word if joined >= split else kept
+        return word if getAllLemmas(word.lower()) else kept
 
     return BROKEN_WORD.sub(join, text)
 

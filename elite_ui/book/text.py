@@ -101,9 +101,12 @@ def strip_gutenberg(text: str) -> tuple[str, dict[str, str]]:
 
 
 COMPATIBLE = {c: unicodedata.normalize("NFKC", chr(c)) for c in [
-    *range(0xFB00, 0xFB07), 0x017F, *range(0xFF10, 0xFF1A), *range(0xFF21, 0xFF3B), *range(0xFF41, 0xFF5B)]}
+    *range(0xFB00, 0xFB07), 0x017F, *range(0xFF10, 0xFF1A), *range(0xFF21, 0xFF3B), *range(0xFF41, 0xFF5B)]} | {
+    0x00AD: "", 0x2060: ""}
 """Compatibility characters a reader never means as such: the ligatures ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ (PDFs keep them), the long s,
-and full-width letters and digits, each as the letters it stands for (Unicode NFKC)."""
+and full-width letters and digits, each as the letters it stands for (Unicode NFKC); and the invisible marks inside
+a word, dropped: the soft hyphen (an e-book hyphenated for its reader, "Eliza\u00adbeth") and the word joiner, which
+would cut the word in two for the search, the names and the counts."""
 
 
 ANY_COMPATIBLE = re.compile(f"[{''.join(map(chr, COMPATIBLE))}]")
@@ -113,4 +116,9 @@ def compatible(text: str) -> str:
     """``text`` with every :data:`COMPATIBLE` character spelled out ("ﬁrst" is "first"), so that it can be found and
     counted; every format reader applies it before offsets are taken. (A search first: ``str.translate`` with a
     table takes 0.1 s for a 3 MB book, a search 0.01 s, and most books have none.)"""
-    return text.translate(COMPATIBLE) if ANY_COMPATIBLE.search(text) else text
+    return SHOWN_SOFT_HYPHEN.sub("-", text).translate(COMPATIBLE) if ANY_COMPATIBLE.search(text) else text
+
+
+SHOWN_SOFT_HYPHEN = re.compile("\u00ad(?=[ \t]*(?:\n|$))")
+"""A soft hyphen at a line's end, where a PDF shows it: a hyphen, so that the word it breaks is joined as any is
+(:func:`~elite_ui.book.formats.joined_words`)."""
