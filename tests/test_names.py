@@ -119,13 +119,15 @@ def test_diminutives_join_their_stem():
 
 
 def test_short_forms_of_longer_names_of_the_same_sex_and_a_bare_surname_is_a_mans(tmp_path):
-    """Rosy is a Rosamond and Dodo a Dorothea (no nickname table lists them), Harry no Harriet; "Weston" alone is
+    """Rosy is a Rosamond and Dodo a Dorothea (no nickname table lists them), Harry no Harriet; Mary and Marie, names
+    in their own right, are no Marius whatever the pronouns say (Les Misérables had merged them); "Weston" alone is
     Mr. Weston, though Mrs. Weston is written more."""
     from elite_ui.book.names import nickname_of
 
     genders = {"Rosamond": "f", "Harry": "m", "Harriet": "f"}
     assert nickname_of("Rosy", "Rosamond", genders) and nickname_of("Dodo", "Dorothea", genders)
     assert not nickname_of("Harry", "Harriet", genders)
+    assert not nickname_of("Mary", "Marius", {}) and not nickname_of("Marie", "Marius", {"Marius": "m"})
     lines = ["It was noon, and Mr. Weston came, and he sat.", "It was late, and Mrs. Weston spoke, and she smiled.",
              "It was dark, and Mrs. Weston wrote, and she waited.", "It rained, and Weston laughed, and he left."]
     path = tmp_path / "story.txt"

@@ -832,12 +832,14 @@ def nickname_parent(word: str, firsts: set[str], counts: Counter, genders: dict[
 
 def nickname_of(word: str, name: str, genders: dict[str, str]) -> bool:
     """Whether ``word`` may be a nickname or a diminutive of the name ``name``: one of its :func:`nickname_targets`,
-    or (of a sex the pronouns do not say differs) a longer name a short form of it begins (Rosy: Rosamond, Dodo:
-    Dorothea; not Harry: Harriet)."""
+    or (of a sex the pronouns do not say differs, and not a name the ``nicknames`` table gives nicknames of its own)
+    a longer name a short form of it begins (Rosy: Rosamond, Dodo: Dorothea; not Harry: Harriet, nor Mary or Marie:
+    Marius)."""
     lowered = name.lower()
     if lowered in nickname_targets(word):
         return True
     return (any(lowered.startswith(stem) and len(lowered) > len(stem) + 1 for stem in short_forms(word))
+            and not nick_namer().nicknames_of(word.lower())
             and genders.get(word, genders.get(name)) == genders.get(name, genders.get(word)))
 
 
