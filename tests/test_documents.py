@@ -318,6 +318,20 @@ def test_ligatures_and_full_width_letters_are_spelled_out_in_every_format(tmp_pa
     assert compatible("the extra\u00ad\nordinary") == "the extra-\nordinary", "a soft hyphen a line's end shows"
 
 
+def test_an_epub_reads_as_it_shows_without_note_marks_or_page_numbers(tmp_path):
+    """A drop capital or small capitals in an element of their own run on into their word ("<span>I</span>t"),
+    and a note's reference mark or a printed page's number (Project Gutenberg's "[Pg 23]") is no word of the book."""
+    from elite_ui.methods.elite.counting import count
+
+    body = ('<p><span class="dropcap">I</span>t was <span class="smcap">Mr</span>. Darcy<a href="#n1" '
+            'epub:type="noteref"><sup>1</sup></a> who came.<br/>Then M<sup>me</sup> Bovary left<sup>*</sup>.'
+            '<span class="pagenum"><a id="Page_23">[Pg 23]</a></span> At home<span epub:type="pagebreak" '
+            'title="24">24</span> Darcy sat.</p>')
+    book = load_book(make_epub(tmp_path / "marks.epub", [("One", body)]))
+    assert "It was Mr. Darcy who came. Then Mme Bovary left. At home Darcy sat." in book.text
+    assert count(book, "Darcy").total == 2
+
+
 def test_a_books_card_can_show_before_its_sentences_are_found(tmp_path):
     """The page shows the card as soon as the file is read (issue 29, item 10): the first reading's chapter count
     is the finished book's, in every format; a book in the cache opens whole at once."""

@@ -37,8 +37,24 @@ def block_text(text: str) -> str:
     return " ".join(compatible(text).split())
 
 
+NOTE_MARK = re.compile(r"[\d*†‡§¶\s]+")
+"""What a superscript that marks a note holds: digits or a reference mark ("1", "*", "†")."""
+
+
+def marks_place(name: str, kinds: str, classes: list[str], text: str) -> bool:
+    """Whether an XHTML element (its tag ``name``, its ``epub:type`` and ``role`` words, its classes and, a ``sup``,
+    its text) marks a place, not the book's words: a note's reference (EPUB's ``noteref``, or a superscript digit or
+    mark: "Darcy<sup>1</sup>") or a printed page's number (``pagebreak``, Project Gutenberg's ``pagenum``: "[Pg
+    23]")."""
+    kinds = kinds.replace("doc-", "").split()
+    return ("noteref" in kinds or "pagebreak" in kinds or "pagenum" in classes
+            or (name == "sup" and bool(NOTE_MARK.fullmatch(text))))
+
+
 def html_blocks(html: bytes) -> list[str]:
-    """Text of the block elements of an XHTML document, in order, scripts and styles removed."""
+    """Text of the block elements of an XHTML document, in order, as a reader sees it: scripts, styles, note
+    references and page numbers removed (:func:`marks_place`), a line break a space, and the words of inline elements
+    written as they run ("<span>I</span>t", a drop capital, is "It"; "<b>Mr</b>." is "Mr.")."""
     import warnings
 
     from bs4 import BeautifulSoup, XMLParsedAsHTMLWarning
@@ -48,8 +64,13 @@ def html_blocks(html: bytes) -> list[str]:
         soup = BeautifulSoup(html, "lxml")
     for tag in soup(["script", "style", "head"]):
         tag.decompose()
+    for tag in soup.find_all(lambda t: marks_place(t.name, f"{t.get('epub:type', '')} {t.get('role', '')}",
+                                                   t.get("class") or [], t.get_text() if t.name == "sup" else "")):
+        tag.decompose()
+    for tag in soup("br"):
+        tag.replace_with(" ")
     blocks = soup.find_all(list(BLOCKS))
-    texts = [block_text(b.get_text(" ")) for b in blocks if not b.find(list(HOLDING))]
+    texts = [block_text(b.get_text("")) for b in blocks if not b.find(list(HOLDING))]
     if not any(texts):
         texts = [line for line in (" ".join(x.split()) for x in compatible(soup.get_text("\n")).split("\n\n")) if line]
     return [t for t in texts if t]

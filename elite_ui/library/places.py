@@ -11,7 +11,7 @@ import re
 
 from lxml import etree
 
-from ..book.formats import BLOCKS, HOLDING, SpineItem, block_text
+from ..book.formats import BLOCKS, HOLDING, SpineItem, block_text, marks_place
 
 CFI = re.compile(r"^epubcfi\((?P<path>[^)]{1,2000})\)$")
 STEP = re.compile(r"/(\d{1,6})(?:\[[^\]]{0,200}\])?")
@@ -22,6 +22,33 @@ XPOINTER = re.compile(r"^/body/DocFragment\[(\d{1,6})\](?P<path>(?:/[A-Za-z][\w-
 def local(element) -> str:
     """An element's tag without its namespace ("p" for "{http://www.w3.org/1999/xhtml}p")."""
     return etree.QName(element).localname.lower() if isinstance(element.tag, str) else ""
+
+
+EPUB_TYPE = "{http://www.idpf.org/2007/ops}type"
+"""``epub:type`` in a tree that declares its namespace (a broken file's, read leniently, keeps the name as written)."""
+
+
+def shown(block):
+    """The block's text nodes as the EPUB reader reads them (:func:`elite_ui.book.formats.html_blocks`), each with
+    the element it is the text of and what the reader puts before it: none inside a note's mark or a page's number,
+    the text after a line break spaced from it."""
+    for string in block.xpath(".//text()"):
+        parent = string.getparent()
+        owner = parent if string.is_text else parent.getparent()
+        if owner is not None and not hidden(owner, block):
+            yield owner, " " if string.is_tail and local(parent) == "br" else "", str(string)
+
+
+def hidden(element, block) -> bool:
+    """Whether ``element`` is, or is inside, a place mark of ``block`` (:func:`marks_place`)."""
+    for e in [element, *element.iterancestors()]:
+        kinds = f"{e.get(EPUB_TYPE, '')} {e.get('epub:type', '')} {e.get('role', '')}"
+        name = local(e)
+        if marks_place(name, kinds, (e.get("class") or "").split(), "".join(e.itertext()) if name == "sup" else ""):
+            return True
+        if e is block:
+            return False
+    return False
 
 
 def text_blocks(root) -> list:
@@ -105,7 +132,7 @@ def block_place(items: list[SpineItem], index: int, root, node, chars: int | Non
         node, chars = block, None
     if block is None or not item.blocks:
         return next((i.start for i in items[index + 1:] if i.blocks), item.start if item.blocks else None)
-    texts = [block_text(" ".join(b.itertext())) for b in blocks]
+    texts = [block_text("".join(lead + text for _, lead, text in shown(b))) for b in blocks]
     k = next(n for n, b in enumerate(blocks) if b is block)
     matches = [n for n, text in enumerate(item.blocks) if text == texts[k]]
     if not matches:
@@ -131,22 +158,20 @@ def text_before(block, node, chars: int | None) -> str:
     """The block's text ahead of the place: every string before ``node``'s first, then ``chars`` characters
     counted across ``node``'s own text nodes (the text of elements inside it, met on the way, counts whole)."""
     ahead, left, reached = [], chars, False
-    for string in block.xpath(".//text()"):
-        parent = string.getparent()
-        owner = parent if string.is_text else parent.getparent()
-        inside = owner is not None and (owner is node or any(a is node for a in owner.iterancestors()))
+    for owner, lead, string in shown(block):
+        inside = owner is node or any(a is node for a in owner.iterancestors())
         if not inside:
             if reached:
                 break
-            ahead.append(str(string))
+            ahead.append(lead + string)
             continue
         reached = True
         if left is None:
             break
         if owner is node:
-            if left <= len(string):
-                ahead.append(str(string)[:left])
+            if left < len(string):  # at a text node's end, the place is the next one's start
+                ahead.append(lead + string[:left])
                 break
             left -= len(string)
-        ahead.append(str(string))
-    return " ".join(ahead)
+        ahead.append(lead + string)
+    return "".join(ahead)
