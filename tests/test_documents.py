@@ -320,7 +320,8 @@ def test_ligatures_and_full_width_letters_are_spelled_out_in_every_format(tmp_pa
 
 def test_an_epub_reads_as_it_shows_without_note_marks_or_page_numbers(tmp_path):
     """A drop capital or small capitals in an element of their own run on into their word ("<span>I</span>t"),
-    and a note's reference mark or a printed page's number (Project Gutenberg's "[Pg 23]") is no word of the book."""
+    a note's reference mark or a printed page's number (Project Gutenberg's "[Pg 23]") is no word of the book, and
+    text in a ``div`` that holds no paragraph is read as one."""
     from elite_ui.methods.elite.counting import count
 
     body = ('<p><span class="dropcap">I</span>t was <span class="smcap">Mr</span>. Darcy<a href="#n1" '
@@ -330,6 +331,12 @@ def test_an_epub_reads_as_it_shows_without_note_marks_or_page_numbers(tmp_path):
     book = load_book(make_epub(tmp_path / "marks.epub", [("One", body)]))
     assert "It was Mr. Darcy who came. Then Mme Bovary left. At home Darcy sat." in book.text
     assert count(book, "Darcy").total == 2
+    divs = ('<div class="para">It was a dark night.</div><div class="poem"><div class="stanza"><span>Twinkle, '
+            'twinkle, little bat!<br/></span><span>How I wonder what you are at!</span></div></div><div><p>Then '
+            'she spoke.</p></div>')
+    written = load_book(make_epub(tmp_path / "divs.epub", [("Two", divs)])).text
+    assert written.endswith("It was a dark night.\n\nTwinkle, twinkle, little bat! How I wonder what you are at!"
+                            "\n\nThen she spoke."), "paragraphs and stanzas written as divs are read"
 
 
 def test_a_books_card_can_show_before_its_sentences_are_found(tmp_path):

@@ -17,9 +17,12 @@ from .model import Draft
 from .segment import TITLE_ABBREVIATION, paragraph_spans
 from .text import compatible, decode, repair, strip_gutenberg
 
-BLOCKS = ("p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "blockquote", "pre")
-HOLDING = ("p", "li")
-"""An EPUB's text comes in blocks: each of these elements that holds none of :data:`HOLDING` is one."""
+BLOCKS = ("p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "blockquote", "pre", "div", "section", "article", "aside",
+          "header", "footer", "figcaption", "caption", "td", "th", "dd", "dt")
+HOLDING = BLOCKS
+"""An EPUB's text comes in blocks: each of these elements that holds none of :data:`HOLDING` is one (a paragraph
+written as a ``div``, as some converters write every one, or a poem's stanza, as Project Gutenberg does, is one too;
+a ``div`` holding paragraphs is not)."""
 
 MAX_UNPACKED = 256 * 1024 * 1024
 """An epub whose members unpack to more than this (a zip bomb) is refused before anything is unpacked."""
