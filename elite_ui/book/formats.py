@@ -245,7 +245,8 @@ def read_pdf(data: bytes, name: str) -> Draft:
         for n, block in enumerate(b for b in blocks if b):
             if n == 0 and parts and runs_on(parts[-1], block, marked):  # a paragraph the page break cut
                 start = paragraphs[-1][0]
-                parts[-1] = joined_words(f"{parts[-1]} {block}", written)
+                head, space, last = parts[-1].rpartition(" ")  # the page break's broken word, if any, is here
+                parts[-1] = head + space + joined_words(f"{last} {block}", written)
                 page_starts[-1] = start + len(parts[-1]) - len(block)
                 paragraphs[-1] = (start, start + len(parts[-1]))
                 offset = start + len(parts[-1]) + 2
@@ -273,9 +274,11 @@ def runs_on(last: str, first: str, headings: set[str]) -> bool:
     """Whether a page's ``first`` block goes on with the ``last`` one of the page before: a paragraph the page break
     cut, which ends in no full stop or other closing mark ("... said to" / "Mr. Darcy") but a title's ("... said
     Mrs." / "Forster"), neither being a heading."""
-    title = TITLE_ABBREVIATION.search(last + " ", max(0, len(last) - 6))
-    ends = re.search(r"[\w,;-]$", last) or (title and title.end() == len(last))
-    return last not in headings and first not in headings and bool(ends)
+    tail = last[-8:]  # a paragraph that runs over many pages is long: only its end is looked at
+    title = TITLE_ABBREVIATION.search(tail + " ", max(0, len(tail) - 6))
+    ends = re.search(r"[\w,;-]$", tail) or (title and title.end() == len(tail))
+    longest = max(map(len, headings), default=0)
+    return bool(ends) and first not in headings and (len(last) > longest or last not in headings)
 
 
 def page_lines(page) -> list[tuple[str, float, bool]]:

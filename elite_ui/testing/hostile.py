@@ -69,6 +69,9 @@ def pdfs(folder: Path) -> dict[str, bytes]:
         "pdf-header-only": b"%PDF-1.7\n%%EOF\n",
         "pdf-negative-page-count": re.sub(rb"/Count \d+", b"/Count -1", good),
         "pdf-objects-garbled": good[:200] + bytes(b ^ 0x5A for b in good[200:600]) + good[600:],
+        "pdf-one-paragraph-over-every-page": make_pdf(  # each page's break runs the paragraph on: it grows long
+            folder / "long.pdf", [[f"and the river ran past the mill {n} {k} and" for k in range(50)]
+                                  for n in range(300)], header="").read_bytes(),
     }
     return out
 
