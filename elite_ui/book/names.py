@@ -78,7 +78,7 @@ NOT_CHARACTERS = frozenset([
     "Sainte", "Boulevard", "Faubourg", "Street", "Square", "Lane", "Road", "Park", "Hall", "Abbey", "Church",
     "Chapel", "River", "Lake", "Lakes", "Mount", "Island", "Empire", "Republic", "Revolution", "Chapter",
     "Volume", "Illustration", "Bible", "Psalms", "Gospel", "Maker", "Creator", "Saviour", "Christians", "Creole",
-    "Missis", "Aye", "Humph",
+    "Christianity", "Missis", "Aye", "Humph",
 ])
 """Capitalised words that are never a character on their own: nationalities, compass points, titles without a name,
 God and scripture, feast days, days and months, the words of places and of the book's own parts, a servant's
