@@ -10,6 +10,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from lemminflect import getAllLemmas
+
 from ..errors import BookError
 from .headings import headings, title_and_author
 from .lexicon import WORD
@@ -361,8 +363,6 @@ def joined_words(text: str, written: tuple[Counter, Counter] | None = None) -> s
     of ``text``) more often writes it elsewhere: whole ("somebody") or hyphened ("good-humoured"); one it writes
     neither way joined where English has the word ("para- lysed": lemminflect's lemmas), else kept with its hyphen
     ("sugar-hogshead")."""
-    from lemminflect import getAllLemmas
-
     whole, hyphened = whole_words(text) if written is None else written
 
     def join(m: re.Match) -> str:
