@@ -320,8 +320,9 @@ def test_ligatures_and_full_width_letters_are_spelled_out_in_every_format(tmp_pa
 
 def test_an_epub_reads_as_it_shows_without_note_marks_or_page_numbers(tmp_path):
     """A drop capital or small capitals in an element of their own run on into their word ("<span>I</span>t"),
-    a note's reference mark or a printed page's number (Project Gutenberg's "[Pg 23]") is no word of the book, and
-    text in a ``div`` that holds no paragraph is read as one."""
+    a note's reference mark or a printed page's number (Project Gutenberg's "[Pg 23]") is no word of the book,
+    text in a ``div`` that holds no paragraph is read as one, and the text a ``div`` holds beside its paragraphs
+    is read where it stands."""
     from elite_ui.methods.elite.counting import count
 
     body = ('<p><span class="dropcap">I</span>t was <span class="smcap">Mr</span>. Darcy<a href="#n1" '
@@ -337,6 +338,11 @@ def test_an_epub_reads_as_it_shows_without_note_marks_or_page_numbers(tmp_path):
     written = load_book(make_epub(tmp_path / "divs.epub", [("Two", divs)])).text
     assert written.endswith("It was a dark night.\n\nTwinkle, twinkle, little bat! How I wonder what you are at!"
                             "\n\nThen she spoke."), "paragraphs and stanzas written as divs are read"
+    mixed = ('<div class="letter">Dear Jane, <i>I write</i> in haste.<p>The ball is on Friday.</p>Yours ever,'
+             '<br/>Charlotte<!-- signed --><blockquote><p>A postscript.</p></blockquote></div>')
+    written = load_book(make_epub(tmp_path / "mixed.epub", [("Three", mixed)])).text
+    assert written.endswith("Dear Jane, I write in haste.\n\nThe ball is on Friday.\n\nYours ever, Charlotte\n\n"
+                            "A postscript."), "the text a div holds beside its paragraphs is read, in its place"
 
 
 def test_a_books_card_can_show_before_its_sentences_are_found(tmp_path):

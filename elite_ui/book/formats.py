@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import zipfile
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -24,7 +25,7 @@ BLOCKS = ("p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "blockquote", "pre", "d
 HOLDING = BLOCKS
 """An EPUB's text comes in blocks: each of these elements that holds none of :data:`HOLDING` is one (a paragraph
 written as a ``div``, as some converters write every one, or a poem's stanza, as Project Gutenberg does, is one too;
-a ``div`` holding paragraphs is not)."""
+a ``div`` holding paragraphs is not, but the text it holds between them is: :func:`runs`)."""
 
 MAX_UNPACKED = 256 * 1024 * 1024
 """An epub whose members unpack to more than this (a zip bomb) is refused before anything is unpacked."""
@@ -74,11 +75,42 @@ def html_blocks(html: bytes) -> list[str]:
         tag.decompose()
     for tag in soup("br"):
         tag.replace_with(" ")
-    blocks = soup.find_all(list(BLOCKS))
-    texts = [block_text(b.get_text("")) for b in blocks if not b.find(list(HOLDING))]
-    if not any(texts):
-        texts = [line for line in (" ".join(x.split()) for x in compatible(soup.get_text("\n")).split("\n\n")) if line]
-    return [t for t in texts if t]
+    if soup.find(list(HOLDING)) is None:  # no block at all: paragraphs at its blank lines
+        return [line for line in (" ".join(x.split()) for x in compatible(soup.get_text("\n")).split("\n\n")) if line]
+    return [text for text in map(block_text, runs(soup)) if text]
+
+
+def runs(root) -> Iterator[str]:
+    """The text of ``root``'s blocks in reading order: each block that holds none of :data:`HOLDING` whole, and the
+    text an element holding blocks has between them (a ``div``'s own opening line before its paragraphs) a block
+    of its own, cut where a block starts or a holding element ends. Walked without recursion: a hostile file may
+    nest blocks thousands deep."""
+    from bs4 import NavigableString, Tag
+
+    holders: set[int] = set()  # the elements holding a block, each marked once going up from every block
+    for block in root.find_all(list(HOLDING)):
+        for parent in block.parents:
+            if id(parent) in holders:
+                break
+            holders.add(id(parent))
+    own, stack = [], [iter(root.children)]
+    while stack:
+        child = next(stack[-1], None)
+        tag = isinstance(child, Tag)
+        holds = tag and id(child) in holders
+        if own and (child is None or holds or (tag and child.name in BLOCKS)):
+            yield "".join(own)
+            own = []
+        if child is None:
+            stack.pop()
+        elif holds:
+            stack.append(iter(child.children))
+        elif tag and child.name in BLOCKS:
+            yield child.get_text("")
+        elif tag:
+            own.append(child.get_text(""))
+        elif type(child) is NavigableString:  # not a comment, a doctype or a processing instruction
+            own.append(str(child))
 
 
 @dataclass
