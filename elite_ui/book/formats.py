@@ -85,7 +85,7 @@ def runs(root) -> Iterator[str]:
     text an element holding blocks has between them (a ``div``'s own opening line before its paragraphs) a block
     of its own, cut where a block starts or a holding element ends. Walked without recursion: a hostile file may
     nest blocks thousands deep."""
-    from bs4 import NavigableString, Tag
+    from bs4 import Tag
 
     holders: set[int] = set()  # the elements holding a block, each marked once going up from every block
     for block in root.find_all(list(HOLDING)):
@@ -107,10 +107,8 @@ def runs(root) -> Iterator[str]:
             stack.append(iter(child.children))
         elif tag and child.name in BLOCKS:
             yield child.get_text("")
-        elif tag:
+        else:  # an inline element or a string, read as get_text reads them (no comment, no doctype)
             own.append(child.get_text(""))
-        elif type(child) is NavigableString:  # not a comment, a doctype or a processing instruction
-            own.append(str(child))
 
 
 @dataclass
