@@ -68,6 +68,34 @@ def test_a_place_after_a_drop_capital_a_note_mark_or_a_page_number_lands_on_its_
         assert book.sentence_at(place) == said[sentence], (node, book.text[place:place + 20])
 
 
+def test_a_place_in_the_text_a_div_holds_beside_its_paragraphs_lands_on_its_sentence(tmp_path):
+    """A letter's opening and closing lines written in its ``div`` beside the paragraphs (which the EPUB reader reads
+    where they stand) are places too: a KOReader or Calibre place there lands on that sentence, not on the next
+    paragraph, which the reader has not reached; so does every sentence's place as the apps write it."""
+    from elite_ui.testing.files import make_epub
+
+    body = ('<p>Before the letter came.</p><div class="letter">Dear <i>Jane</i>, I write in haste.<p>The news is '
+            'bad.</p><p>Lydia is gone.</p>Yours ever, Lizzy.</div><p>After it all.</p>')
+    path = make_epub(tmp_path / "letter.epub", [("One", body)])
+    book = load_book(path)
+    items = epub_spine(path.read_bytes(), path.name).items
+    said = {book.sentence(i).text: i for i in range(len(book))}
+    for place, sentence in [("div/text()[1].2", "Dear Jane, I write in haste."),
+                            ("div/text()[2].4", "Dear Jane, I write in haste."),
+                            ("div/i", "Dear Jane, I write in haste."),
+                            ("div/text()[3].3", "Yours ever, Lizzy."),
+                            ("div", "Dear Jane, I write in haste."),
+                            ("", "One"),
+                            ("div/p[2]/text().2", "Lydia is gone.")]:
+        found = xpointer_place(items, f"/body/DocFragment[1]/body/{place}".rstrip("/"))
+        assert book.sentence_at(found) == said[sentence], (place, book.text[found:found + 20])
+    for sid in range(book.first_read, len(book)):
+        written = written_places(path, book, sid)
+        for place in (written.calibre, written.standard):
+            assert book.sentence_at(cfi_place(items, place)) == sid, place
+        assert book.sentence_at(xpointer_place(items, written.koreader)) == sid, written.koreader
+
+
 @pytest.mark.parametrize("place", ["epubcfi(/999/2/4/2/1:0)", "epubcfi(/6/4/2)", "epubcfi()", "epubcfi(/x)",
                                    "/body/DocFragment[0]/body/p", "/body/DocFragment[3]/body/p[99999]/text().4",
                                    "javascript:alert(1)", "epubcfi(" + "/2" * 5000 + ")", ""])

@@ -81,34 +81,47 @@ def html_blocks(html: bytes) -> list[str]:
 
 
 def runs(root) -> Iterator[str]:
-    """The text of ``root``'s blocks in reading order: each block that holds none of :data:`HOLDING` whole, and the
-    text an element holding blocks has between them (a ``div``'s own opening line before its paragraphs) a block
-    of its own, cut where a block starts or a holding element ends. Walked without recursion: a hostile file may
-    nest blocks thousands deep."""
+    """The text of ``root``'s blocks in reading order (:func:`pieces`, read from BeautifulSoup's tree): a block's
+    text, or a run's, its strings and inline elements read as ``get_text`` reads them (no comment, no doctype)."""
     from bs4 import Tag
 
-    holders: set[int] = set()  # the elements holding a block, each marked once going up from every block
-    for block in root.find_all(list(HOLDING)):
-        for parent in block.parents:
+    walked = pieces(root, lambda e: e.children, lambda e: e.name if isinstance(e, Tag) else "", lambda e: e.parents,
+                    root.find_all(list(HOLDING)))
+    for _, piece in walked:
+        yield "".join(c.get_text("") for c in piece) if isinstance(piece, list) else piece.get_text("")
+
+
+def pieces(root, children, name, parents, holding) -> Iterator[tuple[object, object]]:
+    """``root``'s blocks in reading order, each with the element it is in: each block that holds none of
+    :data:`HOLDING` whole, and the text an element holding blocks has between them (a ``div``'s own opening line
+    before its paragraphs), a list of its strings and inline elements, a block of its own, cut where a block starts
+    or a holding element ends. For any tree: ``children``, ``name`` (a node's tag, "" for a string) and ``parents``
+    of a node, and the ``holding`` elements in it. Walked without recursion: a hostile file may nest blocks thousands
+    deep."""
+    holders: dict[int, object] = {}  # each element holding a block, marked once going up from every block (kept,
+    for block in holding:  # so that an element's id stays its own in a tree that makes its nodes when asked)
+        for parent in parents(block):
             if id(parent) in holders:
                 break
-            holders.add(id(parent))
-    own, stack = [], [iter(root.children)]
+            holders[id(parent)] = parent
+    run: list = []
+    stack = [(root, iter(children(root)))]
     while stack:
-        child = next(stack[-1], None)
-        tag = isinstance(child, Tag)
-        holds = tag and id(child) in holders
-        if own and (child is None or holds or (tag and child.name in BLOCKS)):
-            yield "".join(own)
-            own = []
+        holder, nodes = stack[-1]
+        child = next(nodes, None)
+        holds = child is not None and id(child) in holders
+        block = child is not None and name(child) in BLOCKS
+        if run and (child is None or holds or block):
+            yield holder, run
+            run = []
         if child is None:
             stack.pop()
         elif holds:
-            stack.append(iter(child.children))
-        elif tag and child.name in BLOCKS:
-            yield child.get_text("")
-        else:  # an inline element or a string, read as get_text reads them (no comment, no doctype)
-            own.append(child.get_text(""))
+            stack.append((child, iter(children(child))))
+        elif block:
+            yield holder, child
+        else:
+            run.append(child)
 
 
 @dataclass

@@ -8,10 +8,11 @@ plus the characters before it in the block. Everything read here is untrusted: w
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from lxml import etree
 
-from ..book.formats import BLOCKS, HOLDING, SpineItem, block_text, marks_place
+from ..book.formats import HOLDING, SpineItem, block_text, marks_place, pieces
 
 CFI = re.compile(r"^epubcfi\((?P<path>[^)]{1,2000})\)$")
 STEP = re.compile(r"/(\d{1,6})(?:\[[^\]]{0,200}\])?")
@@ -28,14 +29,35 @@ EPUB_TYPE = "{http://www.idpf.org/2007/ops}type"
 """``epub:type`` in a tree that declares its namespace (a broken file's, read leniently, keeps the name as written)."""
 
 
+class Run(NamedTuple):
+    """The text an element holding blocks has between them, which the EPUB reader reads as a block of its own
+    (:func:`elite_ui.book.formats.runs`): the ``holder``'s own strings there and the inline elements among them."""
+
+    holder: object
+    members: tuple
+
+
+SKIPPED = ("head", "script", "style")
+"""Elements the EPUB reader takes out before reading (:func:`elite_ui.book.formats.html_blocks`)."""
+
+
+def strings(block) -> list:
+    """A block's text nodes in order: a block element's, or a run's own strings and its inline elements' text."""
+    if not isinstance(block, Run):
+        return block.xpath(".//text()")
+    read = [m for m in block.members if isinstance(m, str) or (isinstance(m.tag, str) and local(m) not in SKIPPED)]
+    return [s for m in read for s in ([m] if isinstance(m, str) else m.xpath(".//text()"))]
+
+
 def shown(block):
     """The block's text nodes as the EPUB reader reads them (:func:`elite_ui.book.formats.html_blocks`), each with
     the element it is the text of and what the reader puts before it: none inside a note's mark or a page's number,
     the text after a line break spaced from it."""
-    for string in block.xpath(".//text()"):
+    top = block.holder if isinstance(block, Run) else block
+    for string in strings(block):
         parent = string.getparent()
         owner = parent if string.is_text else parent.getparent()
-        if owner is not None and not hidden(owner, block):
+        if owner is not None and not hidden(owner, top):
             yield owner, " " if string.is_tail and local(parent) == "br" else "", str(string)
 
 
@@ -52,8 +74,14 @@ def hidden(element, block) -> bool:
 
 
 def text_blocks(root) -> list:
-    """The elements the EPUB reader took text blocks from, in order (:func:`elite_ui.book.formats.html_blocks`)."""
-    return [e for e in root.iter() if local(e) in BLOCKS and not any(local(d) in HOLDING for d in e.iterdescendants())]
+    """The blocks the EPUB reader took text from, in order (:func:`elite_ui.book.formats.runs`): each element of
+    :data:`BLOCKS` holding none of :data:`HOLDING`, and each :class:`Run` of text an element holding blocks has
+    between them (:func:`elite_ui.book.formats.pieces`); those with no text shown are left out, as the reader
+    leaves them."""
+    walked = pieces(root, lambda e: e.xpath("node()"), lambda e: "" if isinstance(e, str) else local(e),
+                    lambda e: e.iterancestors(), [e for e in root.iter() if local(e) in HOLDING])
+    blocks = [Run(holder, tuple(piece)) if isinstance(piece, list) else piece for holder, piece in walked]
+    return [b for b in blocks if block_text("".join(lead + text for _, lead, text in shown(b)))]
 
 
 def parsed(item: SpineItem):
@@ -126,9 +154,11 @@ def block_place(items: list[SpineItem], index: int, root, node, chars: int | Non
     the blocks the book was read from."""
     item = items[index]
     blocks = text_blocks(root)
-    block = next((e for e in [node, *node.iterancestors()] if any(e is b for b in blocks)), None)
+    block, chars = holding(blocks, node, chars)
     if block is None:  # a place above the blocks (the body, a section): the first block inside it or after it
-        block = next((b for b in blocks if node in b.iterancestors() or precedes(root, node, b)), None)
+        elements = list(root.iter())  # kept, so that each element's id stays its own
+        order = {id(e): n for n, e in enumerate(elements)}
+        block = next((b for b in blocks if starts(b, order) >= order[id(node)]), None)
         node, chars = block, None
     if block is None or not item.blocks:
         return next((i.start for i in items[index + 1:] if i.blocks), item.start if item.blocks else None)
@@ -139,19 +169,56 @@ def block_place(items: list[SpineItem], index: int, root, node, chars: int | Non
         return None
     found = matches[min(sum(text == texts[k] for text in texts[:k]), len(matches) - 1)]
     start = item.start + sum(len(b) + 2 for b in item.blocks[:found])
-    ahead = text_before(block, node, chars)
+    ahead = "" if node is block and chars is None else text_before(block, node, chars)
     inside = len(block_text(ahead)) + (1 if ahead[-1:].isspace() and ahead.strip() else 0)
     return start + min(inside, len(item.blocks[found]))
 
 
-def precedes(root, one, other) -> bool:
-    """Whether element ``one`` starts before ``other`` in the document."""
-    for element in root.iter():
-        if element is one:
-            return True
-        if element is other:
-            return False
-    return False
+def holding(blocks: list, node, chars: int | None) -> tuple[object, int | None]:
+    """The block holding the place ``chars`` characters into ``node``'s own text (None: at its start), and those
+    characters as counted in that block: a block element around ``node``; else the :class:`Run` holding ``node``
+    (an inline element of a holder's own text) or, ``node`` holding blocks, the run holding its own text at
+    ``chars`` (counted from that run's first own string); (None, chars) if none does."""
+    around = [node, *node.iterancestors()]  # kept, so that each element's id stays its own
+    ids = {id(e) for e in around}
+    block = next((b for b in blocks if id(b) in ids), None)
+    runs = [b for b in blocks if isinstance(b, Run)]
+    if block is None:
+        block = next((r for r in runs if any(id(m) in ids for m in r.members)), None)
+    if block is not None or chars is None:
+        return block, chars
+    own, before = node.xpath("text()"), 0
+    for string in own:
+        if chars < before + len(string) or string is own[-1]:
+            break
+        before += len(string)
+    else:
+        return None, chars
+    for run in (r for r in runs if r.holder is node):
+        if any(isinstance(m, str) and same_string(m, string) for m in run.members):
+            first = next(m for m in run.members if isinstance(m, str))
+            skipped = next(n for n, s in enumerate(own) if same_string(s, first))
+            return run, chars - sum(len(s) for s in own[:skipped])
+    return None, chars
+
+
+def same_string(one, other) -> bool:
+    """Whether two of lxml's strings are the same text node: an element's text, or the same element's tail."""
+    return one.getparent() is other.getparent() and one.is_tail == other.is_tail
+
+
+def starts(block, order: dict[int, int]) -> float:
+    """Where a block starts in document order (``order``: each element's index there): at its first element, or
+    for a run starting with a string, at its element (the element's text) or after that element's last descendant
+    (its tail)."""
+    first = block.members[0] if isinstance(block, Run) else block
+    if not isinstance(first, str):
+        return order[id(first)]
+    parent = first.getparent()
+    if first.is_text:
+        return order[id(parent)]
+    *_, last = parent.iter()
+    return order[id(last)] + 0.5
 
 
 def text_before(block, node, chars: int | None) -> str:

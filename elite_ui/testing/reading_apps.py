@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..book import Book
 from ..book.formats import epub_spine
-from ..library.places import local, parsed, text_blocks
+from ..library.places import local, parsed, strings, text_blocks
 from .files import make_epub
 
 
@@ -77,7 +77,7 @@ def written_places(epub_path: Path, book: Book, sentence: int) -> Written:
         k += 1
     root = parsed(item)
     block = text_blocks(root)[k]
-    raw = block.xpath(".//text()")
+    raw = strings(block)
     head = item.blocks[k][offset:offset + 24]
     joined = "".join(str(s) for s in raw)
     at = joined.find(head, max(0, offset - 40))
