@@ -92,14 +92,15 @@ def runs(root) -> Iterator[str]:
 
 
 def pieces(root, children, name, parents, holding) -> Iterator[tuple[object, object]]:
-    """``root``'s blocks in reading order, each with the element it is in: each block that holds none of
-    :data:`HOLDING` whole, and the text an element holding blocks has between them (a ``div``'s own opening line
-    before its paragraphs), a list of its strings and inline elements, a block of its own, cut where a block starts
-    or a holding element ends. For any tree: ``children``, ``name`` (a node's tag, "" for a string) and ``parents``
-    of a node, and the ``holding`` elements in it. Walked without recursion: a hostile file may nest blocks thousands
-    deep."""
-    holders: dict[int, object] = {}  # each element holding a block, marked once going up from every block (kept,
-    for block in holding:  # so that an element's id stays its own in a tree that makes its nodes when asked)
+    """``root``'s blocks in reading order, each with the element it is in: a block element holding none of
+    :data:`HOLDING`, or a run (a list of strings and inline elements), the text an element holding blocks has
+    between them (a ``div``'s own opening line before its paragraphs), cut where a block starts or a holding
+    element ends. For any tree, given a node's ``children``, ``name`` (its tag, "" for a string) and ``parents``,
+    and the ``holding`` elements in it. Walked without recursion: a hostile file may nest blocks thousands deep."""
+    # each element holding a block, marked once going up from every block; kept, so that an element's id stays its
+    # own in a tree that makes its nodes when asked (lxml)
+    holders: dict[int, object] = {}
+    for block in holding:
         for parent in parents(block):
             if id(parent) in holders:
                 break
