@@ -96,6 +96,43 @@ def test_a_place_in_the_text_a_div_holds_beside_its_paragraphs_lands_on_its_sent
         assert book.sentence_at(xpointer_place(items, written.koreader)) == sid, written.koreader
 
 
+def test_every_place_lands_on_its_sentence_in_randomly_nested_blocks(tmp_path):
+    """In 30 seeded documents of nested ``div``s holding paragraphs, quotations, italics and their own text in any
+    order, each sentence's place as the three apps write it lands on that sentence."""
+    import random
+
+    from elite_ui.testing.files import make_epub
+
+    words = "alpha beta gamma delta epsilon zeta theta kappa lambda sigma".split()
+
+    def sentence(r: random.Random) -> str:
+        said = [r.choice(words) for _ in range(r.randint(3, 7))]
+        if r.random() < 0.4:
+            said[1] = f"<i>{said[1]}</i>"
+        return " ".join(said).capitalize() + r.choice(".!?")
+
+    def div(r: random.Random, depth: int) -> str:
+        parts = []
+        for _ in range(r.randint(1, 4)):
+            kind = r.random()
+            parts.append(f"<p>{sentence(r)} {sentence(r)}</p>" if kind < 0.35 else
+                         f"<blockquote>{sentence(r)}</blockquote>" if kind < 0.5 else
+                         div(r, depth + 1) if kind < 0.7 and depth < 4 else sentence(r) + " ")
+        return f"<div>{''.join(parts)}</div>\n"
+
+    for seed in range(30):
+        r = random.Random(seed)
+        body = "<p>Start here now.</p>\n" + "".join(div(r, 0) for _ in range(r.randint(1, 3))) + "<p>The end.</p>"
+        path = make_epub(tmp_path / f"{seed}.epub", [("One", body)])
+        book = load_book(path)
+        items = epub_spine(path.read_bytes(), path.name).items
+        for sid in range(book.first_read, len(book)):
+            written = written_places(path, book, sid)
+            for place in (written.calibre, written.standard):
+                assert book.sentence_at(cfi_place(items, place)) == sid, (seed, place)
+            assert book.sentence_at(xpointer_place(items, written.koreader)) == sid, (seed, written.koreader)
+
+
 @pytest.mark.parametrize("place", ["epubcfi(/999/2/4/2/1:0)", "epubcfi(/6/4/2)", "epubcfi()", "epubcfi(/x)",
                                    "/body/DocFragment[0]/body/p", "/body/DocFragment[3]/body/p[99999]/text().4",
                                    "javascript:alert(1)", "epubcfi(" + "/2" * 5000 + ")", ""])
