@@ -103,7 +103,7 @@ def test_every_place_lands_on_its_sentence_in_randomly_nested_blocks(tmp_path):
 
     from elite_ui.testing.files import make_epub
 
-    words = "alpha beta gamma delta epsilon zeta theta kappa lambda sigma".split()
+    words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "theta", "kappa", "lambda", "sigma"]
 
     def sentence(r: random.Random) -> str:
         said = [r.choice(words) for _ in range(r.randint(3, 7))]
