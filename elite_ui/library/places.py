@@ -154,12 +154,7 @@ def block_place(items: list[SpineItem], index: int, root, node, chars: int | Non
     the blocks the book was read from."""
     item = items[index]
     blocks = text_blocks(root)
-    block, chars = holding(blocks, node, chars)
-    if block is None:  # a place above the blocks (the body, a section): the first block inside it or after it
-        elements = list(root.iter())  # kept, so that each element's id stays its own
-        order = {id(e): n for n, e in enumerate(elements)}
-        block = next((b for b in blocks if starts(b, order) >= order[id(node)]), None)
-        node, chars = block, None
+    block, node, chars = holding(root, blocks, node, chars)
     if block is None or not item.blocks:
         return next((i.start for i in items[index + 1:] if i.blocks), item.start if item.blocks else None)
     texts = [block_text("".join(lead + text for _, lead, text in shown(b))) for b in blocks]
@@ -174,32 +169,35 @@ def block_place(items: list[SpineItem], index: int, root, node, chars: int | Non
     return start + min(inside, len(item.blocks[found]))
 
 
-def holding(blocks: list, node, chars: int | None) -> tuple[object, int | None]:
-    """The block holding the place ``chars`` characters into ``node``'s own text (None: at its start), and those
-    characters as counted in that block: a block element around ``node``; else the :class:`Run` holding ``node``
-    (an inline element of a holder's own text) or, ``node`` holding blocks, the run holding its own text at
-    ``chars`` (counted from that run's first own string); (None, chars) if none does."""
+def holding(root, blocks: list, node, chars: int | None) -> tuple[object, object, int | None]:
+    """The block holding the place ``chars`` characters into ``node``'s own text (None: at its start), with the
+    node and the characters as counted in that block: a block element around ``node``; else the :class:`Run`
+    holding ``node`` (an inline element of a holder's own text) or, ``node`` holding blocks, the run holding its own
+    text at ``chars`` (counted from that run's first own string). A place above the blocks (the body, a section, the
+    space between two paragraphs) is the start of the first block after it, in document order (None if none)."""
     around = [node, *node.iterancestors()]  # kept, so that each element's id stays its own
     ids = {id(e) for e in around}
     block = next((b for b in blocks if id(b) in ids), None)
     runs = [b for b in blocks if isinstance(b, Run)]
     if block is None:
         block = next((r for r in runs if any(id(m) in ids for m in r.members)), None)
-    if block is not None or chars is None:
-        return block, chars
-    own, before = node.xpath("text()"), 0
+    if block is not None:
+        return block, node, chars
+    own, before, string = node.xpath("text()") if chars is not None else [], 0, None
     for string in own:
         if chars < before + len(string) or string is own[-1]:
             break
         before += len(string)
-    else:
-        return None, chars
-    for run in (r for r in runs if r.holder is node):
+    for run in (r for r in runs if string is not None and r.holder is node):
         if any(isinstance(m, str) and same_string(m, string) for m in run.members):
             first = next(m for m in run.members if isinstance(m, str))
             skipped = next(n for n, s in enumerate(own) if same_string(s, first))
-            return run, chars - sum(len(s) for s in own[:skipped])
-    return None, chars
+            return run, node, chars - sum(len(s) for s in own[:skipped])
+    elements = list(root.iter())  # kept, so that each element's id stays its own
+    order = {id(e): n for n, e in enumerate(elements)}
+    where = order[id(node)] if string is None else at(string, order)
+    after = next((b for b in blocks if starts(b, order) >= where), None)
+    return after, after, None
 
 
 def same_string(one, other) -> bool:
@@ -208,14 +206,17 @@ def same_string(one, other) -> bool:
 
 
 def starts(block, order: dict[int, int]) -> float:
-    """Where a block starts in document order (``order``: each element's index there): at its first element, or
-    for a run starting with a string, at its element (the element's text) or after that element's last descendant
-    (its tail)."""
+    """Where a block starts in document order (``order``: each element's index there): at its first element or
+    string (:func:`at`)."""
     first = block.members[0] if isinstance(block, Run) else block
-    if not isinstance(first, str):
-        return order[id(first)]
-    parent = first.getparent()
-    if first.is_text:
+    return at(first, order) if isinstance(first, str) else order[id(first)]
+
+
+def at(string, order: dict[int, int]) -> float:
+    """Where one of lxml's strings is in document order (``order``: each element's index there): at its element
+    (the element's text) or after that element's last descendant (its tail)."""
+    parent = string.getparent()
+    if string.is_text:
         return order[id(parent)]
     *_, last = parent.iter()
     return order[id(last)] + 0.5
