@@ -27,6 +27,9 @@ HOLDING = BLOCKS
 written as a ``div``, as some converters write every one, or a poem's stanza, as Project Gutenberg does, is one too;
 a ``div`` holding paragraphs is not, but the text it holds between them is: :func:`runs`)."""
 
+SKIPPED = ("script", "style", "head")
+"""Elements an XHTML document's text is read without (:func:`html_blocks`)."""
+
 MAX_UNPACKED = 256 * 1024 * 1024
 """An epub whose members unpack to more than this (a zip bomb) is refused before anything is unpacked."""
 
@@ -68,7 +71,7 @@ def html_blocks(html: bytes) -> list[str]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", XMLParsedAsHTMLWarning)  # XHTML read leniently as HTML, on purpose
         soup = BeautifulSoup(html, "lxml")
-    for tag in soup(["script", "style", "head"]):
+    for tag in soup(list(SKIPPED)):
         tag.decompose()
     for tag in soup.find_all(lambda t: marks_place(t.name, f"{t.get('epub:type', '')} {t.get('role', '')}",
                                                    t.get("class") or [], t.get_text() if t.name == "sup" else "")):

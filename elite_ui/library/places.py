@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from lxml import etree
 
-from ..book.formats import HOLDING, SpineItem, block_text, marks_place, pieces
+from ..book.formats import HOLDING, SKIPPED, SpineItem, block_text, marks_place, pieces
 
 CFI = re.compile(r"^epubcfi\((?P<path>[^)]{1,2000})\)$")
 STEP = re.compile(r"/(\d{1,6})(?:\[[^\]]{0,200}\])?")
@@ -35,10 +35,6 @@ class Run(NamedTuple):
 
     holder: object
     members: tuple
-
-
-SKIPPED = ("head", "script", "style")
-"""Elements the EPUB reader takes out before reading (:func:`elite_ui.book.formats.html_blocks`)."""
 
 
 def strings(block) -> list:
@@ -73,15 +69,16 @@ def hidden(element, block) -> bool:
     return False
 
 
-def text_blocks(root) -> list:
-    """The blocks the EPUB reader took text from, in order (:func:`elite_ui.book.formats.runs`): each element of
-    :data:`BLOCKS` holding none of :data:`HOLDING`, and each :class:`Run` of text an element holding blocks has
-    between them (:func:`elite_ui.book.formats.pieces`); those with no text shown are left out, as the reader
-    leaves them."""
+def text_blocks(root) -> list[tuple[object, str]]:
+    """The blocks the EPUB reader took text from, in order (:func:`elite_ui.book.formats.runs`), each with its text
+    as the reader reads it: each element of :data:`BLOCKS` holding none of :data:`HOLDING`, and each :class:`Run` of
+    text an element holding blocks has between them (:func:`elite_ui.book.formats.pieces`); those with no text
+    shown are left out, as the reader leaves them."""
     walked = pieces(root, lambda e: e.xpath("node()"), lambda e: "" if isinstance(e, str) else local(e),
                     lambda e: e.iterancestors(), [e for e in root.iter() if local(e) in HOLDING])
     blocks = [Run(holder, tuple(piece)) if isinstance(piece, list) else piece for holder, piece in walked]
-    return [b for b in blocks if block_text("".join(lead + text for _, lead, text in shown(b)))]
+    read = [(b, block_text("".join(lead + text for _, lead, text in shown(b)))) for b in blocks]
+    return [(b, text) for b, text in read if text]
 
 
 def parsed(item: SpineItem):
@@ -153,11 +150,11 @@ def block_place(items: list[SpineItem], index: int, root, node, chars: int | Non
     (None: at its start). Its block (the k-th of that text in the item, for the k-th such element) is found among
     the blocks the book was read from."""
     item = items[index]
-    blocks = text_blocks(root)
+    read = text_blocks(root)
+    blocks, texts = [b for b, _ in read], [text for _, text in read]
     block, node, chars = holding(root, blocks, node, chars)
     if block is None or not item.blocks:
         return next((i.start for i in items[index + 1:] if i.blocks), item.start if item.blocks else None)
-    texts = [block_text("".join(lead + text for _, lead, text in shown(b))) for b in blocks]
     k = next(n for n, b in enumerate(blocks) if b is block)
     matches = [n for n, text in enumerate(item.blocks) if text == texts[k]]
     if not matches:

@@ -76,7 +76,7 @@ def written_places(epub_path: Path, book: Book, sentence: int) -> Written:
         offset -= len(item.blocks[k]) + 2
         k += 1
     root = parsed(item)
-    block = text_blocks(root)[k]
+    block, _ = text_blocks(root)[k]
     raw = strings(block)
     head = item.blocks[k][offset:offset + 24]
     joined = "".join(str(s) for s in raw)
