@@ -50,22 +50,25 @@ def test_every_way_apps_write_a_place_lands_on_its_sentence(pride_epub):
     assert any("text()[2]" in place for place in nested), "some places follow an inline element"
 
 
-def test_a_place_after_a_drop_capital_a_note_mark_or_a_page_number_lands_on_its_sentence(tmp_path):
-    """The EPUB reader leaves note marks and page numbers out and runs a drop capital on into its word; a KOReader
-    place counted through the XHTML's own text nodes still lands on its sentence."""
+def test_a_place_after_a_drop_capital_a_note_mark_a_page_number_or_a_script_lands_on_its_sentence(tmp_path):
+    """The EPUB reader leaves note marks, page numbers, scripts and styles out and runs a drop capital on into its
+    word; a KOReader place counted through the XHTML's own text nodes still lands on its sentence."""
     from elite_ui.testing.files import make_epub
 
     body = ('<p>Before it all.</p><p><span class="dropcap">I</span>t was <span class="smcap">Mr</span>. Darcy<a '
             'href="#n1" epub:type="noteref"><sup>1</sup></a> who came.<br/>Then M<sup>me</sup> Bovary left<sup>*'
-            '</sup>.<span class="pagenum">[Pg 23]</span> At home<span epub:type="pagebreak">24</span> Darcy sat.</p>')
+            '</sup>.<span class="pagenum">[Pg 23]</span> At home<span epub:type="pagebreak">24</span> Darcy sat.</p>'
+            '<p>Here <script>var x = "Hidden words. More of them.";</script>she went. Later <style>p { color: red; }'
+            '</style>he came.</p>')
     path = make_epub(tmp_path / "marks.epub", [("One", body)])
     book = load_book(path)
     items = epub_spine(path.read_bytes(), path.name).items
     said = {book.sentence(i).text: i for i in range(len(book))}
-    for node, offset, sentence in [(2, 2, "It was Mr. Darcy who came."), (4, 0, "Then Mme Bovary left."),
-                                   (8, 1, "At home Darcy sat.")]:
-        place = xpointer_place(items, f"/body/DocFragment[1]/body/p[2]/text()[{node}].{offset}")
-        assert book.sentence_at(place) == said[sentence], (node, book.text[place:place + 20])
+    for paragraph, node, offset, sentence in [
+        (2, 2, 2, "It was Mr. Darcy who came."), (2, 4, 0, "Then Mme Bovary left."), (2, 8, 1, "At home Darcy sat."),
+        (3, 1, 1, "Here she went."), (3, 2, 10, "Later he came."), (3, 3, 0, "Later he came.")]:
+        place = xpointer_place(items, f"/body/DocFragment[1]/body/p[{paragraph}]/text()[{node}].{offset}")
+        assert place is not None and book.sentence_at(place) == said[sentence], (paragraph, node, offset)
 
 
 def test_a_place_in_the_text_a_div_holds_beside_its_paragraphs_lands_on_its_sentence(tmp_path):

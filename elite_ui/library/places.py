@@ -41,8 +41,7 @@ def strings(block) -> list:
     """A block's text nodes in order: a block element's, or a run's own strings and its inline elements' text."""
     if not isinstance(block, Run):
         return block.xpath(".//text()")
-    read = [m for m in block.members if isinstance(m, str) or (isinstance(m.tag, str) and local(m) not in SKIPPED)]
-    return [s for m in read for s in ([m] if isinstance(m, str) else m.xpath(".//text()"))]
+    return [s for m in block.members for s in ([m] if isinstance(m, str) else m.xpath(".//text()"))]
 
 
 def shown(block):
@@ -58,11 +57,12 @@ def shown(block):
 
 
 def hidden(element, block) -> bool:
-    """Whether ``element`` is, or is inside, a place mark of ``block`` (:func:`marks_place`)."""
+    """Whether ``element`` is, or is inside, what the EPUB reader leaves out of ``block``: a script, a style
+    (:data:`~elite_ui.book.formats.SKIPPED`) or a place mark (:func:`marks_place`)."""
     for e in [element, *element.iterancestors()]:
         kinds = f"{e.get(EPUB_TYPE, '')} {e.get('epub:type', '')} {e.get('role', '')}"
         name = local(e)
-        if marks_place(name, kinds, (e.get("class") or "").split(), "".join(e.itertext()) if name == "sup" else ""):
+        if name in SKIPPED or marks_place(name, kinds, (e.get("class") or "").split(), "".join(e.itertext()) if name == "sup" else ""):
             return True
         if e is block:
             return False
