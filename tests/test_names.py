@@ -83,6 +83,21 @@ def test_middle_names_titles_with_given_names_kin_and_married_names(tmp_path):
     assert "Diana Rivers" not in names.find("St. John Rivers").variants
 
 
+def test_a_given_name_written_with_its_middle_name_and_its_surname_alike_is_still_one_man(tmp_path):
+    """"Konstantin" alone is Konstantin Levin, whom the book calls "Konstantin Dmitrievitch" about as often: both
+    are parts of "Konstantin Dmitrievitch Levin", written in full, not two men's names (Anna Karenina had kept
+    "Konstantin" apart); Mary Ingram and Mary Rivers, never written together, keep "Mary" apart from both."""
+    lines = ["It was noon, and Konstantin Levin came, and he sat.", "It rained, and Konstantin Dmitrievitch spoke.",
+             "It was late, and Konstantin nodded, and he left.", "It was dawn, and Mary Ingram rose, and she read.",
+             "It was May, and Mary Rivers came, and she smiled.", "It was June, and Mary sang, and she smiled."]
+    extra = ["'Konstantin Dmitrievitch Levin,' said she.", "'Konstantin Dmitrievitch Levin,' she said."]
+    path = tmp_path / "story.txt"
+    path.write_text(STORY.format("\n\n".join(lines * 3 + extra)), encoding="utf-8")
+    names = build_names(load_book(path))
+    assert {"Konstantin", "Konstantin Dmitrievitch", "Konstantin Levin"} <= set(names.find("Konstantin Levin").variants)
+    assert names.find("Mary").name == "Mary"
+
+
 def test_a_first_name_that_is_another_familys_surname_is_no_middle_name(tmp_path):
     """Heathcliff's son "Linton Heathcliff", named for Edgar Linton's family, is not Heathcliff (Wuthering Heights
     listed Heathcliff under his son's name)."""

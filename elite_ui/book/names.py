@@ -295,14 +295,16 @@ def build_names(book: Book, min_mentions: int = LEAST) -> NameIndex:
                and title not in SURNAME_TITLES and not last and n >= written[("", first, "")]}
     untitled = pairs - Counter({(first, last): n for (title, first, last), n in written.items()
                                 if last and (title, first) in carried})
-    variants = forms_by_character(written, pairs, firsts, homes(firsts, untitled, capitalised, genders), genders, named,
-                                  carried)
+    triples = Counter(m.groups() for m in TRIPLE.finditer(text)
+                      if all(w in names and w not in TITLES for w in m.groups()))
+    variants = forms_by_character(written, pairs, firsts, homes(firsts, untitled, capitalised, genders, triples),
+                                  genders, named, carried)
     join_bare_surnames(variants, firsts, genders)
     seen = first_written(text)
     join_ranks(variants, genders, named, seen)
     join_nicknames(variants, {k for k in variants if k.split()[0].rstrip(".") in TITLES and k.split()[-1] in firsts},
                    genders)
-    join_middle_names(variants, text, names)
+    join_middle_names(variants, triples)
     join_titled_given_names(variants)
     join_kin(variants)
     join_eldest_daughters(variants, genders)
@@ -350,17 +352,21 @@ def given_names(names: set[str], written: Counter, pairs: Counter) -> set[str]:
     return {w for w in names if given[w] >= surname[w] or (given[w] >= LEAST and not last_of[w])}
 
 
-def homes(firsts: set[str], pairs: Counter, capitalised: Counter, genders: dict[str, str]) -> dict[str, str]:
+def homes(firsts: set[str], pairs: Counter, capitalised: Counter, genders: dict[str, str],
+          triples: Counter) -> dict[str, str]:
     """Each given name's character: its most written full name (unless a second one is written at least half as
-    often: then the name alone), or (a nickname) its parent name's."""
+    often, and the two are not one name's parts, written together twice in ``triples``: "Konstantin Dmitrievitch
+    Levin"; then the name alone), or (a nickname) its parent name's."""
     home: dict[str, str] = {}
-    surnames: dict[str, list[int]] = {}
+    surnames: dict[str, list[tuple[int, str]]] = {}
     for (first, last), n in sorted(pairs.items(), key=lambda item: -item[1]):
         if first in firsts:
             home.setdefault(first, f"{first} {last}")
-            surnames.setdefault(first, []).append(n)
-    for first, counts in surnames.items():
-        if len(counts) > 1 and counts[1] >= 2 and counts[1] * 2 >= counts[0]:
+            surnames.setdefault(first, []).append((n, last))
+    for first, full in surnames.items():
+        (most, one), (then, other) = [*full, (0, "")][:2]
+        together = max(triples[(first, one, other)], triples[(first, other, one)])
+        if then >= 2 and then * 2 >= most and together < 2:
             home[first] = first  # Mary Ingram and Mary Rivers: "Mary" alone is neither for sure
     for word in sorted(firsts, key=lambda w: -capitalised[w]):
         parent = nickname_parent(word, firsts, capitalised, genders)
@@ -532,12 +538,11 @@ def join_nicknames(variants: dict[str, Counter], apart: set[str], genders: dict[
                 variants[word].update(variants.pop(k))
 
 
-def join_middle_names(variants: dict[str, Counter], text: str, names: set[str]) -> None:
-    """A given name, a middle name and a surname written together twice or more ("Edward Fairfax Rochester") join the
-    character of the surname alone ("Rochester", with "Mr. Rochester"): so do the characters named by its pairs
-    ("Edward Fairfax") or by a title and its given name ("Mr. Edward"), and the pairs written as another's forms."""
-    triples = Counter(m.groups() for m in TRIPLE.finditer(text)
-                      if all(w in names and w not in TITLES for w in m.groups()))
+def join_middle_names(variants: dict[str, Counter], triples: Counter) -> None:
+    """A given name, a middle name and a surname written together twice or more (``triples``: "Edward Fairfax
+    Rochester") join the character of the surname alone ("Rochester", with "Mr. Rochester"): so do the characters
+    named by its pairs ("Edward Fairfax") or by a title and its given name ("Mr. Edward"), and the pairs written as
+    another's forms."""
     for (first, middle, last), n in triples.items():
         homes = [k for k, forms in variants.items() if last in forms]
         if n < 2 or len(homes) != 1:
