@@ -98,6 +98,20 @@ def test_a_given_name_written_with_its_middle_name_and_its_surname_alike_is_stil
     assert names.find("Mary").name == "Mary"
 
 
+def test_a_place_before_a_name_is_no_given_name(tmp_path):
+    """"In Moscow Levin had been struck" names Levin in Moscow, not a "Moscow Levin"; a house's name ("at Maple
+    Grove") is no character either, though the book writes "Maple" before "Grove" alone."""
+    lines = ["It was noon, and Levin came, and he sat.", "It rained, and Mr. Levin spoke, and he laughed.",
+             "They went to Moscow, and it was cold.", "She lived in Moscow, and she wrote.",
+             "It was late, and Moscow was asleep.", "They drove to Maple Grove, and it rained.",
+             "She spoke of Maple Grove, and she smiled."]
+    extra = ["In Moscow Levin had been struck by it.", "In Moscow Levin had many arguments."]
+    path = tmp_path / "story.txt"
+    path.write_text(STORY.format("\n\n".join(lines * 3 + extra)), encoding="utf-8")
+    names = {c.name for c in build_names(load_book(path)).characters}
+    assert "Levin" in names and not names & {"Moscow Levin", "Moscow", "Maple Grove"}, names
+
+
 def test_a_first_name_that_is_another_familys_surname_is_no_middle_name(tmp_path):
     """Heathcliff's son "Linton Heathcliff", named for Edgar Linton's family, is not Heathcliff (Wuthering Heights
     listed Heathcliff under his son's name)."""

@@ -315,10 +315,19 @@ def build_names(book: Book, min_mentions: int = LEAST) -> NameIndex:
     join_addressed(variants, story_paragraphs(book))
     places = Counter(PLACE.findall(text)) + Counter(SAINT_PLACE.findall(text))
     found = [character(key, counter) for key, counter in variants.items()]
-    return NameIndex(sorted((c for c in found if c.mentions >= min_mentions
-                             and ((" " in c.name and not c.name.startswith("St. "))
-                                  or places[c.name.removeprefix("St. ")] * 5 <= 2 * c.mentions)),
+    return NameIndex(sorted((c for c in found if c.mentions >= min_mentions and not a_place(c, places, capitalised)),
                             key=lambda c: -c.mentions))
+
+
+def a_place(found: Character, places: Counter, capitalised: Counter) -> bool:
+    """Whether a character found is a place: a name of one word (or a saint's, "St. Clair") written after a
+    preposition of place ("at Longbourn") in two fifths of its mentions, or a longer name whose first word, not a
+    title, is so written in two fifths of the times the book capitalises it or names the character ("at Wuthering
+    Heights", "in Moscow Levin had been struck": no "Moscow Levin")."""
+    words = found.name.split()
+    if len(words) == 1 or words[0] == "St.":
+        return places[found.name.removeprefix("St. ")] * 5 > 2 * found.mentions
+    return words[0].rstrip(".") not in TITLES and places[words[0]] * 5 > 2 * max(capitalised[words[0]], found.mentions)
 
 
 def given_before(word: str, surnames: set[str], followers: Counter, written: int) -> bool:
