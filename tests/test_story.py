@@ -80,6 +80,40 @@ def test_a_recap_sentence_without_a_label_is_cited_by_its_words_and_a_copied_one
         "and one copied out of the chapter too")
 
 
+def test_a_recap_sentence_its_labels_do_not_support_is_dropped_and_one_written_again_kept_once(write_book):
+    """The 1.5B model's labels drift down the chapter as it loops ("Mrs. Bennet asks if he is married or single
+    [S132]", again at S134, S136): a sentence its labels do not support is dropped, one written again is kept once,
+    a copy of the prompt's worked example cites no sentence, and one copying the sentences it cites run together
+    is no recap."""
+    from elite_ui.methods.recap import EXAMPLE_RECAP, cited
+
+    book = write_book("The Owl\n\nCHAPTER I\n\nMirek kept the light. He trimmed the lamp.\n\nCHAPTER II\n\n"
+                      "An owl nested in the lamp room. Mirek fed it.\n\nCHAPTER III\n\nThe owl flew away.\n")
+    fed = next(s for s in range(len(book)) if "fed" in book.sentence(s).text)
+    said = cited(book, f"Mirek fed the owl [S{fed}]. Mirek fed the owl [S{fed}]. Mirek fed the owl [S2].",
+                 range(len(book)))
+    assert said.lines == [("Mirek fed the owl.", [fed])] and said.dropped == 0, "written again: kept once"
+    said = cited(book, "Mirek feeds the owl [S2]. The lighthouse burned down [S2].", range(len(book)))
+    assert (said.lines, said.dropped) == ([], 2), "their labels do not support them"
+    assert cited(book, "Mirek fed the owl [S2].", range(len(book)), checked=False).lines == [
+        ("Mirek fed the owl.", [2])], "condensing the recaps' lines checks their labels only"
+    assert cited(book, EXAMPLE_RECAP, range(len(book))).lines == []
+    said = cited(book, "Mirek kept the light, he trimmed the lamp [S2, S3].", range(len(book)))
+    assert (said.lines, said.copied) == ([], 1), "two sentences copied out, cited together"
+
+
+def test_a_recap_cut_by_its_length_ends_at_its_last_whole_sentence(tmp_path, write_book):
+    from elite_ui.methods.recap import Recaps
+    from elite_ui.models import ScriptedLLM
+    from elite_ui.models.base import finished
+
+    book = write_book("The Owl\n\nCHAPTER I\n\nMirek kept the light. He trimmed the lamp. Mirek fed the owl.\n")
+    llm = ScriptedLLM(lambda request: "Mirek keeps the light [S2]. Mirek feeds the owl [S4]. " + "Mirek trims the lamp "
+                      * 80)
+    recaps = finished(Recaps(llm, book, tmp_path).build())
+    assert [t for t, _ in recaps[0].lines] == ["Mirek keeps the light.", "Mirek feeds the owl."]
+
+
 def test_written_recaps_cite_their_chapter_are_kept_and_resume_after_a_stop(tmp_path, write_book, monkeypatch):
     import threading
 

@@ -6,11 +6,13 @@ sentences the recaps cited (in rounds, when the recaps do not fit the context at
 chapter span (or recaps condensed) in the cache folder (a JSON line each), so a build resumes where it stopped and
 a chapter is written once; progress after each chapter, Stop between calls.
 
-A small model often writes a good recap sentence with no label (or none in the form asked for): such a sentence is
-cited by its words instead, to the few sentences it may cite that share most of them, when those hold
-its names, numbers and most of its words (the grounding check's rule, :func:`.grounding.support`); a sentence
-nothing supports is dropped, and so is one that copies out a sentence it cites (a small model often copies the
-chapter instead of recapping it).
+A chapter's recap sentence must be supported by the sentences it cites: they hold its names, numbers and most of
+its words (the grounding check's rule, :func:`.grounding.support`); the 1.5B model's labels drift down the chapter
+as it loops, and a sentence its labels do not support is dropped. A small model often writes a good sentence with
+no label (or none in the form asked for): such a sentence is cited by its words instead, to the few sentences it
+may cite that share most of them, when those support it. A sentence nothing supports is dropped, and so is one
+that copies out what it cites (a small model often copies the chapter instead of recapping it). A sentence written
+again is kept once, and a reply cut by its length ends at its last whole sentence.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from ..errors import Cancelled, EliteError, ModelError
 from ..models import LLM, Request
 from ..models.capacity import Share
 from .grounding import sharing, support
-from .parsing import SENTENCE_LABEL
+from .parsing import SENTENCE_LABEL, whole_sentences
 from .prompts import labelled, messages
 
 REPLY_TOKENS = 220
@@ -81,11 +83,27 @@ class Written:
                    record.get("copied", 0))
 
 
+ASK = ("Say what happens in them in at most four short sentences of your own words, in the order it happens, one a "
+       "line; do not copy the sentences. End each of yours with the labels of the sentences it comes from, in square "
+       "brackets.")
+EXAMPLE_CHAPTER = (
+    "[S1] Mr. Hale came home early, pale and silent.\n[S2] \"I have left the Church,\" he told his wife at dinner.\n"
+    "[S3] Mrs. Hale wept; Margaret took her hand.\n[S4] Within a month the family had packed their books and set out "
+    "for Milton, a town of mills in the north.")
+EXAMPLE_RECAP = ("Mr. Hale tells his wife that he has left the Church [S1, S2].\nMrs. Hale is distraught and Margaret "
+                 "comforts her [S3].\nThe family moves north to the mill town of Milton [S4].")
+"""A worked example, invented (its labels are no chapter's, so a copy of it is dropped): the 1.5B model, only told
+how to cite, copied the instruction's own example sentence and no recap sentence of its own was kept."""
+
+
+def chapter_ask(listing: str) -> str:
+    return f"Sentences of a chapter of a novel, each after its label:\n{listing}\n\n{ASK}"
+
+
 def prompt(listing: str) -> list[dict[str, str]]:
-    return messages(f"Sentences of a chapter of a novel, each after its label:\n{listing}\n\nSay what happens in "
-                    "them in at most four short sentences of your own words, in the order it happens; do not copy "
-                    "the sentences. End each of yours with the labels of the sentences it comes from, in square "
-                    "brackets, for example: The storm wrecks the harbour [S12, S14].")
+    """The chapter's sentences to recap, after the worked example."""
+    return [*messages(chapter_ask(EXAMPLE_CHAPTER)), {"role": "assistant", "content": EXAMPLE_RECAP},
+            {"role": "user", "content": chapter_ask(listing)}]
 
 
 def condensing(listing: str) -> list[dict[str, str]]:
@@ -95,23 +113,27 @@ def condensing(listing: str) -> list[dict[str, str]]:
                     "rests on, copied from above.")
 
 
-def cited(book: Book, reply: str, allowed: Collection[int]) -> Written:
+def cited(book: Book, reply: str, allowed: Collection[int], checked: bool = True) -> Written:
     """The reply's sentences with the labels they cite among ``allowed`` (the chapter's sentences, or those the
     recaps cited), a sentence without any label cited by its words (:func:`matched`); those neither cites (one
-    citing only sentences of another chapter too), and those that copy out a sentence of the chapter
-    (:func:`copied`), are dropped (and counted)."""
-    out = Written()
+    citing only sentences of another chapter too), (``checked``) those their labels do not support (:func:`held`),
+    and those that copy out what they cite (:func:`copied`) are dropped (and counted); one written again is kept
+    once."""
+    out, seen = Written(), set()
     for sentence in SENTENCES.split(reply.strip()):
         labels = [int(n) for n in SENTENCE_LABEL.findall(sentence)]
         ids = sorted({sid for sid in labels if sid in allowed})
         text = re.sub(r"\s*\[[^\]]*\]", "", sentence).strip()
-        if not text:
+        if not text or text in seen:
             continue
+        seen.add(text)
         near = [sid for overlap, sid in sharing(book, text, sorted(allowed))[:MATCHED] if overlap]
         if not labels:  # one citing another chapter's sentences stays out
             ids = matched(book, text, near)
             out.matched += bool(ids)
-        if ids and copied(book, text, near):
+        elif checked and ids and not held(book, text, ids):
+            ids = []
+        if ids and copied(book, text, near, ids):
             out.copied += 1
             ids = []
         if ids:
@@ -121,27 +143,30 @@ def cited(book: Book, reply: str, allowed: Collection[int]) -> Written:
     return out
 
 
-def copied(book: Book, text: str, near: list[int]) -> bool:
-    """Whether ``text`` copies out one of the sentences ``near`` it (those sharing most of its words), or a stretch
-    of one (:data:`COPIED` of its words in the same order; :data:`COPY_WORDS` at least), rather than recapping
-    it."""
+def copied(book: Book, text: str, near: list[int], ids: list[int]) -> bool:
+    """Whether ``text`` copies out one of the sentences ``near`` it (those sharing most of its words), or the
+    sentences it cites (``ids``) run together, or a stretch of them (:data:`COPIED` of its words in the same order;
+    :data:`COPY_WORDS` at least), rather than recapping them."""
     said = book.lexicon.words(text)
 
-    def share(sid: int) -> float:
-        blocks = SequenceMatcher(None, said, book.lexicon.words(book.sentence(sid).text), autojunk=False)
+    def share(sentences: list[int]) -> float:
+        source = [w for sid in sentences for w in book.lexicon.words(book.sentence(sid).text)]
+        blocks = SequenceMatcher(None, said, source, autojunk=False)
         return sum(block.size for block in blocks.get_matching_blocks()) / len(said)
 
-    return len(said) >= COPY_WORDS and any(share(sid) >= COPIED for sid in near)
+    return len(said) >= COPY_WORDS and any(share(sentences) >= COPIED for sentences in [*([sid] for sid in near), ids])
+
+
+def held(book: Book, text: str, ids: list[int]) -> bool:
+    """Whether the sentences ``ids`` support ``text``: its names and numbers written there, most of its words too."""
+    pool = [book.sentence(sid).text for sid in ids]
+    return not support(book, text, " ".join(pool), pool, None)
 
 
 def matched(book: Book, text: str, near: list[int]) -> list[int]:
     """The fewest of the sentences ``near`` ``text`` (the :data:`MATCHED` sharing most of its words, most first)
-    that together support it (its names and numbers written there, most of its words too); [] when they do not."""
-    for n in range(1, len(near) + 1):
-        pool = [book.sentence(sid).text for sid in near[:n]]
-        if not support(book, text, " ".join(pool), pool, None):
-            return sorted(near[:n])
-    return []
+    that together support it (:func:`held`); [] when they do not."""
+    return next((sorted(near[:n]) for n in range(1, len(near) + 1) if held(book, text, near[:n])), [])
 
 
 class Recaps:
@@ -193,14 +218,15 @@ class Recaps:
 
     def condense(self, lines: list[tuple[str, list[int]]]) -> dict:
         """A call per window of recap lines, in rounds until one window holds them all (or a round shrinks
-        nothing)."""
+        nothing). Its sentences rest on the recaps' lines, already checked against the book: their labels must be
+        among those the lines cite, and are not checked again."""
         allowed = {sid for _, ids in lines for sid in ids}
         tally = Written()
         while lines:
             listings = list(self.windows([f"{t} [{', '.join(f'S{sid}' for sid in ids)}]" for t, ids in lines]))
             out = Written()
             for listing in listings:
-                out.add(self.ask(condensing(listing), allowed))
+                out.add(self.ask(condensing(listing), allowed, checked=False))
             tally.add(replace(out, lines=[]))
             if len(listings) == 1 or len(out.lines) >= len(lines):
                 return replace(tally, lines=out.lines).record()
@@ -233,13 +259,16 @@ class Recaps:
             out.add(self.ask(prompt(listing), range(first, last + 1)))
         return out.record()
 
-    def ask(self, chat: list[dict[str, str]], allowed: Collection[int]) -> Written:
+    def ask(self, chat: list[dict[str, str]], allowed: Collection[int], checked: bool = True) -> Written:
+        """The model's reply to ``chat``, :func:`cited` (a reply cut by its length ending at its last whole
+        sentence)."""
         if self.cancel.is_set():
             raise Cancelled("stopped; the chapters written so far are kept.")
 
         def reply(stop, outlived=None) -> str:
             request = Request("recap", chat, max_tokens=REPLY_TOKENS, cancel=stop, outlived=outlived)
-            return self.llm.complete(request).text
+            done = self.llm.complete(request)
+            return whole_sentences(done.text) if done.finish_reason == "length" else done.text
 
         try:
             said = self.share.call(reply, self.cancel) if self.share else reply(self.cancel)
@@ -247,4 +276,4 @@ class Recaps:
             raise
         except Exception as exc:  # a backend's own failure becomes one sentence, as in Engine.call
             raise ModelError(f"the model failed while writing a recap: {exc}") from exc
-        return cited(self.book, said, allowed)
+        return cited(self.book, said, allowed, checked)
