@@ -62,7 +62,8 @@ def hidden(element, block) -> bool:
     for e in [element, *element.iterancestors()]:
         kinds = f"{e.get(EPUB_TYPE, '')} {e.get('epub:type', '')} {e.get('role', '')}"
         name = local(e)
-        if name in SKIPPED or marks_place(name, kinds, (e.get("class") or "").split(), "".join(e.itertext()) if name == "sup" else ""):
+        mark = "".join(e.itertext()) if name == "sup" else ""
+        if name in SKIPPED or marks_place(name, kinds, (e.get("class") or "").split(), mark):
             return True
         if e is block:
             return False

@@ -36,6 +36,9 @@ from .parsing import SENTENCE_LABEL, whole_sentences
 from .prompts import labelled, messages
 
 REPLY_TOKENS = 220
+WRITTEN_VERSION = 2
+"""Part of the kept recaps' key: raised when the prompt or the check changes what a model's recap would be (2: the
+worked example and the labels checked), so recaps written before are written again."""
 WINDOW_SHARE = 0.6
 """Share of the model's context one window of a chapter's sentences takes (the rest: instructions and reply)."""
 
@@ -175,7 +178,7 @@ class Recaps:
     def __init__(self, llm: LLM, book: Book, cache_dir: Path | str, cancel: threading.Event | None = None,
                  share: Share | None = None):
         self.llm, self.book, self.cancel, self.share = llm, book, cancel or threading.Event(), share
-        key = hashlib.sha256(f"{book.digest}:{llm.name}".encode()).hexdigest()[:24]
+        key = hashlib.sha256(f"{book.digest}:{llm.name}:{WRITTEN_VERSION}".encode()).hexdigest()[:24]
         self.path = Path(cache_dir) / "recaps" / f"{key}.jsonl"
 
     def kept(self) -> dict[str, dict]:
