@@ -137,6 +137,11 @@ def test_written_recaps_cite_their_chapter_are_kept_and_resume_after_a_stop(tmp_
     calls = len(llm.log)
     recaps = finished(Recaps(llm, book, tmp_path, stop).build())
     assert len(llm.log) == calls + 2, "the first chapter came from the cache"
+    from elite_ui.methods import recap as recap_module
+
+    monkeypatch.setattr(recap_module, "WRITTEN_VERSION", recap_module.WRITTEN_VERSION + 1)
+    finished(Recaps(llm, book, tmp_path, stop).build())
+    assert len(llm.log) == calls + 5, "recaps written before the way of writing them changed are written again"
     for chapter, written in zip(book.chapters[1:], recaps, strict=True):
         assert written.ref == chapter.ref
         assert all(chapter.first_sentence <= sid for _, ids in written.lines for sid in ids)
@@ -157,8 +162,6 @@ def test_written_recaps_cite_their_chapter_are_kept_and_resume_after_a_stop(tmp_
     assert so_far.lines == [("Mirek keeps the light.", [2]), ("An owl comes.", [5])] and so_far.dropped == 1, (
         "a sentence citing nothing the recaps cited (S3 is the chapter's, not the recaps') is left out")
     import re
-
-    from elite_ui.methods import recap as recap_module
 
     def first_label(request):
         return "Event [{}].".format(re.search(r"S\d+", request.messages[-1]["content"]).group())
