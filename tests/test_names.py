@@ -112,6 +112,21 @@ def test_a_place_before_a_name_is_no_given_name(tmp_path):
     assert "Levin" in names and not names & {"Moscow Levin", "Moscow", "Maple Grove"}, names
 
 
+def test_a_wife_named_once_before_her_marriage_is_told_is_still_her_married_name(tmp_path):
+    """Emma's "a Mrs. Weston" is written once before Miss Taylor's marriage to Mr. Weston is told: "Mrs. Weston"
+    is still Miss Taylor's married name (it had stood apart), and a wife named from the start, as often before
+    the marriage sentences as after, is nobody's."""
+    early = ["It would be a Mrs. Weston, she thought, and she smiled."]
+    told = ["It was noon, and Miss Taylor married Mr. Weston, and she smiled."] * 3
+    lines = ["It rained, and Mr. Weston spoke, and he laughed.", "It was late, and Miss Taylor sang, and she sat.",
+             "It was spring, and Mrs. Weston walked, and she smiled."]
+    path = tmp_path / "story.txt"
+    path.write_text(STORY.format("\n\n".join(early + lines[:2] * 3 + told + lines * 3)), encoding="utf-8")
+    assert "Miss Taylor" in build_names(load_book(path)).find("Mrs. Weston").variants
+    path.write_text(STORY.format("\n\n".join(lines * 3 + told + lines * 3)), encoding="utf-8")
+    assert "Miss Taylor" not in build_names(load_book(path)).find("Mrs. Weston").variants
+
+
 def test_a_first_name_that_is_another_familys_surname_is_no_middle_name(tmp_path):
     """Heathcliff's son "Linton Heathcliff", named for Edgar Linton's family, is not Heathcliff (Wuthering Heights
     listed Heathcliff under his son's name)."""

@@ -300,7 +300,7 @@ def build_names(book: Book, min_mentions: int = LEAST) -> NameIndex:
     variants = forms_by_character(written, pairs, firsts, homes(firsts, untitled, capitalised, genders, triples),
                                   genders, named, carried)
     join_bare_surnames(variants, firsts, genders)
-    seen = first_written(text)
+    seen = written_at(text)
     join_ranks(variants, genders, named, seen)
     join_nicknames(variants, {k for k in variants if k.split()[0].rstrip(".") in TITLES and k.split()[-1] in firsts},
                    genders)
@@ -494,7 +494,7 @@ def titled_keys(variants: dict[str, Counter], titles: Iterable[str]) -> list[str
 
 
 def join_ranks(variants: dict[str, Counter], genders: dict[str, str], named: dict[str, set[int]],
-               seen: Callable[[str], float]) -> None:
+               seen: Callable[[str], tuple[float, ...]]) -> None:
     """A rank and a surname ("Captain Weston", Mr. Weston before he sold his commission) joins the surname's man
     (:func:`bearer`) written five times as often and before it, unless the book names both in one sentence or the
     next (:func:`two_people`: "Captain Lydgate" is Lydgate's cousin; Les Misérables' "Colonel Pontmercy", written
@@ -503,7 +503,7 @@ def join_ranks(variants: dict[str, Counter], genders: dict[str, str], named: dic
         surname = key.split()[1]
         man = bearer(variants, genders, surname, key)
         if (man and sex(variants, genders, man) == "m" and variants[man].total() >= 5 * variants[key].total()
-                and min(seen(f) for f in variants[man] if " " in f) < seen(key)
+                and min(seen(f)[0] for f in variants[man] if " " in f) < seen(key)[0]
                 and not two_people(named, key, *variants[man], reach=1)):
             variants[man].update(variants.pop(key))
 
@@ -639,37 +639,37 @@ def join_lone_wives(variants: dict[str, Counter], genders: dict[str, str]) -> No
             variants[women[0]].update(variants.pop(wife))
 
 
-def first_written(text: str) -> Callable[[str], float]:
-    """Where ``text`` first writes a name (infinity if never), each name looked for once."""
+def written_at(text: str) -> Callable[[str], tuple[float, ...]]:
+    """Where ``text`` writes a name, in order, then infinity twice (the first is ``[0]``, infinity if never), each
+    name looked for once."""
     @cache
-    def seen(name: str) -> float:
-        found = re.search(rf"\b{written_as(as_written(name))}\b", text)
-        return found.start() if found else math.inf
+    def at(name: str) -> tuple[float, ...]:
+        return (*(m.start() for m in re.finditer(rf"\b{written_as(as_written(name))}\b", text)), math.inf, math.inf)
 
-    return seen
+    return at
 
 
-def join_wives(variants: dict[str, Counter], genders: dict[str, str], seen: Callable[[str], float],
+def join_wives(variants: dict[str, Counter], genders: dict[str, str], seen: Callable[[str], tuple[float, ...]],
                sentences: list[str], starts: list[int]) -> None:
     """"Mrs. Lydgate" is the married name of a woman of another surname ("Rosamond Vincy") whom the book names
-    beside that man (the surname's :func:`bearer`) and a word of marriage ("married", "wife", in one sentence) before
-    it first writes "Mrs. Lydgate" (``starts``: where each sentence begins), three times at least and more often, for
-    how often she is named, than any other such woman: twice as often, or she alone of them is written once with his
-    surname ("Lydia Wickham"). (A wife married before the story, "Mrs. Hurst" before "Louisa", stays apart: her
-    mother-in-law would pass the same test.)"""
+    beside that man (the surname's :func:`bearer`) and a word of marriage ("married", "wife", in one sentence)
+    before it writes "Mrs. Lydgate" a second time (``starts``: where each sentence begins), three times at least and
+    more often, for how often she is named, than any other such woman: twice as often, or she alone of them is
+    written once with his surname ("Lydia Wickham"). (A wife married before the story, "Mrs. Hurst" before "Louisa",
+    stays apart: her mother-in-law would pass the same test.)"""
     owner = {form: key for key, forms in variants.items() for form in forms}
     beside = {n: {owner[f] for form in FORM.finditer(sentence) for f in written_names(form) if f in owner}
               for n, sentence in enumerate(sentences) if MARRIAGE.search(sentence)}
 
-    def first_seen(key: str) -> float:
-        return min(map(seen, variants[key]))
+    def second_seen(key: str) -> float:
+        return sorted(at for form in variants[key] for at in seen(form))[1]
 
     def wed_after(husband: str, woman: str, wife: str) -> bool:
-        """Whether the book first writes ``wife`` after a sentence naming ``husband`` and ``woman`` and a marriage
-        (Mrs. Churchill, written from the start, is no wife the story gives Mr. Churchill; nor, wrongly, Emma's
-        "a Mrs. Weston", written once before Miss Taylor's match is talked of)."""
+        """Whether the book writes ``wife`` a second time after a sentence naming ``husband`` and ``woman`` and a
+        marriage (Mrs. Churchill, written from the start, is no wife the story gives Mr. Churchill; Emma's "a Mrs.
+        Weston", written once before Miss Taylor's match is talked of, is Miss Taylor all the same)."""
         spoken = next((n for n, keys in beside.items() if husband in keys and woman in keys), len(sentences))
-        return spoken < len(sentences) and starts[spoken] < first_seen(wife)
+        return spoken < len(sentences) and starts[spoken] < second_seen(wife)
 
     for wife in titled_keys(variants, MARRIED):
         surname = wife.split()[1]
@@ -683,7 +683,7 @@ def join_wives(variants: dict[str, Counter], genders: dict[str, str], seen: Call
                             and not any(f.split()[-1] == surname for f in variants[k] if " " in f)})
         ranked = sorted(((n / variants[k].total() ** 0.5, k) for k, n in together.items()
                          if n >= 3 and wed_after(husband, k, wife)), reverse=True)
-        signed = [k for _, k in ranked if seen(f"{first_name(k)} {surname}") < math.inf]  # "Lydia Wickham", once
+        signed = [k for _, k in ranked if seen(f"{first_name(k)} {surname}")[0] < math.inf]  # "Lydia Wickham", once
         if len(signed) == 1:
             variants[signed[0]].update(variants.pop(wife))
         elif ranked and (len(ranked) == 1 or ranked[0][0] >= 2 * ranked[1][0]):
