@@ -103,6 +103,8 @@ def test_a_recap_sentence_its_labels_do_not_support_is_dropped_and_one_written_a
 
 
 def test_a_recap_cut_by_its_length_ends_at_its_last_whole_sentence(tmp_path, write_book):
+    """A reply stopped at its length (the 1.5B model loops) loses its unfinished last sentence, which would else be
+    cited by its words."""
     from elite_ui.methods.recap import Recaps
     from elite_ui.models import ScriptedLLM
     from elite_ui.models.base import finished
