@@ -39,6 +39,7 @@ from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
+from itertools import islice
 from pathlib import Path
 
 import numpy as np
@@ -494,7 +495,7 @@ def titled_keys(variants: dict[str, Counter], titles: Iterable[str]) -> list[str
 
 
 def join_ranks(variants: dict[str, Counter], genders: dict[str, str], named: dict[str, set[int]],
-               seen: Callable[[str], tuple[float, ...]]) -> None:
+               seen: Callable[[str], tuple[float, float]]) -> None:
     """A rank and a surname ("Captain Weston", Mr. Weston before he sold his commission) joins the surname's man
     (:func:`bearer`) written five times as often and before it, unless the book names both in one sentence or the
     next (:func:`two_people`: "Captain Lydgate" is Lydgate's cousin; Les Misérables' "Colonel Pontmercy", written
@@ -639,17 +640,18 @@ def join_lone_wives(variants: dict[str, Counter], genders: dict[str, str]) -> No
             variants[women[0]].update(variants.pop(wife))
 
 
-def written_at(text: str) -> Callable[[str], tuple[float, ...]]:
-    """Where ``text`` writes a name, in order, then infinity twice (the first is ``[0]``, infinity if never), each
-    name looked for once."""
+def written_at(text: str) -> Callable[[str], tuple[float, float]]:
+    """Where ``text`` first and second writes a name (infinity for each it does not), each name looked for once and
+    only as far as its second writing."""
     @cache
-    def at(name: str) -> tuple[float, ...]:
-        return (*(m.start() for m in re.finditer(rf"\b{written_as(as_written(name))}\b", text)), math.inf, math.inf)
+    def at(name: str) -> tuple[float, float]:
+        found = islice(re.finditer(rf"\b{written_as(as_written(name))}\b", text), 2)
+        return (*(m.start() for m in found), math.inf, math.inf)[:2]
 
     return at
 
 
-def join_wives(variants: dict[str, Counter], genders: dict[str, str], seen: Callable[[str], tuple[float, ...]],
+def join_wives(variants: dict[str, Counter], genders: dict[str, str], seen: Callable[[str], tuple[float, float]],
                sentences: list[str], starts: list[int]) -> None:
     """"Mrs. Lydgate" is the married name of a woman of another surname ("Rosamond Vincy") whom the book names
     beside that man (the surname's :func:`bearer`) and a word of marriage ("married", "wife", in one sentence)
@@ -662,7 +664,7 @@ def join_wives(variants: dict[str, Counter], genders: dict[str, str], seen: Call
               for n, sentence in enumerate(sentences) if MARRIAGE.search(sentence)}
 
     def second_seen(key: str) -> float:
-        return sorted(at for form in variants[key] for at in seen(form))[1]
+        return sorted(at for form in variants[key] for at in seen(form))[1]  # among each form's first two
 
     def wed_after(husband: str, woman: str, wife: str) -> bool:
         """Whether the book writes ``wife`` a second time after a sentence naming ``husband`` and ``woman`` and a
