@@ -83,8 +83,8 @@ def test_a_recap_sentence_without_a_label_is_cited_by_its_words_and_a_copied_one
 def test_a_recap_sentence_its_labels_do_not_support_is_dropped_and_one_written_again_kept_once(write_book):
     """The 1.5B model's labels drift down the chapter as it loops ("Mrs. Bennet asks if he is married or single
     [S132]", again at S134, S136): a sentence its labels do not support is dropped, one written again is kept once,
-    a copy of the prompt's worked example cites no sentence, and one copying the sentences it cites run together
-    is no recap."""
+    a copy of the prompt's worked example cites no sentence, a quotation's closing mark split off is no sentence,
+    and one copying the sentences it cites run together is no recap."""
     from elite_ui.methods.recap import EXAMPLE_RECAP, cited
 
     book = write_book("The Owl\n\nCHAPTER I\n\nMirek kept the light. He trimmed the lamp.\n\nCHAPTER II\n\n"
@@ -98,6 +98,8 @@ def test_a_recap_sentence_its_labels_do_not_support_is_dropped_and_one_written_a
     assert cited(book, "Mirek fed the owl [S2].", range(len(book)), checked=False).lines == [
         ("Mirek fed the owl.", [2])], "condensing the recaps' lines checks their labels only"
     assert cited(book, EXAMPLE_RECAP, range(len(book))).lines == []
+    said = cited(book, 'Mirek says, "Feed the owl!\n". [S2]', range(len(book)))
+    assert all(any(c.isalpha() for c in text) for text, _ in said.lines), "a quotation's closing mark is no sentence"
     said = cited(book, "Mirek kept the light, he trimmed the lamp [S2, S3].", range(len(book)))
     assert (said.lines, said.copied) == ([], 1), "two sentences copied out, cited together"
 

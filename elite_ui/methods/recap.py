@@ -127,7 +127,7 @@ def cited(book: Book, reply: str, allowed: Collection[int], checked: bool = True
         labels = [int(n) for n in SENTENCE_LABEL.findall(sentence)]
         ids = sorted({sid for sid in labels if sid in allowed})
         text = re.sub(r"\s*\[[^\]]*\]", "", sentence).strip()
-        if not text or text in seen:
+        if not re.search(r"\w", text) or text in seen:  # no word: a quotation's closing mark split off
             continue
         seen.add(text)
         near = [sid for overlap, sid in sharing(book, text, sorted(allowed))[:MATCHED] if overlap]
