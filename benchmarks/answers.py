@@ -71,6 +71,7 @@ ROWS = {
     "- model terms": Row("elite", settings=("model_terms=false",)),
     "quoted answer": Row("elite", settings=("quoted=true",)),
     "+ terms example": Row("elite", settings=("terms_example=true",)),
+    "+ imagined passage": Row("elite", settings=("imagined_passage=true", "max_terms=12")),
     "+ judge and iterations": Row("elite", settings=("judge=true", "next_terms=judge")),
     "+ breadth/depth": Row("elite", settings=("judge=true", "next_terms=explore")),
     "+ importance": Row("elite", settings=("importance_samples=1", "importance_chunks=3")),
@@ -336,6 +337,9 @@ def main() -> None:
                              .replace("/", "-")) for name in names}
     baseline = results.get("bm25") or kept(Path(args.out) / args.set / "bm25", questions)
     table = {name: figures(rows, baseline if name != "bm25" else None) for name, rows in results.items()}
+    for name in set(table) - {"bm25", "default"} if "default" in results else ():
+        table[name]["evidence_vs_default"] = {figure: paired(results[name], results["default"], figure)
+                                              for figure in ("evidence_recall", "key_in_evidence")}
     for name, row in table.items():
         print(name, json.dumps(row))
     name = (f"{'evidence' if args.evidence_only else 'answers'}-{args.set}" + (f"-{args.fold}" if args.fold else "")

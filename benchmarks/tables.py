@@ -394,15 +394,19 @@ def answers_table(name: str) -> str:
 def evidence_table(name: str) -> str:
     """The evidence each row places for a real model's search terms (``python -m benchmarks.answers
     --evidence-only``): the share of the gold evidence held and of questions whose key it holds, each paired
-    against BM25 chunks."""
-    def versus(s: dict, figure: str) -> str:
-        d = (s.get("evidence_vs_bm25") or {}).get(figure)
+    against BM25 chunks (and against the default, where a run paired them)."""
+    def versus(s: dict, figure: str, of: str = "bm25") -> str:
+        d = (s.get(f"evidence_vs_{of}") or {}).get(figure)
         return difference(d["difference"], d["interval"]) if d else ""
+    found = figures(name)["rows"]
+    against_default = any("evidence_vs_default" in s for s in found.values())
     body = [[row, s["questions"], num(s.get("evidence_recall"), 3), versus(s, "evidence_recall"),
              num(s.get("key_in_evidence"), 3), versus(s, "key_in_evidence")]
-            for row, s in figures(name)["rows"].items()]
+            + ([versus(s, "evidence_recall", "default"), versus(s, "key_in_evidence", "default")]
+               if against_default else []) for row, s in found.items()]
     return rows(["row", "questions", "evidence recall", "minus BM25 (paired, 95% interval)", "key in the evidence",
-                 "minus BM25 (paired)"], body)
+                 "minus BM25 (paired)"] + (["evidence recall minus the default (paired)", "key minus the default"]
+                                           if against_default else []), body)
 
 
 def grounding_real_table(name: str = "grounding-real") -> str:

@@ -371,6 +371,38 @@ def test_a_spoiler_ceiling_keeps_everything_after_it_out(pride):
     assert 0 < counted.total < 41 and max(o.sentence_id for o in counted.occurrences) <= last
 
 
+def test_the_imagined_passage_searches_its_words_and_is_not_shown_under_a_ceiling(pride):
+    from elite_ui.book import reading_ceiling
+    from elite_ui.methods.base import PRIVATE
+    from elite_ui.methods.elite.settings import PRESETS
+    from elite_ui.methods.prompts import IMAGINED
+
+    imagining = with_overrides(SMALL, imagined_passage=True, iter_max=1, max_terms=6)
+    replies = {"terms": ["Elizabeth married Mr. Darcy at the church of Zanzibar; Wickham wept with joy."],
+               "judge": ["yes"], "importance": ["x"], "answer": ["y"]}
+    question = "Who does Elizabeth marry?"
+    whole = engine(replies, imagining).run(pride, question)
+    asked = next(e.data for e in whole.of("llm_call") if e.data.purpose == "terms")
+    assert IMAGINED in asked.prompt and asked.output == replies["terms"][0], "shown whole without a ceiling"
+    model = [t.text for t in whole.of("terms")[0].data.new if t.by == "model"]
+    assert model == ["married", "Darcy", "church", "Wickham", "wept"], \
+        "its words as written, in order, not the question's nor stopwords, up to max_terms (six, Zanzibar among " \
+        "them: not in the book, so not searched)"
+    assert {"marry", "elizabeth"} <= {t.text for t in whole.of("terms")[0].data.new if t.by == "lexical"}
+    read = pride.up_to(*reading_ceiling(pride, "chapter 10"))
+    under = engine(replies, imagining).run(read, question)
+    asked = next(e.data for e in under.of("llm_call") if e.data.purpose == "terms")
+    assert asked.output == PRIVATE, "the model's imagining may be its memory of what comes after chapter 10"
+    searched = [t.text for t in under.of("terms")[0].data.new if t.by == "model"]
+    assert searched == ["married", "Darcy"], "chapters 1-10 write no church, no weeping and no Wickham: not shown"
+    options = {"A": "Mr. Collins", "B": "Mr. Darcy"}
+    chosen = engine({"terms": ["Netherfield"], "judge": ["yes"], "importance": ["B"], "vote": ["B"]}, imagining).run(
+        pride, question, options)
+    asked = next(e.data for e in chosen.of("llm_call") if e.data.purpose == "terms")
+    assert IMAGINED not in asked.prompt and "Mr. Collins" in asked.prompt, "a choice's terms: a list, options seen"
+    assert PRESETS["capable"].terms.imagined_passage and not PRESETS["laptop"].terms.imagined_passage
+
+
 @pytest.mark.parametrize("order", ["first", "last"])
 def test_first_and_last_mentions_come_from_the_occurrences(pride, order):
     trace = engine({"count_phrase": ["Wickham"]}).run(pride, f"When is Wickham {order} mentioned?")

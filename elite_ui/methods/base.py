@@ -97,6 +97,8 @@ PASSAGE_TOKENS = 320
 """The most tokens of evidence one passage read alone holds (``passage_answers``): a longer run of sentences is
 read in pieces."""
 NO_ANSWER = "I could not find the answer in the book."
+PRIVATE = ("(not shown: read up to a spoiler ceiling, the model's imagining may be its memory of the novel beyond "
+           "it; its words the book up to there writes are searched)")
 """A written answer when the model wrote nothing usable."""
 
 
@@ -243,11 +245,14 @@ class Engine:
         return text if cost <= tokens else text[: len(text) * tokens // cost]
 
     def call(self, purpose: str, messages: list[dict[str, str]], iteration: int, *, max_tokens: int = 96,
-             temperature: float = 0.0, seed: int | None = None, stream: bool = False, full: bool = False):
+             temperature: float = 0.0, seed: int | None = None, stream: bool = False, full: bool = False,
+             private: bool = False):
         """One LLM call, yielded as an ``llm_call`` event once it has waited its turn for a shared model (``queue``
         events meanwhile; long work preempted by a short question waits and calls again); returns the reply text
         (with ``full``, the whole :class:`~elite_ui.models.base.Completion`). With ``stream``, the reply is also
-        yielded piece by piece as ``answer_delta`` events while it is written."""
+        yielded piece by piece as ``answer_delta`` events while it is written. ``private``: under a spoiler ceiling
+        the trace keeps :data:`PRIVATE` for the reply (the model's imagining of a passage, which may be its memory
+        of the novel beyond the ceiling)."""
         if self.cancel.is_set():
             raise Cancelled("stopped.")
         while True:
@@ -273,10 +278,15 @@ class Engine:
                     raise ModelError(f"the model failed while {purpose.replace('_', ' ')}: {exc}") from exc
             break
         yield Event(Kind.LLM_CALL, iteration, LLMCall(
-            purpose, as_read(messages), self.unread(result.text), result.prompt_tokens, result.cached_tokens,
+            purpose, as_read(messages), PRIVATE if private and self.cut() else self.unread(result.text),
+            result.prompt_tokens, result.cached_tokens,
             result.completion_tokens, round(result.seconds, 4), result.finish_reason,
             round(place.waited, 3) if place else 0.0))
         return result if full else result.text
+
+    def cut(self) -> bool:
+        """Whether the book is read up to a spoiler ceiling."""
+        return self.reading is not None and self.reading.ceiling is not None
 
     def unread(self, text: str) -> str:
         """What the model wrote, as the trace may keep it: under a spoiler ceiling (with the grounding check on),

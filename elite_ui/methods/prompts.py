@@ -42,6 +42,10 @@ TERMS_EXAMPLE = ("Write up to {limit} search terms for finding the passage of th
                  "actions, objects, places, feelings, and synonyms of the question's words). One term per line, "
                  "nothing else.\n\nFor example, for \"How did Tom get the fence painted?\":\nTom\nfence\n"
                  "whitewash\nbrush\nboys\ntrade")
+IMAGINED = ("Write two sentences, as the novel itself would word them, of the passage that answers this question. "
+            "Nothing else.")
+"""The ``imagined_passage`` setting's prompt: the model's imagining of the answering passage, whose words are
+searched (query2doc: Wang, Yang & Wei, "Query2doc: Query Expansion with Large Language Models", EMNLP 2023)."""
 BREADTH = ("The answer is still missing. Write up to {limit} new search terms, different from those already "
            "searched: related names, places, events or words that could lead to the answer. One per line.")
 DEPTH = ("Copy from these passages up to {limit} names, places, objects or events worth searching for next to "
@@ -67,6 +71,10 @@ def terms_task(example: bool) -> str:
 
 def terms(question: str, options: dict[str, str] | None, limit: int, example: bool = False) -> list[dict[str, str]]:
     return messages(f"Question: {question}{options_block(options)}\n\n" + terms_task(example).format(limit=limit))
+
+
+def imagined(question: str) -> list[dict[str, str]]:
+    return messages(f"Question: {question}\n\n{IMAGINED}")
 
 
 def passage_answer(question: str, options: dict[str, str] | None, passage: str) -> list[dict[str, str]]:

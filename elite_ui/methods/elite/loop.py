@@ -33,7 +33,7 @@ from ..lexical import (
     tilings,
     touches,
 )
-from ..parsing import parse_decision, parse_sentence_ids, parse_terms, parse_verdict, whole_sentences
+from ..parsing import imagined_words, parse_decision, parse_sentence_ids, parse_terms, parse_verdict, whole_sentences
 from ..trace import (
     Answer,
     Calls,
@@ -198,11 +198,16 @@ class Elite(Engine):
         return proposed
 
     def first_terms(self, search: Search):
-        """The model's search terms for the question, with the question's own words (or only them, announced,
-        when the model gave nothing usable, or when it is not asked) and the options' words."""
+        """The model's search terms for the question (its list, or the words of the passage it imagines answers
+        an open question: ``imagined_passage``), with the question's own words (or only them, announced, when the
+        model gave nothing usable, or when it is not asked) and the options' words."""
         s, book, question, options = self.settings.terms, search.book, search.question, search.options
         terms: list[Term] = []
-        if s.model_terms:
+        if s.model_terms and s.imagined_passage and not options:  # a choice's options are searched themselves
+            reply = yield from self.call("terms", prompts.imagined(question), 1, private=True)
+            terms = [t for t in self.new_terms(book, imagined_words(reply, question, s.max_terms, book.lexicon),
+                                               "question", set()) if t.in_book]  # none the book as read lacks
+        elif s.model_terms:
             reply = yield from self.call("terms", prompts.terms(question, options, s.max_terms, s.terms_example), 1)
             terms = self.new_terms(book, parse_terms(reply, s.max_terms,
                                                      prompts.instructions(prompts.terms_task(s.terms_example),
