@@ -97,9 +97,10 @@ PASSAGE_TOKENS = 320
 """The most tokens of evidence one passage read alone holds (``passage_answers``): a longer run of sentences is
 read in pieces."""
 NO_ANSWER = "I could not find the answer in the book."
+"""A written answer when the model wrote nothing usable."""
 PRIVATE = ("(not shown: read up to a spoiler ceiling, the model's imagining may be its memory of the novel beyond "
            "it; its words the book up to there writes are searched)")
-"""A written answer when the model wrote nothing usable."""
+"""What the trace keeps of a private reply (:meth:`Engine.call`) under a spoiler ceiling."""
 
 
 @dataclass
