@@ -7,7 +7,7 @@ import re
 import json_repair
 from rapidfuzz import fuzz, process
 
-from ..book.lexicon import ENGLISH, STOPWORDS, WORD, Lexicon, content_words, words
+from ..book.lexicon import STOPWORDS, WORD, Lexicon, content_words, words
 from ..book.segment import TITLE_ENDINGS
 
 LIST_MARKER = re.compile(r"^\s*(?:[-*•·]+|\d+[.)]|[a-z][.)]|terms?:|search(?: words| terms)?:|keywords?:)\s*", re.I)
@@ -49,10 +49,10 @@ def parse_terms(text: str, limit: int, ignore: frozenset[str] | set[str] = froze
     return list(terms.values())
 
 
-def imagined_words(text: str, question: str, limit: int, lexicon: Lexicon = ENGLISH) -> list[str]:
+def imagined_words(text: str, question: str, limit: int, lexicon: Lexicon) -> list[str]:
     """The search terms of a passage the model imagined (``prompts.imagined``): its content words of three letters
     or more that the question does not say, each once, in order, as written (a name keeps its capital, so that a
-    spoiler ceiling's mask knows it), at most ``limit``."""
+    spoiler ceiling's mask knows it), at most ``limit``; words as the book's ``lexicon`` reads them."""
     asked = set(lexicon.content_words(question))
     written = {w.lower(): w for w in reversed(WORD.findall(text))}  # a word's first writing
     return [written.get(w, w) for w in lexicon.content_words(text) if len(w) > 2 and w not in asked][:limit]
