@@ -15,7 +15,10 @@ MOJIBAKE_HINT = re.compile(
 """A UTF-8 lead byte read as Latin-1/cp1252 followed by a continuation byte read the same way ("Ã¨" for "è")."""
 
 
-C1_AFTER_QUOTE = re.compile("(?<=[\"'\u2018\u2019\u201c\u201d])[\u0080-\u009f]")
+LOSSY_PUNCTUATION = re.compile("[\"'\u2018\u2019\u201c\u201d]([\u0080-\u009f])")
+"""A quote mark and a C1 control: what an earlier, lossy clean-up of some Gutenberg files left of a UTF-8 punctuation
+mark (E2 80 xx read as Latin-1, its first two bytes made a quote mark). The control is its last byte, which says the
+mark: "\x99" ’, "\x9c" “, "\x9d" ”, "\x94" — (:func:`punctuation_mark`)."""
 
 
 C1_CONTROL = re.compile("[\u0080-\u009f]")
@@ -64,13 +67,13 @@ def utf16_without_bom(data: bytes) -> str | None:
 def repair(text: str) -> str:
     """Normalise line ends and repair mis-decoded characters: ftfy on the lines that hold a mojibake-like pair.
 
-    Stray C1 control characters next to quotes (left by an earlier, lossy mojibake clean-up, as in some
-    Gutenberg files) are dropped first, since ftfy would read them as cp1252 letters.
+    A quote mark and a C1 control (:data:`LOSSY_PUNCTUATION`) become the mark the control's byte says first
+    ("Reed"\x99s" is "Reed’s"), since ftfy would read the control as a cp1252 letter.
     """
     import ftfy
 
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    text = C1_AFTER_QUOTE.sub("", text)
+    text = LOSSY_PUNCTUATION.sub(punctuation_mark, text)
     bad_lines = sorted({text.rfind("\n", 0, m.start()) + 1 for m in MOJIBAKE_HINT.finditer(text)})
     if bad_lines:
         pieces, last = [], 0
@@ -81,6 +84,11 @@ def repair(text: str) -> str:
             last = end
         text = "".join(pieces) + text[last:]
     return C1_CONTROL.sub("", text)
+
+
+def punctuation_mark(found: re.Match) -> str:
+    """The punctuation mark (U+2000 to U+201F) whose UTF-8 encoding ends with the byte of ``found``'s control."""
+    return chr(0x2000 + ord(found.group(1)) - 0x80)
 
 
 def strip_gutenberg(text: str) -> tuple[str, dict[str, str]]:
