@@ -297,11 +297,13 @@ def test_a_title_and_given_name_written_twice_tells_no_one_apart(tmp_path):
 
 def test_given_names_that_are_words_a_particle_and_a_lone_wife(tmp_path):
     """"Will" is a name where the book writes "Will Ladislaw" (and "Mr. Ladislaw") and "Will" on its own, though
-    "will" is a word; "Miss de Bourgh" keeps its particle; "Mrs. Poole", no man's surname, is Grace Poole."""
+    "will" is a word; "Miss de Bourgh" keeps its particle; "Mrs. Poole", no man's surname, is Grace Poole, whom a
+    servant's "Miss Grace" does not make a daughter (Wuthering Heights's "Miss Nelly" had kept Mrs. Dean apart)."""
     lines = ["It was noon, and Will Ladislaw came, and he sat.", "It rained, and then Will spoke, and he laughed.",
              "It was late, and she will go, and it will rain.", "It was dark, and Grace Poole sewed, and she hummed.",
              "It was cold, and Mrs. Poole laughed, and she left.", "It was May, and Miss de Bourgh coughed.",
-             "It was June, and Mr. Ladislaw bowed."]
+             "It was June, and Mr. Ladislaw bowed.", "'Miss Grace,' said he, and she smiled.",
+             "It was dusk, and Grace sang.", "It was dawn, and Grace rose."]
     path = tmp_path / "story.txt"
     path.write_text(STORY.format("\n\n".join(lines * 3)), encoding="utf-8")
     names = build_names(load_book(path))
@@ -331,3 +333,18 @@ def test_a_given_name_said_only_in_dialogue_joins_the_character_it_is_said_to(tm
     assert {"Mr. Lydgate", "Tertius"} <= set(names.find("Mr. Lydgate").variants)
     assert "Fred" not in names.find("Mr. Vincy").variants
     assert "Ned" not in names.find("Rosamond Vincy").variants and names.find("Ned").name == "Ned"
+
+
+def test_a_full_name_of_one_scene_is_not_the_given_name_of_the_whole_book(tmp_path):
+    """Huckleberry Finn's Jim, all through the book, is not "Jim Turner", a robber of one scene; "Mars Tom", as Jim
+    calls him, is Tom Sawyer."""
+    lines = ["It was noon, and Jim came, and he sat.", "It rained, and Jim spoke, and he laughed.",
+             "It was late, and Tom Sawyer nodded, and he left.", "It was dawn, and Tom rose, and he read.",
+             "It was dusk, and Tom ate, and he slept.", "'Mars Tom,' says Jim, and he grinned."]
+    scene = ["'It is a lie, Jim Turner,' said the robber, and he swore."] * 3
+    path = tmp_path / "huck.txt"
+    path.write_text(STORY.format("\n\n".join(lines * 30 + scene + lines * 30)), encoding="utf-8")
+    index = build_names(load_book(path))
+    assert index.find("Jim").variants == ["Jim"]
+    assert "Jim" not in index.find("Jim Turner").variants
+    assert {"Tom", "Tom Sawyer", "Mars Tom"} <= set(index.find("Tom Sawyer").variants)

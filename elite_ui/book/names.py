@@ -6,25 +6,26 @@ that open no sentence, follow no apostrophe ('Tis), are (almost) never written i
 before a surname and on their own too ("Will Ladislaw", "Grace Poole") and are not a family's plural ("the Lucases"); a
 surname keeps its particle ("de Bourgh"). Variants of one character are joined by rules read from the text: a full name
 joins its first name ("Elizabeth Bennet" -> Elizabeth), unless the first name is written with a second surname about as
-often ("Mary Ingram", "Mary Rivers": "Mary" stays alone); a nickname joins its given name (the ``nicknames`` table:
-Lizzy, Eliza -> Elizabeth; Kitty and Catherine); a diminutive joins its stem (Ratty -> Rat, Janet -> Jane); a titled
-surname ("Mr. Darcy") joins the one character of that sex whose full name carries it, unless the book tells him apart by
-his given name ("Mr. Frank Churchill", "Mr. Fred": "Mr. Churchill" is his uncle, "Mr. Vincy" his father) or names both
-in one sentence, else each titled form is a character of its own ("Mr. Bennet", "Mrs. Bennet"); a surname alone is a
-man's ("Darcy"; "Weston" is Mr. Weston, not the more written Mrs. Weston); a rank ("Captain Weston", "Dr. Lydgate")
-joins the man of its surname unless both are named at once; a middle name joins the surname's character ("Edward Fairfax
-Rochester"; not a surname of another family's full name, "Linton Heathcliff"); a title with a given name joins the full
-name it is written with ("St. John" -> "St. John Rivers"), "Aunt Reed" Mrs. Reed; "Miss" and a surname is the eldest
-daughter ("Miss Bennet" -> Jane, whose sisters are "Miss Elizabeth", "Miss Lydia"); a woman's given name with a man's
-surname is her married name ("Jane Rochester" -> Jane Eyre); "Mrs. John Knightley" is his wife, not him; a wife the
-story marries is the woman named with her husband and a marriage before the book first calls her "Mrs." ("Mrs. Collins",
-Charlotte Lucas; "Mrs. Wickham", Lydia, who signs "Lydia Wickham"); "Mrs. Poole", where no man has the surname, the one
-woman written with it ("Grace Poole"). A given name with a title of rank it mostly carries ("Lady Catherine", "Colonel
-Fitzwilliam") is a person of its own, apart from the bare name, and keeps its full names ("Lady Catherine de Bourgh";
-Kitty is "Catherine"). A given name the book writes only alone and says in dialogue ("Tertius, ...") is the name of the
-titled character who speaks the paragraphs beside it ("said Lydgate"), three times at least. Sexes come from titles and
-from the pronouns after a name. ``python -m benchmarks.names`` measures the merged pairs against lists made by hand.
-Every rule can be wrong; the reader edits the result as text, one character per line.
+often ("Mary Ingram", "Mary Rivers": "Mary" stays alone) or its surname is seldom written where the first name is ("Jim
+Turner", a robber of one scene, is not Huckleberry Finn's Jim); a nickname joins its given name (the ``nicknames``
+table: Lizzy, Eliza -> Elizabeth; Kitty and Catherine); a diminutive joins its stem (Ratty -> Rat, Janet -> Jane); a
+titled surname ("Mr. Darcy") joins the one character of that sex whose full name carries it, unless the book tells him
+apart by his given name ("Mr. Frank Churchill", "Mr. Fred": "Mr. Churchill" is his uncle, "Mr. Vincy" his father) or
+names both in one sentence, else each titled form is a character of its own ("Mr. Bennet", "Mrs. Bennet"); a surname
+alone is a man's ("Darcy"; "Weston" is Mr. Weston, not the more written Mrs. Weston); a rank ("Captain Weston", "Dr.
+Lydgate") joins the man of its surname unless both are named at once; a middle name joins the surname's character
+("Edward Fairfax Rochester"; not a surname of another family's full name, "Linton Heathcliff"); a title with a given
+name joins the full name it is written with ("St. John" -> "St. John Rivers"), "Aunt Reed" Mrs. Reed; "Miss" and a
+surname is the eldest daughter ("Miss Bennet" -> Jane, whose sisters are "Miss Elizabeth", "Miss Lydia"); a woman's
+given name with a man's surname is her married name ("Jane Rochester" -> Jane Eyre); "Mrs. John Knightley" is his wife,
+not him; a wife the story marries is the woman named with her husband and a marriage before the book first calls her
+"Mrs." ("Mrs. Collins", Charlotte Lucas; "Mrs. Wickham", Lydia, who signs "Lydia Wickham"); "Mrs. Poole", where no man
+has the surname, the one woman written with it ("Grace Poole"). A given name with a title of rank it mostly carries
+("Lady Catherine", "Colonel Fitzwilliam") is a person of its own, apart from the bare name, and keeps its full names
+("Lady Catherine de Bourgh"; Kitty is "Catherine"). A given name the book writes only alone and says in dialogue
+("Tertius, ...") is the name of the titled character who speaks the paragraphs beside it ("said Lydgate"), three times
+at least. Sexes come from titles and from the pronouns after a name. ``python -m benchmarks.names`` measures the merged
+pairs against lists made by hand. Every rule can be wrong; the reader edits the result as text, one character per line.
 
 Under a spoiler ceiling the index is found again in the book cut there (:func:`names_for`), so no name, variant
 or join that only a later chapter shows is listed.
@@ -49,7 +50,7 @@ from .lexicon import NAME, STOPWORDS
 from .model import Book
 
 TITLES = ("Mr", "Mrs", "Miss", "Ms", "Dr", "Lady", "Sir", "Lord", "Madame", "Mademoiselle", "Monsieur", "Mme",
-          "Mlle", "Colonel", "Captain", "Uncle", "Aunt", "Master", "Mistress", "Father", "Mother", "Sister",
+          "Mlle", "Colonel", "Captain", "Uncle", "Aunt", "Master", "Mars", "Mistress", "Father", "Mother", "Sister",
           "Brother", "St", "Don", "Doña", "Señor", "Señora", "Herr", "Frau", "Fräulein")
 PARTICLE = r"(?:(?:de|du|van|von)[ \t]+)?"
 """A surname's lower-case particle ("de Bourgh", "van Tassel")."""
@@ -96,7 +97,7 @@ IN_PLACE = re.compile(r"\b(?:Rue|rue|Saint|Sainte|Mount|Fort|Port|Cape|Lake|Boul
 """A capitalised word after a word that makes it a place ("Rue Plumet", "Saint Bernard")."""
 PLACE = re.compile(r"\b(?:in|at|to|from|near|towards|into|through|of|à|en|de|a|hacia)\s+([A-Z][a-z]+)\b")
 """A capitalised word after a preposition of place: names mostly written so are places, not characters."""
-MALE = {"Mr", "Sir", "Lord", "Monsieur", "Colonel", "Captain", "Uncle", "Master", "Father", "Brother", "Don",
+MALE = {"Mr", "Sir", "Lord", "Monsieur", "Colonel", "Captain", "Uncle", "Master", "Mars", "Father", "Brother", "Don",
         "Señor", "Herr"}
 FEMALE = {"Mrs", "Miss", "Ms", "Lady", "Madame", "Mademoiselle", "Mme", "Mlle", "Aunt", "Mistress", "Mother",
           "Sister", "Doña", "Señora", "Frau", "Fräulein"}
@@ -298,7 +299,8 @@ def build_names(book: Book, min_mentions: int = LEAST) -> NameIndex:
                                 if last and (title, first) in carried})
     triples = Counter(m.groups() for m in TRIPLE.finditer(text)
                       if all(w in names and w not in TITLES for w in m.groups()))
-    variants = forms_by_character(written, pairs, firsts, homes(firsts, untitled, capitalised, genders, triples),
+    variants = forms_by_character(written, pairs, firsts,
+                                  homes(firsts, untitled, capitalised, genders, triples, stretches_of(text)),
                                   genders, named, carried)
     join_bare_surnames(variants, firsts, genders)
     seen = written_at(text)
@@ -363,14 +365,16 @@ def given_names(names: set[str], written: Counter, pairs: Counter) -> set[str]:
 
 
 def homes(firsts: set[str], pairs: Counter, capitalised: Counter, genders: dict[str, str],
-          triples: Counter) -> dict[str, str]:
+          triples: Counter, stretches: Callable[[str], set[int]]) -> dict[str, str]:
     """Each given name's character: its most written full name (unless a second one is written at least half as
     often, and the two are not one name's parts, written together twice in ``triples``: "Konstantin Dmitrievitch
-    Levin"; then the name alone), or (a nickname) its parent name's."""
+    Levin"; then the name alone), or (a nickname) its parent name's. A full name counts only where its surname is
+    written in a tenth at least of the stretches of the book that write the given name (``stretches``): a full
+    name of one scene is another person ("Jim Turner", a steamboat robber, is not Huckleberry Finn's Jim)."""
     home: dict[str, str] = {}
     surnames: dict[str, list[tuple[int, str]]] = {}
     for (first, last), n in sorted(pairs.items(), key=lambda item: -item[1]):
-        if first in firsts:
+        if first in firsts and len(stretches(first) & stretches(last)) * 10 >= len(stretches(first)):
             home.setdefault(first, f"{first} {last}")
             surnames.setdefault(first, []).append((n, last))
     for first, full in surnames.items():
@@ -382,6 +386,20 @@ def homes(firsts: set[str], pairs: Counter, capitalised: Counter, genders: dict[
         parent = nickname_parent(word, firsts, capitalised, genders)
         home[word] = home[parent] if parent else home.get(word, word)
     return home
+
+
+STRETCHES = 40
+"""How many equal stretches :func:`stretches_of` cuts a book into."""
+
+
+def stretches_of(text: str) -> Callable[[str], set[int]]:
+    """The stretches of ``text`` (of :data:`STRETCHES`) that write a name (as the index keeps it: "de_Meaux"), each
+    name looked for once."""
+    @cache
+    def stretches(name: str) -> set[int]:
+        return {m.start() * STRETCHES // len(text) for m in re.finditer(rf"\b{written_as(as_written(name))}\b", text)}
+
+    return stretches
 
 
 def naming_sentences(sentences: list[str]) -> dict[str, set[int]]:
@@ -627,7 +645,8 @@ def join_married_names(variants: dict[str, Counter], genders: dict[str, str]) ->
 
 def join_lone_wives(variants: dict[str, Counter], genders: dict[str, str]) -> None:
     """"Mrs. Poole", where no man of the book bears the surname, is the one woman it writes with her given name and
-    that surname ("Grace Poole") and never as a "Miss": a widow, or a wife whose husband the story does not show
+    that surname ("Grace Poole") and never as "Miss" and that surname ("Miss Nelly", as Wuthering Heights's Mrs. Dean
+    is teased, is no daughter): a widow, or a wife whose husband the story does not show
     ("Madame Karenina" is Anna; wrongly, Frankenstein's "Madame Moritz" is taken for Justine, her daughter)."""
     for wife in titled_keys(variants, MARRIED):
         surname = wife.split()[1]
@@ -635,7 +654,7 @@ def join_lone_wives(variants: dict[str, Counter], genders: dict[str, str]) -> No
                    and any(f.split()[-1] == surname for f in forms if " " in f)]
         women = [k for k in bearers if sex(variants, genders, k) != "m"
                  and any(f.split()[0].rstrip(".") not in TITLES for f in variants[k] if f.endswith(f" {surname}"))
-                 and not any(f.split()[0] in UNMARRIED for f in variants[k] if " " in f)]
+                 and not any(f.split()[0] in UNMARRIED and f.split()[-1] == surname for f in variants[k])]
         if len(women) == 1 and all(sex(variants, genders, k) != "m" for k in bearers):
             variants[women[0]].update(variants.pop(wife))
 
