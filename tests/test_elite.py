@@ -401,6 +401,10 @@ def test_the_imagined_passage_searches_its_words_and_is_not_shown_under_a_ceilin
     asked = next(e.data for e in chosen.of("llm_call") if e.data.purpose == "terms")
     assert IMAGINED not in asked.prompt and "Mr. Collins" in asked.prompt, "a choice's terms: a list, options seen"
     assert PRESETS["capable"].terms.imagined_passage and not PRESETS["laptop"].terms.imagined_passage
+    refused = engine({"terms": ["Please provide the passage that answers the question."], "answer": ["y"]},
+                     imagining).run(pride, question)
+    assert [t.text for t in refused.of("terms")[0].data.new if t.by == "model"] == ["provide"], \
+        "the prompt's own words are no terms"
 
 
 @pytest.mark.parametrize("order", ["first", "last"])

@@ -49,11 +49,14 @@ def parse_terms(text: str, limit: int, ignore: frozenset[str] | set[str] = froze
     return list(terms.values())
 
 
-def imagined_words(text: str, question: str, limit: int, lexicon: Lexicon) -> list[str]:
+def imagined_words(text: str, question: str, limit: int, lexicon: Lexicon,
+                   ignore: frozenset[str] = frozenset()) -> list[str]:
     """The search terms of a passage the model imagined (``prompts.imagined``): its content words of three letters
     or more that the question does not say, each once, in order, as written (a name keeps its capital, so that a
-    spoiler ceiling's mask knows it), at most ``limit``; words as the book's ``lexicon`` reads them."""
-    asked = set(lexicon.content_words(question))
+    spoiler ceiling's mask knows it), at most ``limit``; words as the book's ``lexicon`` reads them. Words in
+    ``ignore`` (the prompt's own, :func:`prompts.instructions`: "Please provide the passage that answers the
+    question") are not terms."""
+    asked = set(lexicon.content_words(question)) | ignore
     written = {w.lower(): w for w in reversed(WORD.findall(text))}  # a word's first writing
     return [written.get(w, w) for w in lexicon.content_words(text) if len(w) > 2 and w not in asked][:limit]
 

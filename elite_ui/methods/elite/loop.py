@@ -205,8 +205,9 @@ class Elite(Engine):
         terms: list[Term] = []
         if s.model_terms and s.imagined_passage and not options:  # a choice's options are searched themselves
             reply = yield from self.call("terms", prompts.imagined(question), 1, private=True)
-            terms = [t for t in self.new_terms(book, imagined_words(reply, question, s.max_terms, book.lexicon),
-                                               "question", set()) if t.in_book]  # none the book as read lacks
+            words = imagined_words(reply, question, s.max_terms, book.lexicon,
+                                   prompts.instructions(prompts.IMAGINED, question))
+            terms = [t for t in self.new_terms(book, words, "question", set()) if t.in_book]  # none the book lacks
         elif s.model_terms:
             reply = yield from self.call("terms", prompts.terms(question, options, s.max_terms, s.terms_example), 1)
             terms = self.new_terms(book, parse_terms(reply, s.max_terms,
