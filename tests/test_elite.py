@@ -405,6 +405,9 @@ def test_the_imagined_passage_searches_its_words_and_is_not_shown_under_a_ceilin
                      imagining).run(pride, question)
     assert [t.text for t in refused.of("terms")[0].data.new if t.by == "model"] == ["provide"], \
         "the prompt's own words are no terms"
+    echoed = engine({"terms": ["Elizabeth does marry."], "answer": ["y"]}, imagining).run(pride, question)
+    assert {t.origin for t in echoed.of("terms")[0].data.new} == {"fallback"}
+    assert "the model gave no search term the question does not say already" in echoed.of("warning")[0].data.message
 
 
 @pytest.mark.parametrize("order", ["first", "last"])

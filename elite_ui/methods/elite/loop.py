@@ -203,6 +203,7 @@ class Elite(Engine):
         model gave nothing usable, or when it is not asked) and the options' words."""
         s, book, question, options = self.settings.terms, search.book, search.question, search.options
         terms: list[Term] = []
+        words: list[str] = []
         if s.model_terms and s.imagined_passage and not options:  # a choice's options are searched themselves
             reply = yield from self.call("terms", prompts.imagined(question), 1, private=True)
             words = imagined_words(reply, question, s.max_terms, book.lexicon,
@@ -210,16 +211,16 @@ class Elite(Engine):
             terms = [t for t in self.new_terms(book, words, "question", set()) if t.in_book]  # none the book lacks
         elif s.model_terms:
             reply = yield from self.call("terms", prompts.terms(question, options, s.max_terms, s.terms_example), 1)
-            terms = self.new_terms(book, parse_terms(reply, s.max_terms,
-                                                     prompts.instructions(prompts.terms_task(s.terms_example),
-                                                                          question, options)),
-                                   "question", set())
+            words = parse_terms(reply, s.max_terms,
+                                prompts.instructions(prompts.terms_task(s.terms_example), question, options))
+            terms = self.new_terms(book, words, "question", set())
         tried = {t.text.casefold() for t in terms} | {w for t in terms for w in t.words}
         if not any(t.in_book for t in terms):
             terms += self.new_terms(book, book.lexicon.content_words(question), "fallback", tried, by="lexical")
             if s.model_terms:
-                yield Event(Kind.WARNING, 1, Notice("none of the model's search terms is written in the book, "
-                                                    "so the question's own words were searched instead."))
+                why = ("none of the model's search terms is written in the book" if words else
+                       "the model gave no search term the question does not say already")
+                yield Event(Kind.WARNING, 1, Notice(f"{why}, so the question's own words were searched instead."))
         elif s.question_words:
             terms += self.new_terms(book, book.lexicon.content_words(question), "question", tried, by="lexical")
         if s.option_words and options:
