@@ -18,7 +18,7 @@ MOJIBAKE_HINT = re.compile(
 LOSSY_PUNCTUATION = re.compile("[\"'\u2018\u2019\u201c\u201d]([\u0080-\u009f])")
 """A quote mark and a C1 control: what an earlier, lossy clean-up of some Gutenberg files left of a UTF-8 punctuation
 mark (E2 80 xx read as Latin-1, its first two bytes made a quote mark). The control is its last byte, which says the
-mark: "\x99" ’, "\x9c" “, "\x9d" ”, "\x94" — (:func:`punctuation_mark`)."""
+mark: "\\x99" ’, "\\x9c" “, "\\x9d" ”, "\\x94" — (:func:`punctuation_mark`)."""
 
 
 C1_CONTROL = re.compile("[\u0080-\u009f]")
@@ -68,7 +68,7 @@ def repair(text: str) -> str:
     """Normalise line ends and repair mis-decoded characters: ftfy on the lines that hold a mojibake-like pair.
 
     A quote mark and a C1 control (:data:`LOSSY_PUNCTUATION`) become the mark the control's byte says first
-    ("Reed"\x99s" is "Reed’s"), since ftfy would read the control as a cp1252 letter.
+    ("Reed"\\x99s" is "Reed’s"), since ftfy would read the control as a cp1252 letter.
     """
     import ftfy
 
