@@ -185,7 +185,7 @@ def test_on_topic_leaves_out_an_answer_read_into_a_passage_about_something_else(
     from elite_ui.models.base import finished
 
     embed, names, question = MiniLMEmbedder(), found_names(up_to_ten), "Who was among the first to visit Mr. Bingley?"
-    aside, visit = 194, 184  # "'No more have I,' said Mr. Bennet; ...", "Mr. Bennet was among the earliest ..."
+    aside, visit = 194, 184  # "“No more have I,” said Mr. Bennet; ...", "Mr. Bennet was among the earliest ..."
     assert "earliest" in up_to_ten.sentence(visit).text and "No more have I" in up_to_ten.sentence(aside).text
     copied = f"{up_to_ten.sentence(aside).text} [S{aside}]"
     assert not grounded(up_to_ten, copied, question, [aside, visit], embed, names)[1].left_out
@@ -199,7 +199,7 @@ def test_on_topic_leaves_out_an_answer_read_into_a_passage_about_something_else(
         return finished(engine.answer_from(up_to_ten, question, None, engine.listing(up_to_ten, [aside, visit], []),
                                            [aside, visit]))
 
-    assert answered(0.0).text.startswith("'No more have I,'")
+    assert answered(0.0).text.startswith("“No more have I,”")
     left = answered(0.35)
     assert left.left_out == 1 and left.text.startswith("Not found so far: the book up to chapter 10")
 
