@@ -39,7 +39,7 @@ import threading
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
+from functools import cache, lru_cache, partial
 from itertools import islice
 from pathlib import Path
 
@@ -393,11 +393,24 @@ STRETCHES = 40
 
 
 def stretches_of(text: str) -> Callable[[str], set[int]]:
-    """The stretches of ``text`` (of :data:`STRETCHES`) that write a name (as the index keeps it: "de_Meaux"), each
-    name looked for once."""
+    """The stretches of ``text`` (of :data:`STRETCHES`) that write a name (as the index keeps it: "de_Meaux"), from
+    one pass over the text's capitalised words: a particle's name where its particle comes just before one of them."""
+    places: dict[str, list[int]] = {}
+    for word in re.finditer(r"\b[A-Z]\w*", text):
+        places.setdefault(word.group(), []).append(word.start())
+
+    def start(lead: re.Pattern | None, at: int) -> int | None:
+        """Where the name written with its capitalised word at ``at`` starts (its particle's place), if it is."""
+        if lead is None:
+            return at
+        found = lead.search(text, max(at - 80, 0), at)
+        return found.start() if found else None
+
     @cache
     def stretches(name: str) -> set[int]:
-        return {m.start() * STRETCHES // len(text) for m in re.finditer(rf"\b{written_as(as_written(name))}\b", text)}
+        *before, last = as_written(name).split()
+        lead = re.compile(rf"\b{written_as(' '.join(before))}\s+$") if before else None
+        return {at * STRETCHES // len(text) for at in map(partial(start, lead), places.get(last, ())) if at is not None}
 
     return stretches
 
