@@ -104,7 +104,8 @@ SETS = {
 }
 """Question sets: ``walk``, the questions of issue 40's walk through Pride and Prejudice under "chapter 10" (12
 answered in chapters 1-10, 10 whose answer lies later); ``jane``, the same walk through Jane Eyre, a novel in no fold
-and no benchmark before (8 and 6; written from the novel, run once before stop 64's fixes, chosen on by nothing);
+and no benchmark before (8 and 6; written from the novel, asked once while stop 64's fixes were made, chosen on
+by nothing);
 ``nd``, novels-dev's 60 multiple-choice questions; ``nn``,
 novels-300's 307 free-form questions with their keys; ``nc``, its single-hop questions under spoiler ceilings
 (``benchmarks/answer_sets/build.py``); ``ql``, QuALITY's 202 multiple-choice questions on 15 stories (L-Eval's copy,
