@@ -102,15 +102,13 @@ SETS = {
     "nc": ROOT / "benchmarks" / "answer_sets" / "novels-ceilings.jsonl",
     "ql": ROOT / "data" / "quality" / "dataset.jsonl",
 }
-"""Question sets: ``walk``, the questions of issue 40's walk through Pride and Prejudice under "chapter 10" (12
-answered in chapters 1-10, 10 whose answer lies later); ``jane``, the same walk through Jane Eyre, a novel in no fold
-and no benchmark before (8 and 6; written from the novel, asked once while stop 64's fixes were made, chosen on
-by nothing);
-``nd``, novels-dev's 60 multiple-choice questions; ``nn``,
-novels-300's 307 free-form questions with their keys; ``nc``, its single-hop questions under spoiler ceilings
-(``benchmarks/answer_sets/build.py``); ``ql``, QuALITY's 202 multiple-choice questions on 15 stories (L-Eval's copy,
-converted first: ``python -m elite_ui.bench convert leval ../shared/benchmarks/leval/quality.jsonl --out
-data/quality``), in no fold: settings may be chosen on it."""
+"""Question sets: ``walk``, the questions of issue 40's walk through Pride and Prejudice under "chapter 10" (12 answered
+in chapters 1-10, 10 whose answer lies later); ``jane``, the same walk through Jane Eyre, a novel in no fold and no
+benchmark before (8 and 6; written from the novel, asked once while stop 64's fixes were made, chosen on by nothing);
+``nd``, novels-dev's 60 multiple-choice questions; ``nn``, novels-300's 307 free-form questions with their keys;
+``nc``, its single-hop questions under spoiler ceilings (``benchmarks/answer_sets/build.py``); ``ql``, QuALITY's 202
+multiple-choice questions on 15 stories (L-Eval's copy, converted first: ``python -m elite_ui.bench convert leval
+../shared/benchmarks/leval/quality.jsonl --out data/quality``), in no fold: settings may be chosen on it."""
 FOLDS = {"tune": ("anna-karenina", "frankenstein", "les-miserables", "middlemarch", "the-scarlet-letter",
                   "pride-and-prejudice"),
          "held": ("emma", "wuthering-heights", "a-tale-of-two-cities", "the-adventures-of-huckleberry-finn",
