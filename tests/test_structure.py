@@ -19,6 +19,11 @@ def test_numbers_are_read_as_the_book_writes_them():
     assert read_heading("I. THE RIVER BANK") == Heading("chapter", "", 1)
     assert read_heading("BOOK FIRST—A JUST MAN") == Heading("part", "book", 1)
     assert read_heading("Letter 4") == Heading("chapter", "letter", 4)
+    assert [number(t) for t in ("thirteen", "Twenty-One", "twenty one", "THIRTIETH", "forty-second")] == \
+        [13, 21, 21, 30, 42]
+    assert read_heading("CHAPTER TWENTY-ONE. The Storm") == Heading("chapter", "chapter", 21)
+    assert read_heading("BOOK ELEVENTH—THE ATOM FRATERNIZES") == Heading("part", "book", 11)
+    assert read_heading("XIV") == Heading("chapter", "", 14)
 
 
 def test_front_matter_parts_and_chapters_restarting_in_each_part():
@@ -75,6 +80,48 @@ def test_under_a_ceiling_the_front_matter_is_not_searched_or_counted_unless_aske
     with_front = pride.up_to(last, label, front=True)
     assert {int(s) for s in with_front.index.postings("lydia")} & set(preface)
     assert read.ceiling.first == pride.first_read and with_front.ceiling.first == 0
+
+
+def chaptered(heading, chapters: int = 15, paragraphs: int = 12) -> str:
+    """A book whose chapters are headed ``heading(n)`` (n from 1), each chapter's paragraphs saying its number."""
+    body = lambda n: "\n\n".join(f"In chapter {n} the man walked to the door for the {k}th time. She said nothing."  # noqa: E731
+                                  for k in range(paragraphs))
+    return "THE TEST BOOK\n\nby Some Author\n\n" + "\n\n".join(f"{heading(n)}\n\n{body(n)}"
+                                                               for n in range(1, chapters + 1))
+
+
+ROMAN_NUMERALS = ["", "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI", "XII", "XIII", "XIV", "XV"]
+WORDED_NUMBERS = ["", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten", "Eleven",
+                  "Twelve", "Thirteen", "Fourteen", "Fifteen"]
+
+
+@pytest.mark.parametrize("heading", [
+    lambda n: ROMAN_NUMERALS[n],  # The Great Gatsby, Heart of Darkness: a numeral alone
+    lambda n: " " * 30 + ROMAN_NUMERALS[n],  # centred
+    lambda n: f"{n}\n\nThe Old Sea-dog at the Admiral Benbow",  # Treasure Island: a number, then the title
+    lambda n: f"CHAPTER {WORDED_NUMBERS[n].upper()}",
+    lambda n: f"Chapter Twenty-{WORDED_NUMBERS[n]}" if n < 10 else f"Chapter Thirty-{WORDED_NUMBERS[n - 10]}",
+], ids=["bare roman", "centred roman", "bare number and a title", "words past twelve", "words past twenty"])
+def test_a_ceiling_lands_at_the_end_of_the_chapter_named_however_the_book_numbers_it(write_book, heading):
+    """Chapters headed by a numeral alone, or numbered in words past twelve, were not all found: "chapter 5" of a
+    book headed "I", "II", ... ended with the seventh (its I, V and X missed, the rest counted in order), so the
+    reader was shown two chapters beyond the ceiling."""
+    book = write_book(chaptered(heading))
+    last, label = reading_ceiling(book, "chapter thirty-four" if "Twenty" in book.text else "chapter 14")
+    said = book.span_text(0, last)
+    assert "In chapter 14 " in said and "In chapter 15 " not in said, label
+
+
+def test_a_numeral_alone_heads_a_chapter_only_where_such_numerals_count_up(write_book):
+    """A stray numeral, a printed page's number kept in a text every few paragraphs, or a chapter's numbered
+    sections, is no chapter."""
+    pages = "\n\n".join(f"Words of page {n} went on. More words.\n\n{n}" for n in range(1, 30))
+    assert not [c for c in write_book("A BOOK\n\n" + pages).chapters if c.kind == "chapter" and c.title.isdigit()]
+    stray = chaptered(lambda n: f"CHAPTER {ROMAN_NUMERALS[n]}").replace("In chapter 7 ", "II\n\nIn chapter 7 ", 1)
+    assert [c.ref for c in write_book(stray).chapters if c.kind == "chapter"] == [f"ch. {n}" for n in range(1, 16)]
+    sections = chaptered(lambda n: f"CHAPTER {ROMAN_NUMERALS[n]}\n\n" + "\n\n".join(
+        f"{k}\n\n" + f"Here part {k} of chapter {n} went on at some length.\n\n" * 12 for k in range(1, 4)))
+    assert [c.ref for c in write_book(sections).chapters if c.kind == "chapter"] == [f"ch. {n}" for n in range(1, 16)]
 
 
 def test_a_long_heading_in_capitals_is_still_a_chapter(write_book):

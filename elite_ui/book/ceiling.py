@@ -10,11 +10,12 @@ import numpy as np
 
 from ..errors import BookError
 from .model import Book
-from .structure import PARTS, number
+from .structure import NUMBER_WORD, PARTS, number
 
 WORDS = {"chapter": "chapter", "ch": "chapter", "letter": "letter", "stave": "stave", "book": "book", "bk": "book",
          "part": "part", "pt": "part", "volume": "volume", "vol": "volume"}
-STEP = re.compile(r"(chapter|ch|letter|stave|book|bk|part|pt|volume|vol)\.?\s*(?:the\s+)?([0-9]+|[a-z]+)", re.I)
+STEP = re.compile(r"(chapter|ch|letter|stave|book|bk|part|pt|volume|vol)\.?\s*(?:the\s+)?([0-9]+|" + NUMBER_WORD
+                  + r"|[a-z]+)\b", re.I)
 PAGE = re.compile(r"^\s*(?:page|p\.?)\s*(\d+)\s*$", re.I)
 PERCENT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*%\s*$")
 SENTENCE = re.compile(r"^\s*(?:sentence\s*|s)(\d{1,9})\s*$", re.I)

@@ -1,16 +1,18 @@
-"""Chapters, title and author read from the text itself: headings such as "CHAPTER IV", "I. THE PRISON DOOR",
-"Chapitre 3" or "第三章", and a "by X" line near the opening, or a name under the title."""
+"""Chapters, title and author read from the text itself: headings such as "CHAPTER IV", "Chapter Twenty-One",
+"I. THE PRISON DOOR", "XIV" alone, "Chapitre 3" or "第三章", and a "by X" line near the opening, or a name under the
+title."""
 
 from __future__ import annotations
 
 import re
 from itertools import pairwise
 
+from .structure import NUMBER_WORD, number, read_heading
+
 CHAPTER_HEADING = re.compile(
     r"^(?=(?-i:[A-Z]))(?:chapter|book|part|volume|letter|stave|canto|section|prologue|epilogue|preface|introduction|"
     r"chapitre|livre|partie|kapitel|buch|teil|cap[ií]tulo|libro|parte)"
-    r"(?:[\s.:\-—–]+(?:[0-9]+|[ivxlcdm]+\b|the\s+\w+|one|two|three|four|five|six|seven|eight|nine|ten|"
-    r"eleven|twelve|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth)\b.*|\.?)$",
+    r"(?:[\s.:\-—–]+(?:[0-9]+|[ivxlcdm]+\b|the\s+\w+|" + NUMBER_WORD + r")\b.*|\.?)$",
     re.IGNORECASE,
 )
 
@@ -23,6 +25,29 @@ CAPS_HEADING = re.compile(r"^(?=.*[A-Z]{2})[^a-z!?]{2,60}$")
 
 
 ROMAN_HEADING = re.compile(r"^[IVXLC]+\.(?:\s+[^a-z]+)?$")
+
+
+BARE_NUMBER = re.compile(r"^(?:[IVXLC]+|[0-9]{1,3}\.?)$")
+"""A chapter number alone on its line ("XIV", "12"), as The Great Gatsby's and Treasure Island's chapters are
+headed: taken only where such numbers count up (:func:`counted`) and the book numbers no chapters otherwise (a
+chapter's numbered sections are no chapters)."""
+SPARSE = 10
+"""The fewest paragraphs, at the median, between two bare numbers that head chapters (a printed page's number, kept
+in a text, comes every few paragraphs)."""
+
+
+def counted(numbers: list[tuple[str, int, int]]) -> list[tuple[str, int]]:
+    """Of bare numbers (each with where it starts and its paragraph's index), those that count up from 1 in the
+    order written (from 1 again in a new part), when three at least do and :data:`SPARSE` paragraphs or more lie
+    between them: a chapter's number, not a stray numeral or a page's."""
+    chain, expected = [], 1
+    for line, start, paragraph in numbers:
+        value = number(line.rstrip("."))
+        if value == expected or (value == 1 and chain):
+            chain.append((line, start, paragraph))
+            expected = value + 1
+    gaps = sorted(b[2] - a[2] for a, b in pairwise(chain))
+    return [(line, start) for line, start, _ in chain] if len(chain) >= 3 and gaps[len(gaps) // 2] >= SPARSE else []
 
 
 CJK_HEADING = re.compile(r"^第[0-9一二三四五六七八九十百千零〇两]+[章回节卷部篇](?:\s.*)?$")
@@ -41,6 +66,9 @@ def headings(text: str, paragraphs: list[tuple[int, int]]) -> list[tuple[str, in
     short = [(" ".join(text[a:b].split()), a) for a, b in paragraphs if b - a <= 120]
     found = [(line, a) for line, a in short
              if CHAPTER_HEADING.match(line) or ROMAN_HEADING.match(line) or CJK_HEADING.match(line)]
+    if sum(bool(read_heading(line).number) and read_heading(line).kind == "chapter" for line, _ in found) < 3:
+        found += counted([(line, a, n) for n, (a, b) in enumerate(paragraphs) if b - a <= 8
+                          and BARE_NUMBER.match(line := text[a:b].strip()) and not ROMAN_HEADING.match(line)])
     found += [(line, a) for line, a in ((" ".join(text[a:b].split()), a) for a, b in paragraphs if 120 < b - a <= 400)
               if CHAPTER_HEADING.match(line) and not re.search(r"[a-z]", line) and len(PART_WORD.findall(line)) == 1]
     found.sort(key=lambda heading: heading[1])

@@ -1,7 +1,7 @@
 """The book's own structure, read from its headings: each chapter's number as the book gives it ("CHAPTER X" is
-chapter 10, "Chapter the Tenth" too, "I. THE RIVER BANK" is chapter 1), the parts that hold chapters ("BOOK
-FIRST", "VOLUME II", "PART ONE"), and the front matter before the story (the title page, a table of contents, an
-editor's preface or introduction, a list of illustrations).
+chapter 10, "Chapter the Tenth" too, "Chapter Twenty-One" 21, "I. THE RIVER BANK" and "I" alone chapter 1), the
+parts that hold chapters ("BOOK FIRST", "VOLUME II", "PART ONE"), and the front matter before the story (the title
+page, a table of contents, an editor's preface or introduction, a list of illustrations).
 
 Each chapter gets a ``ref`` for citations ("ch. 10", "book 2, ch. 10" when chapter numbers start again in each
 part, "preface") and a ``name`` for prose ("chapter 10", "the preface").
@@ -12,26 +12,42 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-CARDINALS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-             "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
-ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh",
-            "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth",
-            "twentieth")
-NUMBER_WORDS = {w: n for words in (CARDINALS, ORDINALS) for n, w in enumerate(words, 1)}
+UNITS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen",
+         "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen")
+UNIT_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
+                 "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth",
+                 "eighteenth", "nineteenth")
+TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+
+
+def number_words() -> dict[str, int]:
+    """1 to 99 in words, cardinal and ordinal ("twenty-one", "twenty-first", "thirtieth"), each with its value."""
+    words = {w: n for units in (UNITS, UNIT_ORDINALS) for n, w in enumerate(units, 1)}
+    for tens, word in enumerate(TENS, 2):
+        words[word], words[f"{word[:-1]}ieth"] = tens * 10, tens * 10
+        for unit in range(1, 10):
+            words[f"{word}-{UNITS[unit - 1]}"] = words[f"{word}-{UNIT_ORDINALS[unit - 1]}"] = tens * 10 + unit
+    return words
+
+
+NUMBER_WORDS = number_words()
+NUMBER_WORD = "|".join(w.replace("-", r"[\s-]+") for w in sorted(NUMBER_WORDS, key=len, reverse=True))
+"""A number in words as a pattern ("Twenty-One", "twenty one"), the longest first."""
 ROMAN = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
 PARTS = {"book", "part", "volume", "livre", "partie", "buch", "teil", "libro", "parte", "tome"}
 """Heading words of the divisions that hold chapters."""
 WORDED = re.compile(
     r"^(?P<word>chapter|letter|stave|canto|section|chapitre|kapitel|cap[ií]tulo|book|part|volume|livre|partie|"
-    r"buch|teil|libro|parte|tome)\b[\s.:\-—–]*(?:the\s+)?(?P<number>[0-9]+|[ivxlcdm]+|[a-z]+)?\b", re.I)
-NUMBERED = re.compile(r"^(?P<number>[IVXLC]+|[0-9]+)\.(?:\s|$)")
-"""A heading that is a number and a title ("I. THE RIVER BANK", "12. The Storm")."""
+    r"buch|teil|libro|parte|tome)\b[\s.:\-—–]*(?:the\s+)?(?P<number>[0-9]+|[ivxlcdm]+|" + NUMBER_WORD + r"|[a-z]+)?\b",
+    re.I)
+NUMBERED = re.compile(r"^(?P<number>[IVXLC]+|[0-9]+)(?:\.(?:\s|$)|$)")
+"""A heading that is a number, alone or with a title ("I. THE RIVER BANK", "12. The Storm", "XIV")."""
 FRONT = re.compile(r"^(?:the\s+)?(?:preface|prefatory note|introduction|contents|table of contents|illustrations|"
                    r"list of illustrations|foreword|dedication|transcriber.?s note|editor.?s note|note on the text|"
                    r"acknowledg(?:e)?ments|epigraph|author.?s note|préface|avant-propos|vorwort|prólogo del editor)\b",
                    re.I)
 HEADING_WORDS = re.compile(r"\b(?:chapter|part|book|volume|letter)\s+(?:[0-9]+|[ivxlc]+|"
-                           + "|".join(NUMBER_WORDS) + r")\b", re.I)
+                           + NUMBER_WORD + r")\b", re.I)
 """A numbered heading inside a line: three or more make the line a table of contents."""
 SHORT = {"chapter": "ch.", "volume": "vol.", "book": "bk.", "part": "pt."}
 """How citations abbreviate the heading words."""
@@ -60,7 +76,7 @@ def number(token: str | None) -> int | None:
     """A number written in digits, Roman numerals or words ("10", "X", "ten", "tenth"), or None."""
     if not token:
         return None
-    token = token.lower()
+    token = "-".join(token.lower().replace("-", " ").split())
     if token.isdigit():
         return int(token)
     return NUMBER_WORDS.get(token) or roman(token)
