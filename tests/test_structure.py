@@ -99,9 +99,13 @@ WORDED_NUMBERS = ["", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Ei
     lambda n: ROMAN_NUMERALS[n],  # The Great Gatsby, Heart of Darkness: a numeral alone
     lambda n: " " * 30 + ROMAN_NUMERALS[n],  # centred
     lambda n: f"{n}\n\nThe Old Sea-dog at the Admiral Benbow",  # Treasure Island: a number, then the title
+    lambda n: f"{n}. The Boy Who Lived",
+    lambda n: f"- {n} -",
+    lambda n: WORDED_NUMBERS[n],
     lambda n: f"CHAPTER {WORDED_NUMBERS[n].upper()}",
     lambda n: f"Chapter Twenty-{WORDED_NUMBERS[n]}" if n < 10 else f"Chapter Thirty-{WORDED_NUMBERS[n - 10]}",
-], ids=["bare roman", "centred roman", "bare number and a title", "words past twelve", "words past twenty"])
+], ids=["bare roman", "centred roman", "bare number and a title", "number and title", "dashes", "a word alone",
+        "words past twelve", "words past twenty"])
 def test_a_ceiling_lands_at_the_end_of_the_chapter_named_however_the_book_numbers_it(write_book, heading):
     """Chapters headed by a numeral alone, or numbered in words past twelve, were not all found: "chapter 5" of a
     book headed "I", "II", ... ended with the seventh (its I, V and X missed, the rest counted in order), so the
@@ -110,6 +114,15 @@ def test_a_ceiling_lands_at_the_end_of_the_chapter_named_however_the_book_number
     last, label = reading_ceiling(book, "chapter thirty-four" if "Twenty" in book.text else "chapter 14")
     said = book.span_text(0, last)
     assert "In chapter 14 " in said and "In chapter 15 " not in said, label
+
+
+def test_numerals_alone_that_start_again_in_each_part_ask_which_part(write_book):
+    book = write_book(chaptered(lambda n: (f"PART {WORDED_NUMBERS[(n + 4) // 5].upper()}\n\n" if n % 5 == 1 else "")
+                                + str((n - 1) % 5 + 1)))
+    with pytest.raises(BookError, match="chapter 2 is in several parts"):
+        reading_ceiling(book, "chapter 2")
+    last, label = reading_ceiling(book, "part 2, chapter 4")
+    assert "In chapter 9 " in book.span_text(0, last) and "In chapter 10 " not in book.span_text(0, last), label
 
 
 def test_a_numeral_alone_heads_a_chapter_only_where_such_numerals_count_up(write_book):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
-from .structure import NUMBER_WORD, number, read_heading
+from .structure import NUMBER_WORD, numbered, read_heading
 
 CHAPTER_HEADING = re.compile(
     r"^(?=(?-i:[A-Z]))(?:chapter|book|part|volume|letter|stave|canto|section|prologue|epilogue|preface|introduction|"
@@ -27,22 +27,22 @@ CAPS_HEADING = re.compile(r"^(?=.*[A-Z]{2})[^a-z!?]{2,60}$")
 ROMAN_HEADING = re.compile(r"^[IVXLC]+\.(?:\s+[^a-z]+)?$")
 
 
-BARE_NUMBER = re.compile(r"^(?:[IVXLC]+|[0-9]{1,3}\.?)$")
-"""A chapter number alone on its line ("XIV", "12"), as The Great Gatsby's and Treasure Island's chapters are
-headed: taken only where such numbers count up (:func:`counted`) and the book numbers no chapters otherwise (a
-chapter's numbered sections are no chapters)."""
+NUMBER_LINE = 80
+"""The longest line that may head a chapter with its number alone or before a short title ("XIV", "12", "- 3 -",
+"One", "1. The Boy Who Lived", :data:`~elite_ui.book.structure.NUMBERED`), as The Great Gatsby's and Treasure
+Island's chapters are headed: taken only where such numbers count up (:func:`counted`) and the book numbers no
+chapters otherwise (a chapter's numbered sections are no chapters)."""
 SPARSE = 10
-"""The fewest paragraphs, at the median, between two bare numbers that head chapters (a printed page's number, kept
-in a text, comes every few paragraphs)."""
+"""The fewest paragraphs, at the median, between two numbers that head chapters (a printed page's number, kept in
+a text, comes every few paragraphs)."""
 
 
-def counted(numbers: list[tuple[str, int, int]]) -> list[tuple[str, int]]:
-    """Of bare numbers (each with where it starts and its paragraph's index), those that count up from 1 in the
-    order written (from 1 again in a new part), when three at least do and :data:`SPARSE` paragraphs or more lie
-    between them: a chapter's number, not a stray numeral or a page's."""
+def counted(numbers: list[tuple[int | None, str, int, int]]) -> list[tuple[str, int]]:
+    """Of lines that start with a number (each with its value, where it starts and its paragraph's index), those
+    whose numbers count up from 1 in the order written (from 1 again in a new part), when three at least do and
+    :data:`SPARSE` paragraphs or more lie between them: a chapter's number, not a stray numeral or a page's."""
     chain, expected = [], 1
-    for line, start, paragraph in numbers:
-        value = number(line.rstrip("."))
+    for value, line, start, paragraph in numbers:
         if value == expected or (value == 1 and chain):
             chain.append((line, start, paragraph))
             expected = value + 1
@@ -67,8 +67,9 @@ def headings(text: str, paragraphs: list[tuple[int, int]]) -> list[tuple[str, in
     found = [(line, a) for line, a in short
              if CHAPTER_HEADING.match(line) or ROMAN_HEADING.match(line) or CJK_HEADING.match(line)]
     if sum(bool(read_heading(line).number) and read_heading(line).kind == "chapter" for line, _ in found) < 3:
-        found += counted([(line, a, n) for n, (a, b) in enumerate(paragraphs) if b - a <= 8
-                          and BARE_NUMBER.match(line := text[a:b].strip()) and not ROMAN_HEADING.match(line)])
+        known = {a for _, a in found}
+        found += counted([(numbered(line), line, a, n) for n, (a, b) in enumerate(paragraphs)
+                          if b - a <= NUMBER_LINE and a not in known and numbered(line := " ".join(text[a:b].split()))])
     found += [(line, a) for line, a in ((" ".join(text[a:b].split()), a) for a, b in paragraphs if 120 < b - a <= 400)
               if CHAPTER_HEADING.match(line) and not re.search(r"[a-z]", line) and len(PART_WORD.findall(line)) == 1]
     found.sort(key=lambda heading: heading[1])

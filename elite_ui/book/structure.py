@@ -40,8 +40,10 @@ WORDED = re.compile(
     r"^(?P<word>chapter|letter|stave|canto|section|chapitre|kapitel|cap[ií]tulo|book|part|volume|livre|partie|"
     r"buch|teil|libro|parte|tome)\b[\s.:\-—–]*(?:the\s+)?(?P<number>[0-9]+|[ivxlcdm]+|" + NUMBER_WORD + r"|[a-z]+)?\b",
     re.I)
-NUMBERED = re.compile(r"^(?P<number>[IVXLC]+|[0-9]+)(?:\.(?:\s|$)|$)")
-"""A heading that is a number, alone or with a title ("I. THE RIVER BANK", "12. The Storm", "XIV")."""
+NUMBERED = re.compile(r"^[\[(*\-–—\s]*(?:(?P<number>[0-9]+|[IVXLC]+|(?i:" + NUMBER_WORD + r"))[\])*\-–—\s]*"
+                      r"(?:[.:](?:\s|$)|$)|(?P<digits>[0-9]+)\s+[A-Z])")
+"""A heading that is a number, alone or before a title ("I. THE RIVER BANK", "12. The Storm", "XIV", "- 3 -",
+"Fourteen", "14 The Boy")."""
 FRONT = re.compile(r"^(?:the\s+)?(?:preface|prefatory note|introduction|contents|table of contents|illustrations|"
                    r"list of illustrations|foreword|dedication|transcriber.?s note|editor.?s note|note on the text|"
                    r"acknowledg(?:e)?ments|epigraph|author.?s note|préface|avant-propos|vorwort|prólogo del editor)\b",
@@ -92,10 +94,14 @@ def read_heading(title: str) -> Heading:
         if token and token.lower() == "last":
             return Heading(kind, word, -1)
         return Heading(kind, word, number(token))
+    value = numbered(title)
+    return Heading("chapter", "", value) if value else Heading("chapter")
+
+
+def numbered(title: str) -> int | None:
+    """The number a heading that opens with one gives (:data:`NUMBERED`: "XIV. THE STORM" is 14), or None."""
     found = NUMBERED.match(title)
-    if found:
-        return Heading("chapter", "", number(found.group("number")))
-    return Heading("chapter")
+    return number(found.group("number") or found.group("digits")) if found else None
 
 
 def structure(titles: list[str], opening: bool) -> list[Heading]:
