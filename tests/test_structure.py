@@ -116,6 +116,20 @@ def test_a_ceiling_lands_at_the_end_of_the_chapter_named_however_the_book_number
     assert "In chapter 14 " in said and "In chapter 15 " not in said, label
 
 
+def test_a_table_of_contents_written_an_entry_to_a_paragraph_heads_no_chapter(write_book):
+    """Each entry had been a chapter of its own, so every chapter was in the book twice, and a ceiling at "chapter
+    14" was refused as "in several parts of this book"."""
+    contents = "CONTENTS\n\n" + "\n\n".join(f"CHAPTER {ROMAN_NUMERALS[n]}. The Title" for n in range(1, 16))
+    book = write_book(chaptered(lambda n: f"CHAPTER {ROMAN_NUMERALS[n]}. The Title").replace(
+        "by Some Author\n\n", f"by Some Author\n\n{contents}\n\n"))
+    assert [c.ref for c in book.chapters if c.kind == "chapter"] == [f"ch. {n}" for n in range(1, 16)]
+    last, _ = reading_ceiling(book, "chapter 14")
+    assert "In chapter 14 " in book.span_text(0, last) and "In chapter 15 " not in book.span_text(0, last)
+    parts = "VOLUME I\n\nBOOK FIRST\n\nCHAPTER I. The Title\n\nIt began."
+    book = write_book(f"A BOOK\n\n{contents}\n\n{parts}\n\nCHAPTER II\n\nIt went on.\n\nCHAPTER III\n\nIt ended.")
+    assert [c.ref for c in book.chapters if c.kind != "front"] == ["vol. 1", "vol. 1, bk. 1", "ch. 1", "ch. 2", "ch. 3"]
+
+
 def test_numerals_alone_that_start_again_in_each_part_ask_which_part(write_book):
     book = write_book(chaptered(lambda n: (f"PART {WORDED_NUMBERS[(n + 4) // 5].upper()}\n\n" if n % 5 == 1 else "")
                                 + str((n - 1) % 5 + 1)))

@@ -72,7 +72,7 @@ def headings(text: str, paragraphs: list[tuple[int, int]]) -> list[tuple[str, in
                           if b - a <= NUMBER_LINE and a not in known and numbered(line := " ".join(text[a:b].split()))])
     found += [(line, a) for line, a in ((" ".join(text[a:b].split()), a) for a, b in paragraphs if 120 < b - a <= 400)
               if CHAPTER_HEADING.match(line) and not re.search(r"[a-z]", line) and len(PART_WORD.findall(line)) == 1]
-    found.sort(key=lambda heading: heading[1])
+    found = listed_apart(sorted(found, key=lambda heading: heading[1]), paragraphs)
     if len(found) < 3:
         capitals = [(line, a) for line, a in short[title_page(short):] if CAPS_HEADING.match(line)]
         set_off = [(line, a) for line, a in capitals if BLANK_BEFORE.search(text, max(0, a - 80), a)]
@@ -82,6 +82,29 @@ def headings(text: str, paragraphs: list[tuple[int, int]]) -> list[tuple[str, in
         capitals = [(line, a) for line, a in capitals if after.get(a) not in starts]
         found = capitals if len(capitals) > len(found) else found
     return found
+
+
+def listed_apart(found: list[tuple[str, int]], paragraphs: list[tuple[int, int]]) -> list[tuple[str, int]]:
+    """Headings less a table of contents written an entry to a paragraph: of headings that follow one another with
+    no text between them, three or more of them chapters, only the last and the parts just before it ("VOLUME I",
+    "BOOK FIRST", "CHAPTER I", which the story follows) head what follows; the rest list the book."""
+    index = {start: n for n, (start, _) in enumerate(paragraphs)}
+    runs: list[list[tuple[str, int]]] = []
+    for heading in found:
+        if runs and index.get(heading[1], -2) == index.get(runs[-1][-1][1], -9) + 1:
+            runs[-1].append(heading)
+        else:
+            runs.append([heading])
+    kept = []
+    for run in runs:
+        kinds = [read_heading(line).kind for line, _ in run]
+        if kinds.count("chapter") >= 3:
+            last = len(run) - 1
+            while last and kinds[last - 1] == "part":
+                last -= 1
+            run = run[last:]
+        kept += run
+    return kept
 
 
 BY_LINE = re.compile(r"^(?:(?:by|par|von|por)(?:\s+|$)|作者[:：]?\s*)(.*?)[,.]?$", re.IGNORECASE)
