@@ -38,7 +38,7 @@ a text, comes every few paragraphs)."""
 
 
 def counted(numbers: list[tuple[int | None, str, int, int]]) -> list[tuple[str, int]]:
-    """Of lines that start with a number (each with its value, where it starts and its paragraph's index), those
+    """Of short lines (each with the number it opens with, if any, where it starts and its paragraph's index), those
     whose numbers count up from 1 in the order written (from 1 again in a new part), when three at least do and
     :data:`SPARSE` paragraphs or more lie between them: a chapter's number, not a stray numeral or a page's."""
     chain, expected = [], 1
@@ -66,10 +66,12 @@ def headings(text: str, paragraphs: list[tuple[int, int]]) -> list[tuple[str, in
     short = [(" ".join(text[a:b].split()), a) for a, b in paragraphs if b - a <= 120]
     found = [(line, a) for line, a in short
              if CHAPTER_HEADING.match(line) or ROMAN_HEADING.match(line) or CJK_HEADING.match(line)]
-    if sum(bool(read_heading(line).number) and read_heading(line).kind == "chapter" for line, _ in found) < 3:
+    chapters = [h for h in (read_heading(line) for line, _ in found) if h.kind == "chapter" and h.number]
+    if len(chapters) < 3:
         known = {a for _, a in found}
-        found += counted([(numbered(line), line, a, n) for n, (a, b) in enumerate(paragraphs)
-                          if b - a <= NUMBER_LINE and a not in known and numbered(line := " ".join(text[a:b].split()))])
+        lines = [(" ".join(text[a:b].split()), a, n) for n, (a, b) in enumerate(paragraphs)
+                 if b - a <= NUMBER_LINE and a not in known]
+        found += counted([(numbered(line), line, a, n) for line, a, n in lines])
     found += [(line, a) for line, a in ((" ".join(text[a:b].split()), a) for a, b in paragraphs if 120 < b - a <= 400)
               if CHAPTER_HEADING.match(line) and not re.search(r"[a-z]", line) and len(PART_WORD.findall(line)) == 1]
     found = listed_apart(sorted(found, key=lambda heading: heading[1]), paragraphs)
@@ -91,7 +93,7 @@ def listed_apart(found: list[tuple[str, int]], paragraphs: list[tuple[int, int]]
     index = {start: n for n, (start, _) in enumerate(paragraphs)}
     runs: list[list[tuple[str, int]]] = []
     for heading in found:
-        if runs and index.get(heading[1], -2) == index.get(runs[-1][-1][1], -9) + 1:
+        if runs and index[heading[1]] == index[runs[-1][-1][1]] + 1:
             runs[-1].append(heading)
         else:
             runs.append([heading])
