@@ -401,10 +401,15 @@ def test_the_imagined_passage_searches_its_words_and_is_not_shown_under_a_ceilin
     asked = next(e.data for e in chosen.of("llm_call") if e.data.purpose == "terms")
     assert IMAGINED not in asked.prompt and "Mr. Collins" in asked.prompt, "a choice's terms: a list, options seen"
     assert PRESETS["capable"].terms.imagined_passage and not PRESETS["laptop"].terms.imagined_passage
-    refused = engine({"terms": ["Please provide the passage that answers the question."], "answer": ["y"]},
-                     imagining).run(pride, question)
-    assert [t.text for t in refused.of("terms")[0].data.new if t.by == "model"] == ["provide"], \
+    worded = engine({"terms": ["The passage tells that she married Darcy."], "answer": ["y"]}, imagining).run(
+        pride, question)
+    assert [t.text for t in worded.of("terms")[0].data.new if t.by == "model"] == ["tells", "married", "Darcy"], \
         "the prompt's own words are no terms"
+    refused = engine({"terms": ["The novel does not provide a specific number of daughters the Bennets have. "
+                                "Mrs. Bennet sighed over her girls."], "answer": ["y"]}, imagining).run(
+        pride, "How many daughters do the Bennets have?")
+    assert [t.text for t in refused.of("terms")[0].data.new if t.by == "model"] == ["Bennet", "sighed", "girls"], \
+        "a sentence about the book, not of it, searches nothing (it had searched provide, specific, number)"
     echoed = engine({"terms": ["Elizabeth does marry."], "answer": ["y"]}, imagining).run(pride, question)
     assert {t.origin for t in echoed.of("terms")[0].data.new} == {"fallback"}
     assert "the model gave no search term the question does not say already" in echoed.of("warning")[0].data.message

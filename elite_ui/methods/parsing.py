@@ -49,13 +49,23 @@ def parse_terms(text: str, limit: int, ignore: frozenset[str] | set[str] = froze
     return list(terms.values())
 
 
+ABOUT_THE_BOOK = re.compile(
+    r"^\W*(?:please|sorry|i'?m sorry|i am sorry|unfortunately|as an ai|i (?:can ?not|can't|don't|do not))\b"
+    r"|\b(?:the|this)\s+(?:novel|book|passage|text|story)\s+(?:does|did|do)(?:\s+not|n't)\s+(?:\w+\s+)?(?:provide|"
+    r"mention|specify|state|say|describe|indicate|reveal|give|contain|include)"
+    r"|\bno\s+(?:specific\s+)?(?:information|mention|details?)\b", re.I)
+"""A sentence the model wrote about the book or itself rather than imagining the passage ("The novel does not
+provide a specific number of daughters the Bennets have.", "I'm sorry, ...")."""
+
+
 def imagined_words(text: str, question: str, limit: int, lexicon: Lexicon,
                    ignore: frozenset[str] = frozenset()) -> list[str]:
     """The search terms of a passage the model imagined (``prompts.imagined``): its content words of three letters
     or more that the question does not say, each once, in order, as written (a name keeps its capital, so that a
     spoiler ceiling's mask knows it), at most ``limit``; words as the book's ``lexicon`` reads them. Words in
-    ``ignore`` (the prompt's own, :func:`prompts.instructions`: "Please provide the passage that answers the
-    question") are not terms."""
+    ``ignore`` (the prompt's own, :func:`prompts.instructions`) are not terms, nor those of a sentence about the book
+    rather than of it (:data:`ABOUT_THE_BOOK`: it would search "provide", "specific", "number")."""
+    text = " ".join(s for s in re.split(r"(?<=[.!?])\s+", text) if not ABOUT_THE_BOOK.search(s))
     asked = set(lexicon.content_words(question)) | ignore
     written = {w.lower(): w for w in reversed(WORD.findall(text))}  # a word's first writing
     return [written.get(w, w) for w in lexicon.content_words(text) if len(w) > 2 and w not in asked][:limit]
