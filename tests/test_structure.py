@@ -125,6 +125,10 @@ def test_a_table_of_contents_written_an_entry_to_a_paragraph_heads_no_chapter(wr
     assert [c.ref for c in book.chapters if c.kind == "chapter"] == [f"ch. {n}" for n in range(1, 16)]
     last, _ = reading_ceiling(book, "chapter 14")
     assert "In chapter 14 " in book.span_text(0, last) and "In chapter 15 " not in book.span_text(0, last)
+    listed = "CONTENTS\n\n" + "\n\n".join(f"{n}. The Title" for n in range(1, 16))
+    book = write_book(chaptered(lambda n: f"{n}. The Title").replace("by Some Author\n\n",
+                                                                     f"by Some Author\n\n{listed}\n\n"))
+    assert [c.ref for c in book.chapters if c.kind == "chapter"] == [f"ch. {n}" for n in range(1, 16)]
     parts = "VOLUME I\n\nBOOK FIRST\n\nCHAPTER I. The Title\n\nIt began."
     book = write_book(f"A BOOK\n\n{contents}\n\n{parts}\n\nCHAPTER II\n\nIt went on.\n\nCHAPTER III\n\nIt ended.")
     assert [c.ref for c in book.chapters if c.kind != "front"] == ["vol. 1", "vol. 1, bk. 1", "ch. 1", "ch. 2", "ch. 3"]

@@ -37,17 +37,19 @@ SPARSE = 10
 a text, comes every few paragraphs)."""
 
 
-def counted(numbers: list[tuple[int | None, str, int, int]]) -> list[tuple[str, int]]:
-    """Of short lines (each with the number it opens with, if any, where it starts and its paragraph's index), those
-    whose numbers count up from 1 in the order written (from 1 again in a new part), when three at least do and
-    :data:`SPARSE` paragraphs or more lie between them: a chapter's number, not a stray numeral or a page's."""
+def counted(numbered_lines: list[tuple[str, int]], paragraphs: list[tuple[int, int]]) -> list[tuple[str, int]]:
+    """Of short lines that open with a number (each with where it starts), those whose numbers count up from 1 in
+    the order written (from 1 again in a new part), when three at least do and :data:`SPARSE` paragraphs or more lie
+    between them: a chapter's number, not a stray numeral or a page's."""
+    index = {start: n for n, (start, _) in enumerate(paragraphs)}
     chain, expected = [], 1
-    for value, line, start, paragraph in numbers:
+    for line, start in numbered_lines:
+        value = numbered(line)
         if value == expected or (value == 1 and chain):
-            chain.append((line, start, paragraph))
+            chain.append((line, start))
             expected = value + 1
-    gaps = sorted(b[2] - a[2] for a, b in pairwise(chain))
-    return [(line, start) for line, start, _ in chain] if len(chain) >= 3 and gaps[len(gaps) // 2] >= SPARSE else []
+    gaps = sorted(index[b] - index[a] for (_, a), (_, b) in pairwise(chain))
+    return chain if len(chain) >= 3 and gaps[len(gaps) // 2] >= SPARSE else []
 
 
 CJK_HEADING = re.compile(r"^第[0-9一二三四五六七八九十百千零〇两]+[章回节卷部篇](?:\s.*)?$")
@@ -69,9 +71,8 @@ def headings(text: str, paragraphs: list[tuple[int, int]]) -> list[tuple[str, in
     chapters = [h for h in (read_heading(line) for line, _ in found) if h.kind == "chapter" and h.number]
     if len(chapters) < 3:
         known = {a for _, a in found}
-        lines = [(" ".join(text[a:b].split()), a, n) for n, (a, b) in enumerate(paragraphs)
-                 if b - a <= NUMBER_LINE and a not in known]
-        found += counted([(numbered(line), line, a, n) for line, a, n in lines])
+        lines = ((" ".join(text[a:b].split()), a) for a, b in paragraphs if b - a <= NUMBER_LINE and a not in known)
+        found += counted(listed_apart([(line, a) for line, a in lines if numbered(line)], paragraphs), paragraphs)
     found += [(line, a) for line, a in ((" ".join(text[a:b].split()), a) for a, b in paragraphs if 120 < b - a <= 400)
               if CHAPTER_HEADING.match(line) and not re.search(r"[a-z]", line) and len(PART_WORD.findall(line)) == 1]
     found = listed_apart(sorted(found, key=lambda heading: heading[1]), paragraphs)
