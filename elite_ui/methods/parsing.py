@@ -50,7 +50,8 @@ def parse_terms(text: str, limit: int, ignore: frozenset[str] | set[str] = froze
 
 
 ABOUT_THE_BOOK = re.compile(
-    r"^\W*(?:please|sorry|i'?m sorry|i am sorry|unfortunately|as an ai|i (?:can ?not|can't|don't|do not))\b"
+    r"^\W*(?:(?:i'?m |i am )?sorry,?\s+but\b|as an ai\b|please\s+(?:provide|give|specify|clarify)\b"
+    r"|i\s+(?:can ?not|can't|don't|do not)\s+(?:provide|answer|determine|have access))"
     r"|\b(?:the|this)\s+(?:novel|book|passage|text|story)\s+(?:does|did|do)(?:\s+not|n't)\s+(?:\w+\s+)?(?:provide|"
     r"mention|specify|state|say|describe|indicate|reveal|give|contain|include)"
     r"|\bno\s+(?:specific\s+)?(?:information|mention|details?)\b", re.I)
