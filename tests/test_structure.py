@@ -84,8 +84,10 @@ def test_under_a_ceiling_the_front_matter_is_not_searched_or_counted_unless_aske
 
 def chaptered(heading, chapters: int = 15, paragraphs: int = 12) -> str:
     """A book whose chapters are headed ``heading(n)`` (n from 1), each chapter's paragraphs saying its number."""
-    body = lambda n: "\n\n".join(f"In chapter {n} the man walked to the door for the {k}th time. She said nothing."  # noqa: E731
-                                  for k in range(paragraphs))
+    def body(n: int) -> str:
+        return "\n\n".join(f"In chapter {n} the man walked to the door for the {k}th time. She said nothing."
+                           for k in range(paragraphs))
+
     return "THE TEST BOOK\n\nby Some Author\n\n" + "\n\n".join(f"{heading(n)}\n\n{body(n)}"
                                                                for n in range(1, chapters + 1))
 
