@@ -156,10 +156,11 @@ def test_r4_mcp_callers_are_told_apart_and_ask_at_once(served):
     assert server.peak >= 2, "the callers' questions ran together, not one caller's after another's"
 
 
-@pytest.mark.parametrize("served", [(5.0, 1)], indirect=True)
+@pytest.mark.parametrize("served", [(30.0, 1)], indirect=True)
 def test_r4_questions_waiting_for_the_model_hold_no_thread_of_the_quick_calls(served):
-    """Issue 36 item 4: 48 questions (more than Gradio's 40 threads) wait for a one-slot server with 5 s calls;
-    another caller's passage is served while they wait, not once the first of them is answered."""
+    """Issue 36 item 4: 48 questions (more than Gradio's 40 threads) wait for a one-slot server with 30 s calls;
+    another caller's passage is served while they wait, not once the first of them is answered. (With 5 s calls,
+    on 2 cores of a 2017 EPYC the app's own work on the 48 questions delayed the passage past the first call.)"""
     import httpx
     from gradio_client import Client
 
