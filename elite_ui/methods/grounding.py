@@ -36,7 +36,7 @@ from ..book import Book
 from ..book.lexicon import NUMBER
 from ..book.names import TITLES, NameIndex, story_text
 from ..models import Embed
-from .parsing import SENTENCE_END, parse_sentence_ids
+from .parsing import parse_sentence_ids, sentence_pieces
 
 COVERED = 0.5
 """The share of a sentence's content words its evidence (or the question) must hold."""
@@ -153,10 +153,8 @@ def writes(held: set[str], name: str, names: NameIndex | None, forms=lambda word
 
 def answer_sentences(text: str) -> list[str]:
     """``text`` cut into sentences, each keeping the citation labels written after its full stop."""
-    cuts = [m.end() for m in SENTENCE_END.finditer(text)]
-    pieces = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
     out: list[str] = []
-    for piece in pieces:
+    for piece in sentence_pieces(text):
         if out and re.fullmatch(r"\s*(?:\[\s*S\s?\d{1,7}\s*\][\s,;.]*)+", piece):
             out[-1] += piece
         elif piece.strip():

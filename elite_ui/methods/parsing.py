@@ -66,7 +66,7 @@ def imagined_words(text: str, question: str, limit: int, lexicon: Lexicon,
     spoiler ceiling's mask knows it), at most ``limit``; words as the book's ``lexicon`` reads them. Words in
     ``ignore`` (the prompt's own, :func:`prompts.instructions`) are not terms, nor those of a sentence about the book
     rather than of it (:data:`ABOUT_THE_BOOK`: it would search "provide", "specific", "number")."""
-    text = " ".join(s for s in re.split(r"(?<=[.!?])\s+", text) if not ABOUT_THE_BOOK.search(s))
+    text = " ".join(s for s in sentence_pieces(text) if not ABOUT_THE_BOOK.search(s))
     asked = set(lexicon.content_words(question)) | ignore
     written = {w.lower(): w for w in reversed(WORD.findall(text))}  # a word's first writing
     return [written.get(w, w) for w in lexicon.content_words(text) if len(w) > 2 and w not in asked][:limit]
@@ -191,6 +191,12 @@ SENTENCE_END = re.compile("".join(rf"(?<!\b[A-Z]{ending})" for ending in TITLE_E
                           + r"(?<!\b[A-Z])(?<!\b\d)[.!?…][\"”’')\]]*(?:\s*\[[^\]]{1,40}\][.!?]?)?")
 """The end of a sentence: its stop (not a title's written short as the book's sentences read it, "Rev.", nor an
 initial's or a list's "4."), closing quotes or brackets, and a citation that may follow it ("[S12].")."""
+
+
+def sentence_pieces(text: str) -> list[str]:
+    """``text`` cut after each :data:`SENTENCE_END`, every character kept (the last piece may end in none)."""
+    cuts = [m.end() for m in SENTENCE_END.finditer(text)]
+    return [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
 
 
 def whole_sentences(text: str) -> str:
