@@ -37,11 +37,11 @@ SPARSE = 10
 a text, comes every few paragraphs)."""
 
 
-def counted(numbered_lines: list[tuple[str, int]], paragraphs: list[tuple[int, int]]) -> list[tuple[str, int]]:
-    """Of short lines that open with a number (each with where it starts), those whose numbers count up from 1 in
-    the order written (from 1 again in a new part), when three at least do and :data:`SPARSE` paragraphs or more lie
-    between them: a chapter's number, not a stray numeral or a page's."""
-    index = {start: n for n, (start, _) in enumerate(paragraphs)}
+def counted(numbered_lines: list[tuple[str, int]], index: dict[int, int]) -> list[tuple[str, int]]:
+    """Of short lines that open with a number (each with where it starts; ``index``: each paragraph's number by its
+    start), those whose numbers count up from 1 in the order written (from 1 again in a new part), when three at
+    least do and :data:`SPARSE` paragraphs or more lie between them: a chapter's number, not a stray numeral or a
+    page's."""
     chain, expected = [], 1
     for line, start in numbered_lines:
         value = numbered(line)
@@ -66,16 +66,17 @@ def headings(text: str, paragraphs: list[tuple[int, int]]) -> list[tuple[str, in
     (a subtitle, a headline's second line: a heading heads some text).
     """
     short = [(" ".join(text[a:b].split()), a) for a, b in paragraphs if b - a <= 120]
+    index = {start: n for n, (start, _) in enumerate(paragraphs)}
     found = [(line, a) for line, a in short
              if CHAPTER_HEADING.match(line) or ROMAN_HEADING.match(line) or CJK_HEADING.match(line)]
     chapters = [h for h in (read_heading(line) for line, _ in found) if h.kind == "chapter" and h.number]
     if len(chapters) < 3:
         known = {a for _, a in found}
         lines = ((" ".join(text[a:b].split()), a) for a, b in paragraphs if b - a <= NUMBER_LINE and a not in known)
-        found += counted(listed_apart([(line, a) for line, a in lines if numbered(line)], paragraphs), paragraphs)
+        found += counted(listed_apart([(line, a) for line, a in lines if numbered(line)], index), index)
     found += [(line, a) for line, a in ((" ".join(text[a:b].split()), a) for a, b in paragraphs if 120 < b - a <= 400)
               if CHAPTER_HEADING.match(line) and not re.search(r"[a-z]", line) and len(PART_WORD.findall(line)) == 1]
-    found = listed_apart(sorted(found, key=lambda heading: heading[1]), paragraphs)
+    found = listed_apart(sorted(found, key=lambda heading: heading[1]), index)
     if len(found) < 3:
         capitals = [(line, a) for line, a in short[title_page(short):] if CAPS_HEADING.match(line)]
         set_off = [(line, a) for line, a in capitals if BLANK_BEFORE.search(text, max(0, a - 80), a)]
@@ -87,11 +88,11 @@ def headings(text: str, paragraphs: list[tuple[int, int]]) -> list[tuple[str, in
     return found
 
 
-def listed_apart(found: list[tuple[str, int]], paragraphs: list[tuple[int, int]]) -> list[tuple[str, int]]:
+def listed_apart(found: list[tuple[str, int]], index: dict[int, int]) -> list[tuple[str, int]]:
     """Headings less a table of contents written an entry to a paragraph: of headings that follow one another with
-    no text between them, three or more of them chapters, only the last and the parts just before it ("VOLUME I",
-    "BOOK FIRST", "CHAPTER I", which the story follows) head what follows; the rest list the book."""
-    index = {start: n for n, (start, _) in enumerate(paragraphs)}
+    no text between them (``index``: each paragraph's number by its start), three or more of them chapters, only the
+    last and the parts just before it ("VOLUME I", "BOOK FIRST", "CHAPTER I", which the story follows) head what
+    follows; the rest list the book."""
     runs: list[list[tuple[str, int]]] = []
     for heading in found:
         if runs and index[heading[1]] == index[runs[-1][-1][1]] + 1:
