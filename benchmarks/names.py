@@ -59,7 +59,7 @@ PEOPLE = {
         "Madame Pierrot", "Alice", "Mary Ann", "Miss Reed", "Mr. Rowland", "Mesrour", "Jane Rochester",
         "Jane Elliott", "Mary Rivers", "Gulliver", "Temple", "Charles", "Mr. Bates", "Mrs. Leaven",
         "Frederick Lynn", "Sibyl", "Gibson", "Samson", "John Eyre", "Jesus", "Barbara", "Wilson", "Julia",
-        "Mrs. Fairfax", "Mary", "John", "Reed", "Grace Poole"},
+        "Mrs. Fairfax", "Mary", "John", "Reed", "Grace Poole", "Adèle", "Adela", "Céline Varens"},
     "the-wind-in-the-willows.txt": {"Toad", "Rat", "Mole", "Badger", "Otter", "Portly", "Billy", "Chairman"},
 }
 NOT_PEOPLE = {

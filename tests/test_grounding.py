@@ -47,6 +47,14 @@ def test_numbers_must_be_written_and_a_name_may_be_another_of_the_characters(pri
     assert not grounded(pride, said, "What happens?", [sid], names=found_names(pride))[1].left_out
     assert grounded(pride, said, "What happens?", [sid])[1].left_out, "without the name index Lizzy is unknown"
     assert grounded(pride, f"{said[:-1]} 14 times.", "What happens?", [sid], names=found_names(pride))[1].left_out
+    assert grounded(pride, said.replace("Lizzy", "Zoë"), "What happens?", [sid], names=found_names(pride))[1].left_out
+
+
+def test_a_name_written_without_its_marks_is_the_name_its_sentence_writes(write_book):
+    """"Eponine" in an answer is the "Éponine" its cited sentence writes; "Zoë", whom no sentence names, is not."""
+    book = write_book("The rain fell on the street. Éponine waited at the café all night. Nobody came.")
+    assert not grounded(book, "All night Eponine waited at the cafe [S1].", "Who waited?", [1])[1].left_out
+    assert grounded(book, "All night Zoë waited at the café [S1].", "Who waited?", [1])[1].left_out
 
 
 def test_a_claim_labelled_a_few_lines_off_has_its_label_moved_to_the_sentence_that_says_it(pride):
@@ -143,6 +151,15 @@ def test_unread_keeps_names_the_book_has_written_so_far(up_to_ten):
     assert unread(up_to_ten, "Wickham, Mrs. Gardiner") == f"{UNREAD}, {UNREAD}", "nothing of a masked name shows"
     assert unread(up_to_ten, "Then Darcy spoke. The Wickham") == f"Then Darcy spoke. The {UNREAD}", \
         "a word opening a sentence is no part of the name after it"
+
+
+def test_unread_masks_a_name_with_marks_and_keeps_one_read_typed_without_them(write_book):
+    """A name with marks the book has not yet written is masked (the mask read A to Z alone, and let "Éponine"
+    through); one it has written is kept however the model spells it ("Eponine Thenardier")."""
+    book = write_book("CHAPTER I\n\nÉponine Thénardier waited at the café. It rained.\n\nCHAPTER II\n\n"
+                      "Then Zoë came to the café. It rained again.")
+    first = book.up_to(*reading_ceiling(book, "chapter 1"))
+    assert unread(first, "Eponine Thenardier met Éponine, then Zoë") == f"Eponine Thenardier met Éponine, then {UNREAD}"
 
 
 def test_an_answer_about_someone_the_question_does_not_ask_about_is_a_swap(pride):

@@ -39,6 +39,27 @@ def test_every_sentence_is_cut_where_it_ends(sample):
     assert set(described.filler) <= texts and {fact for fact, _, _ in described.facts} <= texts
 
 
+@pytest.mark.parametrize("sentences", [
+    ["Il pleuvait depuis le matin.", "À midi elle partit.", "Ça va bien.", "Étienne vint.", "M. Émile Zola arriva."],
+    ["Llovía todo el día sin parar.", "Él vino tarde.", "Ángel no vino.", "¿Dónde estás ahora?"],
+    ["He came at last.", "“Éponine!” she cried.", "Then Mr. Évariste spoke."]])
+def test_a_sentence_opening_with_a_capital_beyond_a_to_z_is_one(sentences, tmp_path):
+    """blingfire starts no sentence before "À", "Ça", "É" or "Á" (it does before "Über"): they had run on into the
+    sentence before (a French book's sentences two or three at a time)."""
+    path = tmp_path / "book.txt"
+    path.write_text(" ".join(sentences), encoding="utf-8")
+    book = load_book(path)
+    assert [book.sentence(i).text for i in range(len(book))] == sentences
+
+
+def test_in_a_book_of_a_language_with_marks_a_word_without_them_is_another_word(tmp_path):
+    """An English book's "cafe" finds its "café" (docs/method.md); a French book's "ou" (or) is no "où" (where)."""
+    path = tmp_path / "livre.txt"
+    path.write_text("Il ne savait pas où aller, ni quoi faire. Le café ou le thé ? " * 20, encoding="utf-8")
+    book = load_book(path)
+    assert book.language == "fr" and book.forms("ou") == ("ou",), "the marks are the French stemmer's to weigh"
+
+
 def test_stopwords_are_the_language_s_own(sample):
     book, described = sample
     for _, question, _ in described.facts:

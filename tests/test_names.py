@@ -98,6 +98,21 @@ def test_a_given_name_written_with_its_middle_name_and_its_surname_alike_is_stil
     assert names.find("Mary").name == "Mary"
 
 
+def test_names_with_letters_beyond_a_to_z_are_names(tmp_path):
+    """Les Misérables' "Thénardier" and "Éponine", Jane Eyre's "Adèle": a capital and small letters of any alphabet
+    (the finder read A to Z alone, and Les Misérables had no Thénardier, written 441 times, nor Éponine)."""
+    lines = ["It was noon, and Éponine Thénardier came, and she sat.", "It rained, and Éponine spoke, and she laughed.",
+             "It was late, and Monsieur Thénardier nodded, and he left.",
+             "It was dawn, and Adèle sang, and she danced."]
+    path = tmp_path / "story.txt"
+    path.write_text(STORY.format("\n\n".join(lines * 3)), encoding="utf-8")
+    names = build_names(load_book(path))
+    assert {"Éponine", "Éponine Thénardier"} <= set(names.find("Éponine").variants)
+    assert names.find("Monsieur Thénardier").name == "Monsieur Thénardier", "a man, not Éponine"
+    assert names.find("Adèle").name == "Adèle"
+    assert names.find("Eponine") is names.find("eponine thenardier") is names.find("Éponine"), "typed without marks"
+
+
 def test_a_place_before_a_name_is_no_given_name(tmp_path):
     """"In Moscow Levin had been struck" names Levin in Moscow, not a "Moscow Levin"; a house's name ("at Maple
     Grove") is no character either, though the book writes "Maple" before "Grove" alone."""

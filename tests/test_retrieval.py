@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from elite_ui.app.render.common import highlight
 from elite_ui.methods.elite.retrieval import collect, widen
 from elite_ui.methods.elite.settings import FeedbackSettings, RetrievalSettings
 from elite_ui.settings import with_overrides
@@ -52,6 +53,16 @@ def test_stopwords_and_unknown_words_retrieve_nothing(write_book):
     book = write_book(STORY)
     assert collect(book, ["the", "of it"], best(5)) == []
     assert collect(book, ["zeppelin"], best(5)) == []
+
+
+def test_a_word_typed_without_its_marks_finds_the_book_s_word_with_them(write_book):
+    """A reader (and a model) types "Eponine" and "cafe"; an English book writes "Éponine" and "café". The words
+    it writes without marks are found as before, and the match is shown on the word as the book writes it."""
+    book = write_book("The rain fell on the street. Éponine waited at the café. A cafe is no inn. Nobody came.")
+    assert [h.sentence_id for h in collect(book, ["Eponine"], best(5))] == [1]
+    assert sorted(h.sentence_id for h in collect(book, ["cafe"], best(5))) == [1, 2]
+    hit = collect(book, ["Eponine"], best(5))[0]
+    assert "<mark>Éponine</mark> waited" in highlight(book, book.sentence(hit.sentence_id).text, hit.matched)
 
 
 def test_top_k_is_respected(pride):

@@ -17,7 +17,7 @@ import numpy as np
 from .index import WordIndex
 from .model import Book, Chapter
 
-PARSED_VERSION = 11
+PARSED_VERSION = 12
 """Bumped with any change to how books are parsed, so parsed books cached by an older loader are not reused."""
 
 

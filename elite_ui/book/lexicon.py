@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import logging
 import re
+import unicodedata
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from itertools import groupby
 
 from lemminflect import getAllInflections, getAllLemmas
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
@@ -18,7 +20,24 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 WORD = re.compile(r"[^\W_]+")
 """A word is a run of letters and digits; apostrophes and hyphens split words ("don't" -> don, t)."""
 
-NAME = re.compile(r"(?<![.!?\"“‘]\s)(?<!^)\b[A-Z][a-z]{2,}\b", re.M)
+
+def letters(category: str) -> str:
+    """A character class of the Basic Multilingual Plane's letters of a Unicode ``category`` ("Lu" capitals, "Ll"
+    small letters), as ranges: ``re`` knows no ``\\p{Lu}``, and ``[A-Z]`` misses "Éponine" and "Thénardier"."""
+    points = [n for n in range(0x10000) if unicodedata.category(chr(n)) == category]
+    runs = [[n for _, n in run] for _, run in groupby(enumerate(points), lambda pair: pair[1] - pair[0])]
+    return "[" + "".join(re.escape(chr(run[0])) + (f"-{re.escape(chr(run[-1]))}" if len(run) > 1 else "")
+                         for run in runs) + "]"
+
+
+def unmarked(word: str) -> str:
+    """``word`` without its letters' marks (accents, diaeresis, cedilla): "Éponine" -> "Eponine"."""
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+
+
+CAPITAL, SMALL = letters("Lu"), letters("Ll")
+"""A capital letter and a small one, of any alphabet that has both."""
+NAME = re.compile(rf"(?<![.!?\"“‘]\s)(?<!^)\b{CAPITAL}{SMALL}{{2,}}\b", re.M)
 """A capitalised word that does not open a sentence: most likely a name."""
 NUMBER = re.compile(r"\b(?:\d[\d,.]*\d|\d|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|"
                     r"thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million)\b", re.I)

@@ -12,7 +12,7 @@ from functools import cached_property
 import numpy as np
 
 from .index import WordIndex, build_index
-from .lexicon import Lexicon, forms, lexicon
+from .lexicon import Lexicon, forms, lexicon, unmarked
 
 
 @dataclass(frozen=True)
@@ -100,13 +100,28 @@ class Book:
         return lexicon(self.language)
 
     def forms(self, word: str) -> tuple[str, ...]:
-        """``word`` and its inflected forms: lemminflect's in English; elsewhere the book's words with the same
-        Snowball stem."""
+        """``word`` and its inflected forms: lemminflect's in English, with the book's words that write one of them
+        with marks ("eponine" finds "Éponine", "cafe" "café": a reader and a model type names without them);
+        elsewhere the book's words with the same Snowball stem (there "ou" is no "où")."""
         if self.language == "en":
-            return forms(word)
+            return tuple(dict.fromkeys(w for f in forms(word) for w in self.spelled(f)))
         word = word.lower()
         stem = self.lexicon.stems([word])
         return tuple(dict.fromkeys([word, *self.stem_groups.get(stem[0], ())])) if stem else (word,)
+
+    def spelled(self, word: str) -> tuple[str, ...]:
+        """``word`` lower-cased, and the book's words that write it with marks ("eponine": "éponine")."""
+        word = word.lower()
+        return (word, *self.marked.get(unmarked(word), ()))
+
+    @cached_property
+    def marked(self) -> dict[str, list[str]]:
+        """The book's words written with marks, by the word without them ("eponine": ["éponine"])."""
+        out: dict[str, list[str]] = {}
+        for word in self.index.vocabulary:
+            if (plain := unmarked(word)) != word:
+                out.setdefault(plain, []).append(word)
+        return out
 
     @cached_property
     def stem_groups(self) -> dict[str, list[str]]:

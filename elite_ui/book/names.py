@@ -46,7 +46,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import EliteError
-from .lexicon import NAME, STOPWORDS
+from .lexicon import CAPITAL, NAME, SMALL, STOPWORDS, unmarked
 from .model import Book
 
 TITLES = ("Mr", "Mrs", "Miss", "Ms", "Dr", "Lady", "Sir", "Lord", "Madame", "Mademoiselle", "Monsieur", "Mme",
@@ -54,8 +54,10 @@ TITLES = ("Mr", "Mrs", "Miss", "Ms", "Dr", "Lady", "Sir", "Lord", "Madame", "Mad
           "Brother", "St", "Don", "Doña", "Señor", "Señora", "Herr", "Frau", "Fräulein")
 PARTICLE = r"(?:(?:de|du|van|von)[ \t]+)?"
 """A surname's lower-case particle ("de Bourgh", "van Tassel")."""
-FORM = re.compile(r"\b(?:(" + "|".join(TITLES) + r")\.?\s+)?(" + PARTICLE + r"[A-Z][a-z]{1,})"
-                  r"(?:[ \t]+(?!(?:" + "|".join(TITLES) + r")\b)(" + PARTICLE + r"[A-Z][a-z]{1,}))?\b")
+NAME_WORD = CAPITAL + SMALL + "+"
+"""A capitalised word, of any alphabet with capitals ("Thénardier")."""
+FORM = re.compile(r"\b(?:(" + "|".join(TITLES) + r")\.?\s+)?(" + PARTICLE + NAME_WORD + ")"
+                  r"(?:[ \t]+(?!(?:" + "|".join(TITLES) + r")\b)(" + PARTICLE + NAME_WORD + r"))?\b")
 """A name as written: an optional title, a capitalised word and perhaps a second one (a surname, not a title: "When
 Mr. Darcy" is no "When Mr"), each perhaps after a particle ("Miss de Bourgh", "Lady Catherine de Bourgh")."""
 ABBREVIATED = {"Mr", "Mrs", "Ms", "Dr", "Mme", "Mlle", "St"}
@@ -87,15 +89,15 @@ God and scripture, feast days, days and months, the words of places and of the b
 "Missis" and the commonest interjections."""
 EPITHETS = frozenset(["Old", "Young", "Little", "Poor", "Dear", "Good", "Great", "Big", "Chief", "Miss", "Master"])
 """Words put before a name that are no given name ("Old Featherstone", "Young Jerry", "Poor Miss Taylor")."""
-AFTER_TITLE = re.compile(r"\b(?:" + "|".join(ABBREVIATED) + r")\.\s+([A-Z][a-z]{2,})\b")
+AFTER_TITLE = re.compile(r"\b(?:" + "|".join(ABBREVIATED) + rf")\.\s+({CAPITAL}{SMALL}{{2,}})\b")
 """A name after an abbreviated title ("Mr. Collins"), which :data:`NAME` takes for a sentence's first word."""
-ELIDED = re.compile(r"['’\"“‘]([A-Z][a-z]+)\b")
+ELIDED = re.compile(rf"['’\"“‘]({NAME_WORD})\b")
 """A capitalised word right after an apostrophe ('Tis, 'Twas: a word with its first letters left out) or an opening
 quotation mark (“Humph!”, “Aye”: the first word of a line of dialogue)."""
 IN_PLACE = re.compile(r"\b(?:Rue|rue|Saint|Sainte|Mount|Fort|Port|Cape|Lake|Boulevard|Faubourg|Quai)[ \t-]+"
-                      r"([A-Z][a-z]+)\b")
+                      rf"({NAME_WORD})\b")
 """A capitalised word after a word that makes it a place ("Rue Plumet", "Saint Bernard")."""
-PLACE = re.compile(r"\b(?:in|at|to|from|near|towards|into|through|of|à|en|de|a|hacia)\s+([A-Z][a-z]+)\b")
+PLACE = re.compile(rf"\b(?:in|at|to|from|near|towards|into|through|of|à|en|de|a|hacia)\s+({NAME_WORD})\b")
 """A capitalised word after a preposition of place: names mostly written so are places, not characters."""
 MALE = {"Mr", "Sir", "Lord", "Monsieur", "Colonel", "Captain", "Uncle", "Master", "Mars", "Father", "Brother", "Don",
         "Señor", "Herr"}
@@ -109,11 +111,11 @@ RANKS = {"Captain", "Colonel", "Dr"}
 """Titles of a man's rank, which a book may drop for "Mr." as his story goes on."""
 KIN = {"Aunt": MARRIED, "Uncle": {"Mr", "Monsieur", "Herr", "Señor"}}
 """A kinship title and the titles the same person is written with by others ("Aunt Reed" is Mrs. Reed)."""
-PRONOUN = re.compile(r"\b([A-Z][a-z]+)\b[^.!?;:\"“”]{0,80}?\b(he|him|his|she|her|hers)\b")
+PRONOUN = re.compile(rf"\b({NAME_WORD})\b[^.!?;:\"“”]{{0,80}}?\b(he|him|his|she|her|hers)\b")
 """A name and the first personal pronoun after it in its clause: mostly the name's own."""
-TRIPLE = re.compile(r"\b([A-Z][a-z]+)[ \t]+([A-Z][a-z]+)[ \t\n]+([A-Z][a-z]+)\b")
+TRIPLE = re.compile(rf"\b({NAME_WORD})[ \t]+({NAME_WORD})[ \t\n]+({NAME_WORD})\b")
 """Three capitalised words in a row: a given name, a middle name and a surname ("Edward Fairfax Rochester")."""
-SAINT_PLACE = re.compile(r"\bSt\.\s+([A-Z][a-z]+)['’]s\b")
+SAINT_PLACE = re.compile(rf"\bSt\.\s+({NAME_WORD})['’]s\b")
 """A saint's name in the possessive is a church or a court ("at St. James's"), not a character."""
 LATIN_CAPITALS = {"en", "fr", "es", "it", "pt", "nl"}
 """Languages where a capital inside a sentence marks a name (German capitalises every noun; Chinese has none)."""
@@ -164,13 +166,14 @@ class NameIndex:
                          self.edited)
 
     def find(self, text: str) -> Character | None:
-        """The character ``text`` names: a variant of it, or a word of the term that is one of its words."""
-        wanted = text.casefold().strip()
+        """The character ``text`` names: a variant of it, or a word of the term that is one of its words, with or
+        without their letters' marks ("Eponine" is Éponine)."""
+        wanted = unmarked(text.casefold().strip())
         for character in self.characters:
-            if any(v.casefold() == wanted for v in character.variants):
+            if any(unmarked(v.casefold()) == wanted for v in character.variants):
                 return character
         said = set(re.findall(r"[^\W_]+", wanted))
-        found = [c for c in self.characters if said & set(c.tokens)]
+        found = [c for c in self.characters if said & set(map(unmarked, c.tokens))]
         return max(found, key=lambda c: c.mentions) if found else None
 
     def search_words(self, character: Character) -> list[str]:
@@ -278,12 +281,12 @@ def build_names(book: Book, min_mentions: int = LEAST) -> NameIndex:
     text = story_text(book)
     titled = Counter(AFTER_TITLE.findall(text))
     capitalised = Counter(NAME.findall(text)) + titled
-    lower = Counter(re.findall(r"\b[a-z]{2,}\b", text))
+    lower = Counter(re.findall(rf"\b{SMALL}{{2,}}\b", text))
     elided, placed = Counter(ELIDED.findall(text)), Counter(IN_PLACE.findall(text))
     names = {w for w, n in capitalised.items() if n >= min_mentions and w not in TITLES
              and w not in NOT_CHARACTERS and (elided[w] + placed[w]) * 2 < n}
     followers: dict[str, Counter] = {}
-    for pair in re.finditer(r"\b([A-Z][a-z]+)(?=[ \t]+([A-Z][a-z]+)\b)", text):
+    for pair in re.finditer(rf"\b({NAME_WORD})(?=[ \t]+({NAME_WORD})\b)", text):
         followers.setdefault(pair.group(1), Counter())[pair.group(2)] += 1
     names -= {w for w in names if (w.lower() in STOPWORDS or lower[w.lower()] * 10 > capitalised[w])
               and not given_before(w, set(titled) & names, followers.get(w, Counter()), capitalised[w])}
@@ -396,7 +399,7 @@ def stretches_of(text: str) -> Callable[[str], set[int]]:
     """The stretches of ``text`` (of :data:`STRETCHES`) that write a name (as the index keeps it: "de_Meaux"), from
     one pass over the text's capitalised words: a particle's name where its particle comes just before one of them."""
     places: dict[str, list[int]] = {}
-    for word in re.finditer(r"\b[A-Z]\w*", text):
+    for word in re.finditer(rf"\b{CAPITAL}\w*", text):
         places.setdefault(word.group(), []).append(word.start())
 
     def start(lead: re.Pattern | None, at: int) -> int | None:
@@ -726,7 +729,7 @@ def join_wives(variants: dict[str, Counter], genders: dict[str, str], seen: Call
 
 SPEECH = r"(?:said|cried|replied|answered|returned|asked|exclaimed|continued|added|rejoined|observed|remarked)"
 """Verbs that say who speaks a paragraph of dialogue ("said Mr. Bingley", "Lydgate answered")."""
-SPOKEN_NAME = r"(?:[A-Z][a-z]+\.?\s+)?" + PARTICLE + r"[A-Z][a-z]+"
+SPOKEN_NAME = rf"(?:{NAME_WORD}\.?\s+)?" + PARTICLE + NAME_WORD
 SPEAKER = re.compile(rf"\b{SPEECH}\s+(?:the\s+)?({SPOKEN_NAME})|({SPOKEN_NAME})\s+{SPEECH}\b")
 """Who speaks: a name (with its title) after or before one of the :data:`SPEECH` verbs."""
 ADDRESSED = 3

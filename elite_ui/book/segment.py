@@ -1,6 +1,6 @@
 """Paragraphs and sentences: blocks between blank lines (hard-wrapped lines rejoined in books that lost their blank
 lines), and blingfire's sentence boundaries with its habitual errors repaired (a split after "Mr." or an initial
-undone, a missed split before "Mr." made)."""
+undone, a missed split before "Mr." or before a capital it does not know, "À" or "É", made)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import re
 
 import blingfire
 import numpy as np
+
+from .lexicon import CAPITAL, SMALL
 
 TITLE_ENDINGS = ("r", "rs", "s", "t", "me", "lle", "essrs", "ev", "ol", "apt", "en")
 """What follows a title's capital where it is written short: Mr, Mrs, Ms, Dr, St, Mme, Mlle, Messrs, Rev, Col, Capt,
@@ -21,7 +23,10 @@ ORDINAL = re.compile(r"(?<![\d.])\d{1,3}\.(?=\s)")
 """A German ordinal ("am 3. Mai", "der 2. Teil"), never the end of a sentence."""
 
 
-TITLE_AFTER_STOP = re.compile(r"[.!?](?<=[a-z].)[\"”’]?\s+(?=(?:Mr|Mrs|Ms|Dr|M|Mme|Mlle|Sr|Sra|Srta)\.\s+[A-Z])")
+TITLE_AFTER_STOP = re.compile(rf"[.!?](?<={SMALL}.)[\"”’]?\s+(?=(?:Mr|Mrs|Ms|Dr|M|Mme|Mlle|Sr|Sra|Srta)\.\s+{CAPITAL})")
+MARKED_AFTER_STOP = re.compile(rf"[.!?…][\"”’»)\]]*\s+(?=[\"“‘«¿¡(\[]*(?![A-Z]){CAPITAL})")
+"""A sentence's end before a capital with a mark or beyond A to Z ("À midi", "Ça", "Étienne", "“Éponine!”"), where
+blingfire starts no sentence (it does before "Über" and "Наташа")."""
 
 
 SPACES = np.array([c for c in range(0x3001) if chr(c).isspace()] + [0x200B, 0xFEFF], dtype=np.uint32)
@@ -73,10 +78,10 @@ def sentence_bounds(text: str, paragraphs: list[tuple[int, int]],
                     language: str = "en") -> tuple[np.ndarray, np.ndarray]:
     """Sentence spans (blingfire), never crossing a paragraph, with blingfire's habitual errors fixed:
     a split after "Mr." and the like (and after a German ordinal, "am 3. Mai") is undone, and a missed split
-    before "Mr." after a full stop is made."""
+    after a full stop is made: before "Mr." and before a capital blingfire misses (:data:`MARKED_AFTER_STOP`)."""
     para = np.asarray(paragraphs, dtype=np.int64).reshape(-1, 2)
-    title_starts = [m.end() for m in TITLE_AFTER_STOP.finditer(text)]
-    cuts = np.union1d(np.union1d(blingfire_starts(text), para[:, 0]), np.asarray(title_starts, dtype=np.int64))
+    made = [m.end() for pattern in (TITLE_AFTER_STOP, MARKED_AFTER_STOP) for m in pattern.finditer(text)]
+    cuts = np.union1d(np.union1d(blingfire_starts(text), para[:, 0]), np.asarray(made, dtype=np.int64))
     owner = np.searchsorted(para[:, 0], cuts, side="right") - 1
     keep = (owner >= 0) & (cuts < len(text))
     cuts, owner = cuts[keep], owner[keep]

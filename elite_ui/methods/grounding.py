@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..book import Book
-from ..book.lexicon import NUMBER
+from ..book.lexicon import CAPITAL, NUMBER, SMALL
 from ..book.names import TITLES, NameIndex, story_text
 from ..models import Embed
 from .parsing import parse_sentence_ids, sentence_pieces
@@ -59,9 +59,10 @@ YES_NO = re.compile(r"\W*(?:yes|no)\b", re.IGNORECASE)
 """A reply of yes or no: it may repeat the question and still answer it."""
 LABELS = re.compile(r"\s*\[\s*S\s?\d{1,7}(?:\s*[,;]\s*S?\s?\d{1,7})*\s*\]")
 """A citation label as a model writes it: [S12], [S12, S14]."""
-NAMED = re.compile(r"(?<!^)(?<![.!?:;\"“‘]\s)\b[A-Z][a-z]{2,}\b")
+NAMED_WORD = rf"{CAPITAL}{SMALL}{{2,}}"
+NAMED = re.compile(rf"(?<!^)(?<![.!?:;\"“‘]\s)\b{NAMED_WORD}\b")
 """A capitalised word that opens no sentence: a name (or a title) the evidence must write too."""
-CAPITALISED = re.compile(r"\b(?:(" + "|".join(TITLES) + r")\.?[ \t]+)?([A-Z][a-z]{2,})(?:[ \t]+([A-Z][a-z]{2,}))?\b")
+CAPITALISED = re.compile(r"\b(?:(" + "|".join(TITLES) + rf")\.?[ \t]+)?({NAMED_WORD})(?:[ \t]+({NAMED_WORD}))?\b")
 """A capitalised word, perhaps after a title and before a second one ("Mrs. Gardiner", "Fairfax Rochester"), where
 it may be a name (a model's list of terms puts one first on each line)."""
 
@@ -125,11 +126,13 @@ def unread(book: Book, text: str) -> str:
         names = [n for n in names if n]
         if not title and len(names) > 1 and names[0].lower() in book.lexicon.stopwords:  # "Then Darcy", "The Arve"
             return m.group(0)[: m.start(3) - m.start(0)] + CAPITALISED.sub(shown, m.group(3))
-        written = all(n.lower() in known for n in names)
+        spellings = [book.spelled(n) for n in names]  # "Eponine" is the "Éponine" the book writes
+        written = all(any(w in known for w in spelled) for spelled in spellings)
         if written and (title or len(names) > 1):  # the phrase as a whole, in the text read (taken once)
             if not read:
                 read.append(story_text(book))
-            phrase = r"\s+".join([*([rf"{title}\.?"] if title else []), *names])
+            words = [f"(?i:{'|'.join(map(re.escape, spelled))})" for spelled in spellings]
+            phrase = r"\s+".join([*([rf"{title}\.?"] if title else []), *words])
             written = bool(re.search(rf"\b{phrase}\b", read[0]))
         return m.group(0) if written else UNREAD  # the title too: "Mr. …" would tell that someone comes
 
@@ -175,9 +178,9 @@ def support(book: Book, sentence: str, pool: str, pool_sentences: list[str], emb
     plain = re.sub(r"\[\s*S\s?\d{1,7}\s*\]", " ", sentence)
     held = set(book.lexicon.words(pool))
 
-    opening = re.match(r"\W*([A-Z][a-z]{2,})\b", plain)
+    opening = re.match(rf"\W*({NAMED_WORD})\b", plain)
     first = [opening.group(1)] if opening and names and names.find(opening.group(1)) else []
-    absent = [w for w in first + NAMED.findall(plain) if not writes(held, w, names)]
+    absent = [w for w in first + NAMED.findall(plain) if not writes(held, w, names, book.spelled)]
     absent += [n for n in NUMBER.findall(plain) if n.lower() not in held]
     if absent:
         return absent
@@ -209,7 +212,7 @@ def unconnected(book: Book, sentence: str, question: str, cited: list[int], name
     someone the question does not ask about ("Elizabeth marries Bingley [S137]", "Bingley [S137]" for "Who does
     Elizabeth marry?", S137 being the line 'Bingley.')."""
     def capitalised(text: str) -> list[str]:
-        return list(dict.fromkeys(w for w in re.findall(r"\b[A-Z][a-z]{2,}\b", text)
+        return list(dict.fromkeys(w for w in re.findall(rf"\b{NAMED_WORD}\b", text)
                                   if w not in TITLES and w.lower() not in book.lexicon.stopwords))
 
     asked = capitalised(question.split(maxsplit=1)[-1])  # the question's first word is no name

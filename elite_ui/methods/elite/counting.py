@@ -9,6 +9,7 @@ import re
 import numpy as np
 
 from ...book import Book
+from ...book.lexicon import CAPITAL
 from .. import prompts
 from ..parsing import parse_terms
 from ..trace import Answer, Citation, Count, Event, Kind, Notice, Occurrence
@@ -16,7 +17,7 @@ from ..trace import Answer, Citation, Count, Event, Kind, Notice, Occurrence
 COUNTING_QUESTION = re.compile(r"\bhow\s+(?:many\s+times|often)\b|\bnumber\s+of\s+times\b|\bcount\s+(?:of|the)\b|"
                                r"\bcombien\s+de\s+fois\b|\bwie\s+oft\b|\bcu[aá]ntas\s+veces\b|多少次|几次", re.I)
 QUOTED = re.compile(r"[\"“'‘]([^\"”'’]{2,60})[\"”'’]")
-NAMED = re.compile(r"(?<=\s)(?:(?:Mr|Mrs|Miss|Dr|St)\.?\s+)?[A-Z][\w’']+(?:\s+[A-Z][\w’']+)+")
+NAMED = re.compile(rf"(?<=\s)(?:(?:Mr|Mrs|Miss|Dr|St)\.?\s+)?{CAPITAL}[\w’']+(?:\s+{CAPITAL}[\w’']+)+")
 """A name of several capitalised words inside a question ("Toad Hall", "Mr. Darcy"), not its first word."""
 MAX_FORMS = 64
 GENERIC = {"times", "time", "novel", "book", "story", "chapter", "text", "word", "words", "phrase", "mentioned",
