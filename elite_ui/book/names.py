@@ -46,7 +46,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import EliteError
-from .lexicon import CAPITAL, NAME, SMALL, STOPWORDS, unmarked
+from .lexicon import CAPITAL, CAPITALISED_WORD, NAME, SMALL, STOPWORDS, unmarked
 from .model import Book
 
 TITLES = ("Mr", "Mrs", "Miss", "Ms", "Dr", "Lady", "Sir", "Lord", "Madame", "Mademoiselle", "Monsieur", "Mme",
@@ -89,7 +89,7 @@ God and scripture, feast days, days and months, the words of places and of the b
 "Missis" and the commonest interjections."""
 EPITHETS = frozenset(["Old", "Young", "Little", "Poor", "Dear", "Good", "Great", "Big", "Chief", "Miss", "Master"])
 """Words put before a name that are no given name ("Old Featherstone", "Young Jerry", "Poor Miss Taylor")."""
-AFTER_TITLE = re.compile(r"\b(?:" + "|".join(ABBREVIATED) + rf")\.\s+({CAPITAL}{SMALL}{{2,}})\b")
+AFTER_TITLE = re.compile(r"\b(?:" + "|".join(ABBREVIATED) + rf")\.\s+({CAPITALISED_WORD})\b")
 """A name after an abbreviated title ("Mr. Collins"), which :data:`NAME` takes for a sentence's first word."""
 ELIDED = re.compile(rf"['’\"“‘]({NAME_WORD})\b")
 """A capitalised word right after an apostrophe ('Tis, 'Twas: a word with its first letters left out) or an opening

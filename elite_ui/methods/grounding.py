@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..book import Book
-from ..book.lexicon import CAPITAL, NUMBER, SMALL
+from ..book.lexicon import CAPITALISED_WORD, NUMBER
 from ..book.names import TITLES, NameIndex, story_text
 from ..models import Embed
 from .parsing import parse_sentence_ids, sentence_pieces
@@ -59,10 +59,10 @@ YES_NO = re.compile(r"\W*(?:yes|no)\b", re.IGNORECASE)
 """A reply of yes or no: it may repeat the question and still answer it."""
 LABELS = re.compile(r"\s*\[\s*S\s?\d{1,7}(?:\s*[,;]\s*S?\s?\d{1,7})*\s*\]")
 """A citation label as a model writes it: [S12], [S12, S14]."""
-NAMED_WORD = rf"{CAPITAL}{SMALL}{{2,}}"
-NAMED = re.compile(rf"(?<!^)(?<![.!?:;\"“‘]\s)\b{NAMED_WORD}\b")
+NAMED = re.compile(rf"(?<!^)(?<![.!?:;\"“‘]\s)\b{CAPITALISED_WORD}\b")
 """A capitalised word that opens no sentence: a name (or a title) the evidence must write too."""
-CAPITALISED = re.compile(r"\b(?:(" + "|".join(TITLES) + rf")\.?[ \t]+)?({NAMED_WORD})(?:[ \t]+({NAMED_WORD}))?\b")
+CAPITALISED = re.compile(r"\b(?:(" + "|".join(TITLES) + rf")\.?[ \t]+)?({CAPITALISED_WORD})"
+                         rf"(?:[ \t]+({CAPITALISED_WORD}))?\b")
 """A capitalised word, perhaps after a title and before a second one ("Mrs. Gardiner", "Fairfax Rochester"), where
 it may be a name (a model's list of terms puts one first on each line)."""
 
@@ -178,7 +178,7 @@ def support(book: Book, sentence: str, pool: str, pool_sentences: list[str], emb
     plain = re.sub(r"\[\s*S\s?\d{1,7}\s*\]", " ", sentence)
     held = set(book.lexicon.words(pool))
 
-    opening = re.match(rf"\W*({NAMED_WORD})\b", plain)
+    opening = re.match(rf"\W*({CAPITALISED_WORD})\b", plain)
     first = [opening.group(1)] if opening and names and names.find(opening.group(1)) else []
     absent = [w for w in first + NAMED.findall(plain) if not writes(held, w, names, book.spelled)]
     absent += [n for n in NUMBER.findall(plain) if n.lower() not in held]
@@ -212,7 +212,7 @@ def unconnected(book: Book, sentence: str, question: str, cited: list[int], name
     someone the question does not ask about ("Elizabeth marries Bingley [S137]", "Bingley [S137]" for "Who does
     Elizabeth marry?", S137 being the line 'Bingley.')."""
     def capitalised(text: str) -> list[str]:
-        return list(dict.fromkeys(w for w in re.findall(rf"\b{NAMED_WORD}\b", text)
+        return list(dict.fromkeys(w for w in re.findall(rf"\b{CAPITALISED_WORD}\b", text)
                                   if w not in TITLES and w.lower() not in book.lexicon.stopwords))
 
     asked = capitalised(question.split(maxsplit=1)[-1])  # the question's first word is no name
