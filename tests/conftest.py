@@ -17,6 +17,14 @@ BOOKS = {"pride-and-prejudice.txt": ROOT / "tests" / "data" / "books" / "pride-a
 """The real books the tests read, all inside the repository (tests/data/books/README.md says what each is)."""
 
 
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    """Each phase's report kept on its test (``item.rep_call``), for a fixture to tell whether the test failed."""
+    report = yield
+    setattr(item, f"rep_{report.when}", report)
+    return report
+
+
 @pytest.fixture(autouse=True)
 def private_cache(tmp_path_factory, monkeypatch):
     """M-RAG marker stores go to a temporary folder, never the user's ~/.cache."""

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from elite_ui.app.sample import EXAMPLES
-from elite_ui.testing.browser import ARGS, CHROMIUM, ROOT, post_mortem, start_app, stop_app
+from elite_ui.testing.browser import ARGS, CHROMIUM, ROOT, app_log, post_mortem, start_app, stop_app
 from elite_ui.testing.readers import every_endpoint
 
 from .conftest import BOOKS
@@ -33,10 +33,16 @@ def cache(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def app(cache):
+def served(cache):
+    """The app every test of this module shares: its process and its address."""
     process, url = start_app("--scripted", str(ROOT / "tests" / "data" / "scripted.json"), cache=cache)
-    yield url
+    yield process, url
     stop_app(process)
+
+
+@pytest.fixture(scope="module")
+def app(served):
+    return served[1]
 
 
 @pytest.fixture(scope="module")
@@ -59,9 +65,14 @@ def opened(browser, url: str):
 
 
 @pytest.fixture
-def page(browser, app):
-    with opened(browser, app) as page:
+def page(browser, served, request):
+    """A page of the shared app; where the test failed, what the app printed meanwhile is shown with it."""
+    process, url = served
+    seen = len(app_log(process))
+    with opened(browser, url) as page:
         yield page
+    if getattr(request.node, "rep_call", None) is not None and request.node.rep_call.failed:
+        print(f"What the app printed during the test:\n{app_log(process)[seen:][-8000:]}")
 
 
 def shot(page, name: str) -> None:
@@ -1186,7 +1197,9 @@ def test_a_book_opens_from_the_readers_calibre_library_where_they_are_with_their
          "position": (written_places(epub, book, at).calibre, 0.6, time.time() - 2 * 86400),
          "highlights": highlights}])
     before = {p: p.read_bytes() for p in library.rglob("*") if p.is_file()}
+    idle(page)  # a click while the page's first events run can land on a progress overlay under load
     page.click("#library-panel button.label-wrap, #library-panel > button")
+    page.wait_for_selector("#library-search", state="visible")
     page.fill("#library textarea, #library input", str(library))
     page.fill("#library-words textarea, #library-words input", "austen")
     page.click("#library-search")

@@ -73,6 +73,16 @@ def test_only_what_changed_is_read_again_and_a_restart_reuses_the_index(library,
     assert [b.title for b in index.search("Toad Hall").books] == ["The Wind in the Willows"]
 
 
+def test_a_damaged_index_file_is_built_again(library, tmp_path):
+    """The index is a cache: a file that is no database (a crash, a full disk) is read again from the books, not
+    an error at every search."""
+    index = LibraryIndex(library, tmp_path / "cache")
+    index.path.write_bytes(b"no database" * 100)
+    again = LibraryIndex(library, tmp_path / "cache")
+    assert again.update().added == 3
+    assert [b.title for b in again.search("Toad Hall").books] == ["The Wind in the Willows"]
+
+
 def test_a_question_across_the_library_names_each_book_that_says(library, tmp_path):
     index = LibraryIndex(library, tmp_path / "cache")
     index.update()

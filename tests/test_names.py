@@ -113,6 +113,24 @@ def test_names_with_letters_beyond_a_to_z_are_names(tmp_path):
     assert names.find("Eponine") is names.find("eponine thenardier") is names.find("Éponine"), "typed without marks"
 
 
+def test_hyphened_names_and_a_name_whose_first_word_is_a_word(tmp_path):
+    """White Fang's "Lip-lip" and "Mit-sah" are names (the finder cut them at the hyphen: "Lip" was lost, "Mit" was
+    listed), "Champ-de-Mars" gives no "Champ-de"; "Grey Beaver" is one name though the book writes "grey" as a word
+    (it was read as "Beaver"), while the Water Rat, whom the book mostly calls "Rat", stays "Rat"."""
+    lines = ["It was noon, and Lip-lip came, and he bit.", "It rained, and Mit-sah spoke, and he laughed.",
+             "It was late, and Grey Beaver nodded, and he smoked.", "The grey wolf ran, and the grey sky fell.",
+             "It was dark, and the grey cub slept in the water.", "It was cold, and Lip-lip's teeth shone.",
+             "They walked on the Champ-de-Mars, and it rained.", "It was dawn, and the Water Rat rowed, and he sang.",
+             "It was dusk, and Rat slept.", "It was May, and Rat rowed.", "It was June, and Rat ate."]
+    path = tmp_path / "story.txt"
+    path.write_text(STORY.format("\n\n".join(lines * 3)), encoding="utf-8")
+    names = build_names(load_book(path))
+    listed = {c.name for c in names.characters}
+    assert {"Lip-lip", "Mit-sah", "Grey Beaver", "Rat"} <= listed, listed
+    assert not listed & {"Lip", "Mit", "Beaver", "Champ-de", "Water Rat"}, listed
+    assert names.find("lip-lip").mentions == 6
+
+
 def test_a_place_before_a_name_is_no_given_name(tmp_path):
     """"In Moscow Levin had been struck" names Levin in Moscow, not a "Moscow Levin"; a house's name ("at Maple
     Grove") is no character either, though the book writes "Maple" before "Grove" alone."""

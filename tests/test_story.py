@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from elite_ui.ask import main
-from elite_ui.book import reading_ceiling
-from elite_ui.book.names import names_for
-from elite_ui.book.story import recap, together, xray
+from elite_ui.book import load_book, reading_ceiling
+from elite_ui.book.names import NameIndex, names_for
+from elite_ui.book.story import mentioning, recap, together, xray
 
 from .conftest import BOOKS
 
@@ -23,8 +23,8 @@ def test_the_story_so_far_stops_at_the_ceiling(pride):
 def test_x_ray_companions_are_the_books_own(pride, willows):
     names = names_for(pride, None)
     elizabeth = xray(pride, names, names.find("Elizabeth"))
-    nearest = {name for name, _, _ in elizabeth.companions[:6]}
-    assert {"Mr. Darcy", "Jane", "Mr. Bingley", "Mr. Collins", "George Wickham"} <= nearest
+    nearest = {name for name, _, _ in elizabeth.companions[:7]}
+    assert {"Mr. Darcy", "Jane", "Mr. Bingley", "Charlotte Lucas", "Mr. Collins", "George Wickham"} <= nearest
     assert len(nearest & {"Mr. Bennet", "Mrs. Bennet"}) == 1, "a parent, as near as the other"
     assert elizabeth.mentions > 500 and sum(n for _, n in elizabeth.by_chapter) == elizabeth.mentions
     assert len(elizabeth.story) == sum(n > 0 for _, n in elizabeth.by_chapter) and elizabeth.story[0] == elizabeth.first
@@ -36,6 +36,25 @@ def test_x_ray_companions_are_the_books_own(pride, willows):
     early = xray(willows.up_to(last, label), names, names.find("Toad"))
     assert "Badger" not in [name for name, _, _ in early.companions], "the Badger meets Toad in chapter 4"
     assert early.mentions < toad.mentions and all(sid <= last for _, _, ids in early.companions for sid in ids)
+
+
+def test_a_character_is_named_by_their_own_variants_as_the_book_writes_them(tmp_path):
+    """Middlemarch's Lydgate was named in 42 sentences of his 964 mentions ("Lydgate" is also in "Sir Godwin
+    Lydgate", so only "Tertius" was his own word); "Mr. Bennet" was named by every "Mrs. Bennet" and "Miss Bennet",
+    Will Ladislaw by the word "will" and Grey Beaver by "the grey wolf". A sentence names a character where one of
+    their variants is written out, capitalised, and not inside another's longer name."""
+    lines = ["Lydgate came in.", "Mrs. Lydgate sang.", "Sir Godwin Lydgate wrote a letter.", "Tertius smiled.",
+             "The grey wolf ran, and we will see.", "Grey Beaver smoked, and Will laughed.", "Mr. Lydgate bowed."]
+    path = tmp_path / "story.txt"
+    path.write_text("CHAPTER I\n\n" + "\n\n".join(lines) + "\n", encoding="utf-8")
+    book = load_book(path)
+    names = NameIndex.from_text("\n".join(["Lydgate: Mr. Lydgate, Tertius", "Rosamond: Mrs. Lydgate",
+                                           "Sir Godwin: Sir Godwin Lydgate", "Grey Beaver: Beaver, Grey",
+                                           "Will Ladislaw: Will, Ladislaw"]))
+    said = {c.name: [book.sentence(int(s)).text for s in mentioning(book, names, c)] for c in names.characters}
+    assert said["Lydgate"] == ["Lydgate came in.", "Tertius smiled.", "Mr. Lydgate bowed."]
+    assert said["Rosamond"] == ["Mrs. Lydgate sang."] and said["Sir Godwin"] == ["Sir Godwin Lydgate wrote a letter."]
+    assert said["Grey Beaver"] == said["Will Ladislaw"] == ["Grey Beaver smoked, and Will laughed."]
 
 
 def test_the_passages_two_characters_share_are_whole_paragraphs_naming_both(willows):

@@ -9,6 +9,7 @@ import zipfile
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import NamedTuple
 
 from lemminflect import getAllLemmas
@@ -147,8 +148,10 @@ class Spine(NamedTuple):
     missing: list[str]
 
 
+@lru_cache(maxsize=2)
 def epub_spine(data: bytes, name: str) -> Spine:
-    """The EPUB's :class:`Spine`, or :class:`BookError` saying why it cannot be read."""
+    """The EPUB's :class:`Spine`, or :class:`BookError` saying why it cannot be read; the last two read are kept (a
+    book opened from a library is read, then its reading apps' places followed in it: one parse, not two)."""
     import io
 
     import ebooklib

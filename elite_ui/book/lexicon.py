@@ -39,7 +39,9 @@ CAPITAL, SMALL = letters("Lu"), letters("Ll")
 """A capital letter and a small one, of any alphabet that has both."""
 CAPITALISED_WORD = rf"{CAPITAL}{SMALL}{{2,}}"
 """A capitalised word of three letters or more ("Thénardier")."""
-NAME = re.compile(rf"(?<![.!?\"“‘]\s)(?<!^)\b{CAPITALISED_WORD}\b", re.M)
+INSIDE = r"(?<![.!?\"“‘]\s)(?<!^)\b"
+"""Where a word does not open a sentence (nor a line, nor a quotation)."""
+NAME = re.compile(rf"{INSIDE}{CAPITALISED_WORD}\b", re.M)
 """A capitalised word that does not open a sentence: most likely a name."""
 NUMBER = re.compile(r"\b(?:\d[\d,.]*\d|\d|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|"
                     r"thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million)\b", re.I)

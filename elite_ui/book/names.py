@@ -39,14 +39,14 @@ import threading
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from functools import cache, lru_cache, partial
+from functools import cache, cached_property, lru_cache, partial
 from itertools import islice
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import EliteError
-from .lexicon import CAPITAL, CAPITALISED_WORD, NAME, SMALL, STOPWORDS, unmarked
+from .lexicon import CAPITAL, CAPITALISED_WORD, INSIDE, SMALL, STOPWORDS, unmarked
 from .model import Book
 
 TITLES = ("Mr", "Mrs", "Miss", "Ms", "Dr", "Lady", "Sir", "Lord", "Madame", "Mademoiselle", "Monsieur", "Mme",
@@ -54,8 +54,13 @@ TITLES = ("Mr", "Mrs", "Miss", "Ms", "Dr", "Lady", "Sir", "Lord", "Madame", "Mad
           "Brother", "St", "Don", "Doña", "Señor", "Señora", "Herr", "Frau", "Fräulein")
 PARTICLE = r"(?:(?:de|du|van|von)[ \t]+)?"
 """A surname's lower-case particle ("de Bourgh", "van Tassel")."""
-NAME_WORD = CAPITAL + SMALL + "+"
-"""A capitalised word, of any alphabet with capitals ("Thénardier")."""
+HYPHENED = rf"(?:-{SMALL}{{2,}}(?!['’-]?{CAPITAL}))*"
+"""A name's lower-case parts after hyphens ("Lip-lip", "Mit-sah"; not the particles of "Champ-de-Mars")."""
+NAME_WORD = CAPITAL + SMALL + "+" + HYPHENED
+"""A capitalised word, of any alphabet with capitals ("Thénardier"), perhaps hyphened ("Kloo-kooch")."""
+MID_SENTENCE = re.compile(rf"{INSIDE}{CAPITALISED_WORD}{HYPHENED}\b", re.M)
+"""A capitalised word that does not open a sentence (:data:`~elite_ui.book.lexicon.NAME`), with its hyphened
+parts."""
 FORM = re.compile(r"\b(?:(" + "|".join(TITLES) + r")\.?\s+)?(" + PARTICLE + NAME_WORD + ")"
                   r"(?:[ \t]+(?!(?:" + "|".join(TITLES) + r")\b)(" + PARTICLE + NAME_WORD + r"))?\b")
 """A name as written: an optional title, a capitalised word and perhaps a second one (a surname, not a title: "When
@@ -131,10 +136,11 @@ class Character:
 
     @property
     def tokens(self) -> list[str]:
-        """The words of its variants, titles and particles ("de") left out, lower-cased."""
+        """The words of its variants as the book's index has them (cut at hyphens: "Lip-lip" is "lip"), titles and
+        particles ("de") left out, lower-cased."""
         out = []
         for variant in self.variants:
-            out += [w.lower() for w in variant.replace(".", " ").split() if w not in TITLES and not w.islower()]
+            out += [w.lower() for w in re.split(r"[\s.-]+", variant) if w and w not in TITLES and not w.islower()]
         return list(dict.fromkeys(out))
 
     @property
@@ -164,6 +170,15 @@ class NameIndex:
         seen = [[v for v in c.variants if written[v]] for c in self.characters]
         return NameIndex([Character(forms[0], forms, sum(map(written.get, forms))) for forms in seen if forms],
                          self.edited)
+
+    @cached_property
+    def writing(self) -> dict[str, set[str]]:
+        """Each word of a variant (lower-cased) and the variants, of every character, that write it."""
+        out: dict[str, set[str]] = {}
+        for variant in {v for c in self.characters for v in c.variants}:
+            for word in re.findall(r"[^\W_]+", variant.casefold()):
+                out.setdefault(word, set()).add(variant)
+        return out
 
     def find(self, text: str) -> Character | None:
         """The character ``text`` names: a variant of it, or a word of the term that is one of its words, with or
@@ -280,16 +295,18 @@ def build_names(book: Book, min_mentions: int = LEAST) -> NameIndex:
         return NameIndex()
     text = story_text(book)
     titled = Counter(AFTER_TITLE.findall(text))
-    capitalised = Counter(NAME.findall(text)) + titled
-    lower = Counter(re.findall(rf"\b{SMALL}{{2,}}\b", text))
+    capitalised = Counter(MID_SENTENCE.findall(text)) + titled
+    lower = Counter(re.findall(rf"\b{SMALL}{{2,}}\b", text)) + Counter(
+        re.findall(rf"\b{SMALL}+(?:-{SMALL}+)+\b", text))  # "good-bye": no "Good-bye" then
     elided, placed = Counter(ELIDED.findall(text)), Counter(IN_PLACE.findall(text))
     names = {w for w, n in capitalised.items() if n >= min_mentions and w not in TITLES
              and w not in NOT_CHARACTERS and (elided[w] + placed[w]) * 2 < n}
     followers: dict[str, Counter] = {}
     for pair in re.finditer(rf"\b({NAME_WORD})(?=[ \t]+({NAME_WORD})\b)", text):
         followers.setdefault(pair.group(1), Counter())[pair.group(2)] += 1
-    names -= {w for w in names if (w.lower() in STOPWORDS or lower[w.lower()] * 10 > capitalised[w])
-              and not given_before(w, set(titled) & names, followers.get(w, Counter()), capitalised[w])}
+    common = {w for w in names if w.lower() in STOPWORDS or lower[w.lower()] * 10 > capitalised[w]}
+    names -= {w for w in common if not given_before(w, set(titled) & names, followers.get(w, Counter()), capitalised[w])
+              and not named_with(w, names - common, followers.get(w, Counter()), capitalised)}
     names -= {w for w in names if family_plural(w, names)}
     written, pairs = written_forms(text, names, book.author)
     firsts = given_names(names, written, pairs)
@@ -347,6 +364,16 @@ def given_before(word: str, surnames: set[str], followers: Counter, written: int
     return word not in EPITHETS and most >= 3 and most * 10 >= written and alone >= 3 and alone * 5 >= written
 
 
+def named_with(word: str, names: set[str], followers: Counter, capitalised: Counter) -> bool:
+    """Whether ``word``, a word the book also writes in lower case ("grey"), is the first word of a name of two all
+    the same: capitalised before one of the ``names`` nine times in ten and three times at least, and that name
+    written alone no more often than after it ("Grey Beaver"; not "Water Rat", whom the book mostly calls "Rat")."""
+    if word in EPITHETS or not followers:
+        return False
+    (name, both), = followers.most_common(1)
+    return name in names and both >= 3 and both * 10 >= 9 * capitalised[word] and both * 2 >= capitalised[name]
+
+
 def family_plural(word: str, names: set[str]) -> bool:
     """Whether ``word`` is the plural of another name, a family ("the Lucases", "the Bingleys")."""
     return any(word.endswith(end) and word.removesuffix(end) in names for end in ("es", "s"))
@@ -399,7 +426,7 @@ def stretches_of(text: str) -> Callable[[str], set[int]]:
     """The stretches of ``text`` (of :data:`STRETCHES`) that write a name (as the index keeps it: "de_Meaux"), from
     one pass over the text's capitalised words: a particle's name where its particle comes just before one of them."""
     places: dict[str, list[int]] = {}
-    for word in re.finditer(rf"\b{CAPITAL}\w*", text):
+    for word in re.finditer(rf"\b{CAPITAL}\w*{HYPHENED}", text):
         places.setdefault(word.group(), []).append(word.start())
 
     def start(lead: re.Pattern | None, at: int) -> int | None:

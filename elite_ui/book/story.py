@@ -101,16 +101,29 @@ class XRay:
 
 
 def mentioning(book: Book, names: NameIndex, character: Character) -> np.ndarray:
-    """The sentences of the story that name ``character``: by a word only they bear, else (a name shared with
-    another character: "Miss Darcy", "Mr. Darcy") by one of their variants written out."""
-    own = names.search_words(character)
-    found = [book.index.postings(w) for w in own or character.tokens]
+    """The sentences of the story that name ``character``: one of their variants written out as the book writes
+    names, capitalised ("the grey wolf" names no Grey Beaver, "his lip" no Lip-lip; a variant the reader typed in
+    lower case in any case), and not inside another character's longer name ("Lydgate" in "Mrs. Lydgate", Rosamond,
+    or in "Sir Godwin Lydgate")."""
+    found = [book.index.postings(w) for w in character.tokens]
     ids = np.unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
-    if own:
-        return ids
-    written = re.compile(r"\b(?:" + "|".join(re.escape(v) for v in sorted(character.variants, key=len, reverse=True))
-                         + r")\b")
-    return np.asarray([sid for sid in ids.tolist() if written.search(book.sentence(sid).text)], dtype=np.int64)
+    own = sorted(character.variants, key=len, reverse=True)
+    longer = sorted({v for mine in own for word in re.findall(r"[^\W_]+", mine.casefold())[:1]
+                     for v in names.writing.get(word, ()) if v not in own and inside(mine, v)}, key=len, reverse=True)
+    written = re.compile(rf"\b(?:(?P<other>{alternatives(longer) or '(?!)'})|(?P<own>{alternatives(own)}))\b")
+    return np.asarray([sid for sid in ids.tolist()
+                       if any(m.group("own") for m in written.finditer(book.sentence(sid).text))], dtype=np.int64)
+
+
+def alternatives(variants: list[str]) -> str:
+    """``variants`` as one regex alternation, each as written (one in lower case, as a reader may type it, in any
+    case)."""
+    return "|".join(re.escape(v) if not v.islower() else f"(?i:{re.escape(v)})" for v in variants)
+
+
+def inside(name: str, longer: str) -> bool:
+    """Whether ``longer`` writes ``name`` as its words ("Lydgate" in "Sir Godwin Lydgate")."""
+    return bool(re.search(rf"\b{re.escape(name)}\b", longer, re.I))
 
 
 def xray(book: Book, names: NameIndex, character: Character, companions: int = 8) -> XRay:

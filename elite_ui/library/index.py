@@ -111,6 +111,16 @@ class LibraryIndex:
         name = hashlib.sha256(str(self.folder).encode()).hexdigest()[:16]
         self.path = Path(cache_dir) / "library-index" / f"{name}.sqlite"
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.create()
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError):  # locked, or the disk: not the file's fault
+                raise
+            self.path.unlink()  # a damaged file (a crash, a full disk): the index is a cache, read again
+            self.create()
+
+    def create(self) -> None:
+        """The index's tables, where the file lacks them."""
         with closing(self.connect()) as db:
             db.executescript(SCHEMA)
 
