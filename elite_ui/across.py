@@ -23,15 +23,16 @@ _kept: dict[tuple, tuple[LibraryIndex, float]] = {}
 _keeping = threading.Lock()
 
 
-def kept_index(folder: str | Path, cache_dir: str | Path, koreader: str | Path | None = None) -> LibraryIndex:
+def kept_index(folder: str | Path, cache_dir: str | Path, koreader: str | Path | None = None,
+               told: Callable[[int, int, str], object] | None = None) -> LibraryIndex:
     """The library's index, brought up to date when it was last looked at over :data:`FRESH_SECONDS` ago (one
-    update at a time)."""
+    update at a time; ``told`` as :meth:`LibraryIndex.update` tells)."""
     key = (str(folder), str(cache_dir), str(koreader))
     with _keeping:
         index, checked = _kept.get(key, (None, 0.0))
         if index is None or time.monotonic() - checked > FRESH_SECONDS:
             index = index or LibraryIndex(folder, cache_dir, koreader)
-            index.update()
+            index.update(told)
             _kept[key] = (index, time.monotonic())
         return index
 

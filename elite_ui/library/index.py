@@ -17,6 +17,7 @@ import re
 import sqlite3
 import time
 import zlib
+from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -132,9 +133,10 @@ class LibraryIndex:
         real = file.resolve()
         return str(real.relative_to(self.folder)) if real.is_relative_to(self.folder) else str(file)
 
-    def update(self) -> Updated:
+    def update(self, told: Callable[[int, int, str], object] | None = None) -> Updated:
         """Bring the index up to the library now: read a book added or changed, drop one removed, read again where
-        the reading apps left the reader in each."""
+        the reading apps left the reader in each; ``told`` (the books looked at so far, of how many, the one read
+        now) before each book read into the index, which a first search does for every book."""
         shelf = open_shelf(self.folder)
         entries = [e for e in shelf.search("", limit=MAX_BOOKS) if e.file() is not None]
         done = Updated()
@@ -143,7 +145,7 @@ class LibraryIndex:
                 "SELECT key, number, size, mtime, digest, place FROM books")}
             skipped = {row[0]: row for row in db.execute("SELECT key, size, mtime, reason FROM skipped")}
             seen = set()
-            for entry in entries:
+            for number, entry in enumerate(entries):
                 file = entry.file()
                 key = self.key_of(file)
                 seen.add(key)
@@ -164,6 +166,8 @@ class LibraryIndex:
                         self.place(db, shelf, entry, file, old)
                         done.kept += 1
                         continue
+                    if told is not None:
+                        told(number, len(entries), entry.label())
                     book = load_book(file)
                 except (OSError, EliteError) as exc:
                     reason = str(exc)[:200]

@@ -54,7 +54,7 @@ def create_ui(ctx) -> LibraryUI:
         )
 
 
-def on_search(page: Page, ctx: Context, folder, words, session: Session):
+def on_search(page: Page, ctx: Context, folder, words, session: Session, progress=gr.Progress()):
     """The library searched by title or author, and in its books' text, each up to where the reader is (the
     library's index, built at the first search and kept current: :mod:`elite_ui.across`)."""
     ui = page.library
@@ -63,7 +63,8 @@ def on_search(page: Page, ctx: Context, folder, words, session: Session):
     try:
         shelf = open_shelf(text(folder))
         found = shelf.search(text(words))
-        index = kept_index(text(folder), ctx.cache_dir, ctx.config.koreader)
+        index = kept_index(text(folder), ctx.cache_dir, ctx.config.koreader, lambda done, books, label: progress(
+            (done, books), desc=f"Reading into the library's index: {label[:80]}", unit="books"))
         in_text = index.search(text(words), books=5)
     except (EliteError, OSError) as exc:
         return {page.chat.status: md(str(exc)), ui.found: gr.update(choices=[], value=None)}
