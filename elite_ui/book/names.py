@@ -46,7 +46,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import EliteError
-from .lexicon import CAPITAL, CAPITALISED_WORD, INSIDE, SMALL, STOPWORDS, unmarked
+from .lexicon import CAPITAL, CAPITALISED_WORD, INSIDE, SMALL, STOPWORDS, WORD, unmarked
 from .model import Book
 
 TITLES = ("Mr", "Mrs", "Miss", "Ms", "Dr", "Lady", "Sir", "Lord", "Madame", "Mademoiselle", "Monsieur", "Mme",
@@ -176,7 +176,7 @@ class NameIndex:
         """Each word of a variant (lower-cased) and the variants, of every character, that write it."""
         out: dict[str, set[str]] = {}
         for variant in {v for c in self.characters for v in c.variants}:
-            for word in re.findall(r"[^\W_]+", variant.casefold()):
+            for word in WORD.findall(variant.casefold()):
                 out.setdefault(word, set()).add(variant)
         return out
 
@@ -305,8 +305,9 @@ def build_names(book: Book, min_mentions: int = LEAST) -> NameIndex:
     for pair in re.finditer(rf"\b({NAME_WORD})(?=[ \t]+({NAME_WORD})\b)", text):
         followers.setdefault(pair.group(1), Counter())[pair.group(2)] += 1
     common = {w for w in names if w.lower() in STOPWORDS or lower[w.lower()] * 10 > capitalised[w]}
-    names -= {w for w in common if not given_before(w, set(titled) & names, followers.get(w, Counter()), capitalised[w])
-              and not named_with(w, names - common, followers.get(w, Counter()), capitalised)}
+    surnames, uncommon = set(titled) & names, names - common
+    names -= {w for w in common if not given_before(w, surnames, followers.get(w, Counter()), capitalised[w])
+              and not named_with(w, uncommon, followers.get(w, Counter()), capitalised)}
     names -= {w for w in names if family_plural(w, names)}
     written, pairs = written_forms(text, names, book.author)
     firsts = given_names(names, written, pairs)

@@ -22,6 +22,7 @@ import numpy as np
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.metrics.pairwise import cosine_similarity
 
+from .lexicon import WORD
 from .model import Book, Chapter
 from .names import TITLES, Character, NameIndex, gender, pronoun_genders
 
@@ -108,7 +109,7 @@ def mentioning(book: Book, names: NameIndex, character: Character) -> np.ndarray
     found = [book.index.postings(w) for w in character.tokens]
     ids = np.unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
     own = sorted(character.variants, key=len, reverse=True)
-    longer = sorted({v for mine in own for word in re.findall(r"[^\W_]+", mine.casefold())[:1]
+    longer = sorted({v for mine in own for word in WORD.findall(mine.casefold())[:1]
                      for v in names.writing.get(word, ()) if v not in own and inside(mine, v)}, key=len, reverse=True)
     written = re.compile(rf"\b(?:(?P<other>{alternatives(longer) or '(?!)'})|(?P<own>{alternatives(own)}))\b")
     return np.asarray([sid for sid in ids.tolist()
