@@ -131,6 +131,28 @@ def test_hyphened_names_and_a_name_whose_first_word_is_a_word(tmp_path):
     assert names.find("lip-lip").mentions == 6
 
 
+def test_a_full_name_written_once_joins_the_man_of_its_surname(tmp_path, pride_names):
+    """Middlemarch writes "The Rev. Camden Farebrother" once: "Camden" is Mr. Farebrother, not a character of his own
+    (it had also taken "Miss Farebrother", his sister); Frankenstein's "Henry Clerval", once, makes "Henry" Clerval.
+    Pride and Prejudice's "Mr. Fitzwilliam Darcy", once, is no reason to take its "Fitzwilliam" (Colonel Fitzwilliam)
+    for Darcy, nor "the Marché Lenoir", a market, to take the Marché for Father Lenoir."""
+    lines = ["It was noon, and Mr. Farebrother came, and he sat.", "It rained, and Farebrother spoke, and he laughed.",
+             "It was dusk, and Camden smiled, and he sat.", "It was late, and Miss Farebrother sewed, and she sang.",
+             "It was noon; and Clerval came, and he read.", "It was dusk; and Henry wrote, and he slept.",
+             "It was noon, and Father Lenoir came, and he prayed.", "They met in the Marché, and it rained."]
+    once = ["The Rev. Camden Farebrother lived in an old parsonage.", "I perceived Henry Clerval at the door.",
+            "They drank in the Marché Lenoir, and it rained."]
+    path = tmp_path / "story.txt"
+    rain = ["It rained all day, and the fields were wet."] * 40  # no stretch of the book ends inside "once"
+    path.write_text(STORY.format("\n\n".join(lines * 3 + once + rain)), encoding="utf-8")
+    names = build_names(load_book(path))
+    assert "Camden" in names.find("Mr. Farebrother").variants
+    assert "Henry" in names.find("Clerval").variants
+    assert names.find("Miss Farebrother").name == "Miss Farebrother"
+    assert "Fitzwilliam" not in named(pride_names, "Mr. Darcy").variants
+    assert names.find("Father Lenoir").name == "Father Lenoir"
+
+
 def test_a_place_before_a_name_is_no_given_name(tmp_path):
     """"In Moscow Levin had been struck" names Levin in Moscow, not a "Moscow Levin"; a house's name ("at Maple
     Grove") is no character either, though the book writes "Maple" before "Grove" alone."""

@@ -330,6 +330,8 @@ def build_names(book: Book, min_mentions: int = LEAST) -> NameIndex:
                    genders)
     join_middle_names(variants, triples)
     join_titled_given_names(variants)
+    articled = Counter(re.findall(rf"\b(?:the|an?)\s+({NAME_WORD})\b", text))
+    join_once_written_surnames(variants, genders, named, articled, capitalised)
     join_kin(variants)
     join_eldest_daughters(variants, genders)
     join_married_names(variants, genders)
@@ -641,6 +643,27 @@ def join_titled_given_names(variants: dict[str, Counter]) -> None:
                       if k != key)
         if held and held[-1][0] and (len(held) == 1 or held[-1][0] >= 2 * held[-2][0]):
             variants[held[-1][1]].update(variants.pop(key))
+
+
+def join_once_written_surnames(variants: dict[str, Counter], genders: dict[str, str], named: dict[str, set[int]],
+                               articled: Counter, capitalised: Counter) -> None:
+    """A given name whose full name the book writes once ("The Rev. Camden Farebrother"; "I perceived Henry
+    Clerval"), listed under that full name with no form of its surname, joins the one man the book calls by that
+    surname after a title or alone ("Mr. Farebrother", "Clerval"), unless the given name is a woman's, is another
+    character's surname ("Mr. Fitzwilliam Darcy", once, is no reason to take Colonel Fitzwilliam's "Fitzwilliam" for
+    Darcy), follows an article in half its capitalised writings (``articled``: "the Marché Lenoir", a market; "the
+    Jew Volgarinov"), or the book names the two in one sentence (:func:`two_people`)."""
+    surnames = {k.split()[1] for k in titled_keys(variants, TITLES)}
+    for key in [k for k in variants if len(k.split()) == 2 and k.split()[0].rstrip(".") not in TITLES]:
+        given, surname = key.split()
+        if (sex(variants, genders, key) == "f" or given in surnames or articled[given] * 2 >= capitalised[given]
+                or any(f.split()[-1] == surname for f in variants[key] if " " in f)):
+            continue
+        men = {k: f for k, forms in variants.items() if k != key and k.split()[-1] == surname
+               and sex(variants, genders, k) == "m" for f in forms
+               if f == k == surname or (f.split()[0].rstrip(".") in MALE and f.split()[1:] == [surname])}
+        if len(men) == 1 and not any(two_people(named, f, given) for f in men.values()):
+            variants[next(iter(men))].update(variants.pop(key))
 
 
 def join_kin(variants: dict[str, Counter]) -> None:
