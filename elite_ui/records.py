@@ -93,6 +93,8 @@ class AnswerRecord(TypedDict):
     """Of those, left out under the ceiling: what they cite does not support them."""
     citations_moved: int
     """Of those, how many cited a sentence that does not support them and now cite the evidence sentence that does."""
+    sentences_quoted: int
+    """Of those, how many only pointed at the sentences they cite ("The answer is [S12].") and are those, quoted."""
     unsupported: list[str]
     """Without a ceiling, the answer's sentences what they cite does not support (kept in ``answer``)."""
     sentences_unanswered: int
@@ -221,8 +223,8 @@ def answer_record(book: Book, trace: Trace) -> AnswerRecord:
         citations=[cited(book, c.sentence_id) for c in answer.citations],
         evidence_judged_sufficient=verdicts[-1] if verdicts else None, caveat=answer.caveat,
         sentences_checked=answer.checked, sentences_left_out=answer.left_out, unsupported=answer.unsupported,
-        sentences_unanswered=answer.unanswered,
-        citations_moved=answer.recited, costs=Costs(llm_calls=totals.llm_calls, prompt_tokens=totals.prompt_tokens,
+        sentences_unanswered=answer.unanswered, citations_moved=answer.recited, sentences_quoted=answer.pointed,
+        costs=Costs(llm_calls=totals.llm_calls, prompt_tokens=totals.prompt_tokens,
                     completion_tokens=totals.completion_tokens, seconds=totals.seconds))
 
 
@@ -234,7 +236,7 @@ def progress_record(trace: Trace, said: str) -> AnswerRecord:
         done=False, progress=said, question=trace.question, method=start[0].data.method if start else "",
         up_to=ceiling.label if ceiling else None, answer="", choice=None, count=None, quotes=[], citations=[],
         evidence_judged_sufficient=None, caveat="", sentences_checked=0, sentences_left_out=0, unsupported=[],
-        sentences_unanswered=0, citations_moved=0,
+        sentences_unanswered=0, citations_moved=0, sentences_quoted=0,
         costs=Costs(llm_calls=0, prompt_tokens=0, completion_tokens=0, seconds=0.0))
 
 

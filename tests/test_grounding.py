@@ -277,3 +277,25 @@ def test_the_passage_check_leaves_out_a_sentence_whose_cited_passage_the_model_f
         "1 sentence of the model's answer marked: the model did not find that the passage it cites answers the "
         "question.")
     assert PRESETS["capable"].passage_check and not PRESETS["laptop"].passage_check
+
+
+def test_an_answer_that_only_points_at_its_citation_is_given_as_the_sentence_it_cites(up_to_ten):
+    """The 1.5B model sometimes writes "The answer is [S184]." or restates the question over a label; the check
+    gives the cited sentence, quoted, as the answer (and says so) rather than leaving out the only sentence that
+    holds it. A yes or no, or a sentence that says anything more (a name, a number), stays as written."""
+    visit = 184  # "Mr. Bennet was among the earliest of those who waited on Mr. Bingley."
+    question = "Who was among the first to visit Mr. Bingley?"
+    book_says = " ".join(up_to_ten.sentence(visit).text.split())
+    for pointer in (f"The answer is [S{visit}].", f"Among the first to visit Mr. Bingley was [S{visit}]."):
+        engine = Elite(answering(pointer), PRESETS["laptop"], embed=trigram_embed, names=found_names(up_to_ten))
+        answer = engine.run(up_to_ten, question).answer
+        assert answer.text == f"“{book_says}” [S{visit}]" and answer.pointed == 1 and not answer.left_out
+        assert [c.sentence_id for c in answer.citations] == [visit]
+        assert answer.grounding_note == ("1 sentence of the model's answer only pointed at what it cites, quoted "
+                                         "instead.")
+    _, found = grounded(up_to_ten, f"Yes [S{visit}].", "Did Mr. Bennet visit Mr. Bingley?", [visit])
+    assert found.pointed == 0 and found.text == f"Yes [S{visit}]."
+    said = f"Mr. Bennet was among the first to visit Mr. Bingley [S{visit}]."
+    assert grounded(up_to_ten, said, question, [visit])[0] == said
+    counted = f"Among the first five to visit Mr. Bingley [S{visit}]."  # a number in words is no stopword here
+    assert grounded(up_to_ten, counted, question, [visit])[1].pointed == 0

@@ -486,14 +486,14 @@ def checked_answer(book: Book, text: str, kept: str, found: Grounding, evidence:
     ceiling, text = book.ceiling, found.text or text
     if not found.left_out:
         return Answer(text, cite(book, text, evidence), evidence=evidence, checked=found.sentences,
-                      recited=found.recited)
+                      recited=found.recited, pointed=found.pointed)
     unanswered = sum(missing == [UNANSWERED] for missing in found.missing)
     if ceiling is None:
         return Answer(text, cite(book, text, evidence), evidence=evidence, checked=found.sentences,
-                      unsupported=found.left_out, recited=found.recited, unanswered=unanswered)
+                      unsupported=found.left_out, recited=found.recited, pointed=found.pointed, unanswered=unanswered)
     shown = kept or not_said(ceiling)
     return Answer(shown, cite(book, kept, evidence) if kept else [], evidence=evidence, checked=found.sentences,
-                  left_out=len(found.left_out), recited=found.recited, unanswered=unanswered)
+                  left_out=len(found.left_out), recited=found.recited, pointed=found.pointed, unanswered=unanswered)
 
 
 def not_said(ceiling) -> str:

@@ -23,6 +23,10 @@ A model often labels the right claim with a sentence a few lines off ("The Benne
 S128 saying nothing of five): a sentence its labels do not support is checked, by the same rules, against each
 of the :data:`RECITED` evidence sentences sharing most of its words, and where one supports it alone, its label is
 moved there (and the trace says so) rather than the claim left out.
+
+A sentence that only points at the sentences it cites ("The answer is [S2753].", or the question restated over a
+label: :func:`pointing`) says nothing to check; it is given as those sentences, quoted (and the answer's note says
+so), and checked like any other.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ from ..book import Book
 from ..book.lexicon import CAPITALISED_WORD, NUMBER
 from ..book.names import TITLES, NameIndex, story_text
 from ..models import Embed
-from .parsing import parse_sentence_ids, sentence_pieces
+from .parsing import parse_sentence_ids, quotation, sentence_pieces
 
 COVERED = 0.5
 """The share of a sentence's content words its evidence (or the question) must hold."""
@@ -78,6 +82,8 @@ class Grounding:
     missing: list[list[str]] = field(default_factory=list)
     recited: int = 0
     """Sentences whose label was moved to (or, citing none, given) the evidence sentence that supports them."""
+    pointed: int = 0
+    """Sentences that only pointed at the sentences they cite, given as those sentences quoted (:func:`pointing`)."""
     text: str = ""
     """The whole answer, labels moved where they were."""
 
@@ -290,6 +296,9 @@ def grounded(book: Book, text: str, question: str, evidence: list[int], embed: E
     kept, written = [], []
     for sentence in answer_sentences(text):
         labelled = [sid for sid in parse_sentence_ids(sentence) if sid in allowed]
+        if labelled and pointing(book, sentence, question):
+            sentence = quoted(book, labelled)
+            found.pointed += 1
         missing = lacking(book, sentence, question, labelled or list(evidence), embed, names, claim, topic)
         unlabelled = alone and not labelled and not missing  # all the evidence together holds it: which sentence?
         moved = recited(book, sentence, question, evidence, labelled, embed, names, recite or RECITED, claim,
@@ -307,6 +316,30 @@ def grounded(book: Book, text: str, question: str, evidence: list[int], embed: E
             kept.append(sentence)
     found.text = " ".join(written)
     return " ".join(kept), found
+
+
+FRAME = frozenset(["answer", "passage", "sentence"])
+"""Words a sentence may use to point at its citations without saying anything ("The answer is [S2753].")."""
+DENIED = re.compile(r"\b(?:not|no|never|nothing|none)\b|n't\b", re.IGNORECASE)
+"""A negation: a sentence that says its citation does not answer points at nothing."""
+
+
+def pointing(book: Book, sentence: str, question: str) -> bool:
+    """Whether ``sentence``, not a yes or no nor a denial, says nothing but the question's words and numbers and
+    the words of :data:`FRAME`, in any of their forms: it points at the sentences it cites for the answer ("The
+    answer is [S2753].", "Levin put in his game bag when the sun rose behind the storm-clouds [S3916]."), which are
+    then the answer it gives."""
+    plain = LABELS.sub(" ", sentence)
+    if YES_NO.match(plain) or DENIED.search(plain):
+        return False
+    said = {f for w in book.lexicon.words(question) for f in book.forms(w)} | {
+        f for w in FRAME for f in book.forms(w)}
+    return all(w.lower() in said for w in book.lexicon.content_words(plain) + NUMBER.findall(plain))
+
+
+def quoted(book: Book, sids: list[int]) -> str:
+    """The sentences ``sids`` quoted as the book writes them, with their labels."""
+    return " ".join(f"{quotation(book.sentence(sid).text)} [S{sid}]" for sid in sids)
 
 
 def relabelled(sentence: str, sid: int) -> str:

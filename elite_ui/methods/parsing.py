@@ -171,6 +171,20 @@ def cut_loop(text: str) -> str:
     return text if cut == len(tokens) else text[: spans[cut - 1][1]]
 
 
+QUOTE_MARKS = "\"“‘'"
+"""Marks that open a quotation (a sentence of dialogue opens with its own)."""
+
+
+def quotation(text: str) -> str:
+    """A book's sentence as a quotation, on one line: inside quotation marks unless it opens with its own
+    (dialogue); one that ends a line of dialogue with its closing mark gets the opening one alone (no doubled
+    closing marks)."""
+    flat = " ".join(text.split())
+    if flat[:1] in QUOTE_MARKS:
+        return flat
+    return f"“{flat}" if flat[-1:] in "”\"" else f"“{flat}”"
+
+
 def clean_answer(text: str) -> str:
     """Cut a reply where the model starts repeating itself: a sentence or line it already wrote, or a run of
     words looping back to back."""

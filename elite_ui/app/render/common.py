@@ -9,7 +9,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field, fields
 
 from ...book import Book
-from ...methods.parsing import SENTENCE_LABEL
+from ...methods.parsing import SENTENCE_LABEL, quotation
 from ...methods.trace import (
     Answer,
     Assembly,
@@ -106,7 +106,6 @@ def labels_linked(text: str, link_of) -> str:
     return "".join(out) + esc(text[last:])
 
 
-QUOTE_MARKS = "\"“‘'"
 EMPHASIS = re.compile(r"(?<![\w_])_([^_\n]{1,200})_(?![\w_])")
 """Italics as plain-text books write them (Project Gutenberg's ``_talk_``)."""
 
@@ -117,13 +116,9 @@ def italics(shown: str) -> str:
 
 
 def quoted(text: str) -> str:
-    """A book's sentence as a quotation: on one line, escaped, its ``_italics_`` in italics, inside quotation
-    marks unless it opens with its own (dialogue); one that ends a line of dialogue with its closing mark gets the
-    opening one alone (no doubled closing marks)."""
-    shown = italics(esc(" ".join(text.split())))
-    if text.lstrip()[:1] in QUOTE_MARKS:
-        return shown
-    return f"“{shown}" if text.rstrip()[-1:] in "”\"" else f"“{shown}”"
+    """A book's sentence as a quotation (:func:`~elite_ui.methods.parsing.quotation`), escaped, its ``_italics_``
+    in italics."""
+    return italics(esc(quotation(text)))
 
 
 def clipped(text: str, limit: int) -> str:

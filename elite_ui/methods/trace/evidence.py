@@ -168,6 +168,8 @@ class Answer:
     """Without a ceiling, the answer's sentences the sentences they cite do not support (shown marked)."""
     recited: int = 0
     """Sentences whose label the check moved to the evidence sentence that supports them."""
+    pointed: int = 0
+    """Sentences that only pointed at the sentences they cite ("The answer is [S12]."), given as those quoted."""
     unanswered: int = 0
     """Of the sentences left out or marked, those whose cited passage the model judged does not answer the question
     (the passage check)."""
@@ -184,6 +186,9 @@ class Answer:
         sentences = f"{some} sentence{'s' * (some != 1)} of the model's answer"
         moved = (f"{self.recited} citation{'s' * (self.recited != 1)} moved to the evidence sentence that says it. "
                  if self.recited else "")
+        moved += (f"{self.pointed} sentence{'s' * (self.pointed != 1)} of the model's answer only pointed at what "
+                  f"{'they' if self.pointed != 1 else 'it'} cite{'s' * (self.pointed == 1)}, quoted instead. "
+                  if self.pointed else "")
         them, cite, passage = (("them", "they cite", "passages they cite answer") if some > 1 else
                                ("it", "it cites", "passage it cites answers"))
         why = f"the sentences {cite} do not support {them}"
