@@ -285,6 +285,8 @@ def answered_in_order(browser, app):
     visitors = [open_page(browser, app) for _ in range(4)]
     for _, page in visitors:
         upload(page, ROOT / "assets" / "the-wind-in-the-willows.txt")
+    for _, page in visitors:
+        idle(page)  # each book's names listed and runs refreshed before anyone asks
     # each page notes when its answer arrived (a background tab's own clock, read afterwards: polling four tabs in
     # turn from here saw them late, out of order, when headless Chromium throttled the ones not in front)
     for _, page in visitors:
@@ -295,9 +297,12 @@ def answered_in_order(browser, app):
         }).observe(document.querySelector('#status'), {subtree: true, childList: true, characterData: true})""")
     for n, (_, page) in enumerate(visitors):
         ask(page, f"Where does the Rat live? (visitor {n})")
-        # the next visitor asks once this one's question is under way (asked later, in the server's eyes too)
+        # the next visitor asks once this one's question is under way (asked later, in the server's eyes too), and
+        # two seconds later: questions answered side by side finish as far apart as they were asked, and a tab's
+        # drawing after its answer (up to a second and a half on two loaded cores) must not reorder them
         page.wait_for_selector("#status:has-text('Searching'), #status:has-text('Waiting'), "
                                "#status:has-text('Iteration'), #status:has-text('Done')", timeout=30000)
+        page.wait_for_timeout(2000)
     for _, page in visitors:
         page.wait_for_function("() => !!window.__done", timeout=240000)
     done_at = [page.evaluate("() => window.__done") for _, page in visitors]
