@@ -143,7 +143,7 @@ def test_a_full_name_written_once_joins_the_man_of_its_surname(tmp_path, pride_n
     once = ["The Rev. Camden Farebrother lived in an old parsonage.", "I perceived Henry Clerval at the door.",
             "They drank in the Marché Lenoir, and it rained."]
     path = tmp_path / "story.txt"
-    rain = ["It rained all day, and the fields were wet."] * 40  # no stretch of the book ends inside "once"
+    rain = ["It rained all day, and the fields were wet."] * 40  # each full name within one fortieth of the book
     path.write_text(STORY.format("\n\n".join(lines * 3 + once + rain)), encoding="utf-8")
     names = build_names(load_book(path))
     assert "Camden" in names.find("Mr. Farebrother").variants
