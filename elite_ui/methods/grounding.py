@@ -193,7 +193,7 @@ def support(book: Book, sentence: str, pool: str, pool_sentences: list[str], emb
     said = {w.lower() for w in NAMED.findall(plain)} | {t.lower() for t in TITLES}
     words = [w for w in book.lexicon.content_words(plain) if not w.isdigit() and w not in said]
     if asked is not None:
-        repeated = {f for w in book.lexicon.words(asked) for f in book.forms(w)}
+        repeated = word_forms(book, asked)
         claim = [w for w in words if w not in repeated]
         if not claim:  # a name or a number the question does not say is the claim (held above); else a yes or no
             question = set(book.lexicon.words(asked))
@@ -324,6 +324,11 @@ DENIED = re.compile(r"\b(?:not|no|never|nothing|none)\b|n't\b", re.IGNORECASE)
 """A negation: a sentence that says its citation does not answer points at nothing."""
 
 
+def word_forms(book: Book, text: str) -> set[str]:
+    """Every form of every word of ``text`` (walked: walks, walking), lower-cased."""
+    return {f for w in book.lexicon.words(text) for f in book.forms(w)}
+
+
 def pointing(book: Book, sentence: str, question: str) -> bool:
     """Whether ``sentence``, not a yes or no nor a denial, says nothing but the question's words and numbers and
     the words of :data:`FRAME`, in any of their forms: it points at the sentences it cites for the answer ("The
@@ -332,8 +337,7 @@ def pointing(book: Book, sentence: str, question: str) -> bool:
     plain = LABELS.sub(" ", sentence)
     if YES_NO.match(plain) or DENIED.search(plain):
         return False
-    said = {f for w in book.lexicon.words(question) for f in book.forms(w)} | {
-        f for w in FRAME for f in book.forms(w)}
+    said = word_forms(book, question) | word_forms(book, " ".join(FRAME))
     return all(w.lower() in said for w in book.lexicon.content_words(plain) + NUMBER.findall(plain))
 
 
