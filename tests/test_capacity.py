@@ -231,6 +231,31 @@ def test_stop_leaves_the_status_to_a_run_that_says_how_far_it_got():
     assert session.stop() is False, "nothing runs"
 
 
+def test_a_run_that_ends_leaves_stop_to_the_run_begun_after_it(monkeypatch):
+    """A run disables Stop once it ends, unless the visitor's next run began in between (a build clicked as the
+    question's last sentence showed): that one enabled Stop for itself, and it stays enabled."""
+    from types import SimpleNamespace
+
+    from elite_ui.app.answering import BUSY, one_at_a_time
+    from elite_ui.app.state import Session
+
+    page = SimpleNamespace(chat=SimpleNamespace(stop="stop", status="status"))
+
+    def run():
+        yield {"status": "Done."}
+        return "answered"
+
+    def steps(session):
+        return list(one_at_a_time(page, session, run()))
+
+    assert steps(Session())[-1] == {"stop": {"__type__": "update", "interactive": False}}
+    session = Session()
+    ended = session.end
+    monkeypatch.setattr(session, "end", lambda flag: (ended(flag), session.begin()))
+    assert steps(session) == [{"status": "Done."}], "the build begun after the question keeps Stop"
+    assert steps(session) == [{"status": BUSY}], "refused while that build runs: Stop is left to it"
+
+
 def test_long_works_streamed_call_gives_way_to_a_question_and_runs_again():
     """An index build streams its replies (shown as progress); a question arriving mid-reply stops it, and the
     build's call runs again once the question is answered (a reader's own streamed answer is never stopped)."""

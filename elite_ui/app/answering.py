@@ -89,20 +89,6 @@ def asking_each_book(ctx, session: Session):
     return answer
 
 
-def releases_stop(page):
-    """A run's handler (a generator) that disables Stop once it ends, however it ends; Stop was enabled when the
-    run began (a run stopped by Stop is disabled by Stop's own handler). A handler refused because another run
-    of the visitor goes on (it returns :data:`REFUSED`) leaves Stop to that run. It runs in the runs' own threads
-    (:func:`apart`); register it with :data:`RUN`."""
-    def wrap(handler):
-        @functools.wraps(handler)
-        def run(*args):
-            if (yield from handler(*args)) is not REFUSED:
-                yield {page.chat.stop: gr.update(interactive=False)}
-        return apart(run)
-    return wrap
-
-
 RUNS = 64
 """Questions and builds (runs) going on at once, each with a thread of its own apart from the threads Gradio
 serves every other call with (views, search, passages): runs waiting for the model hold none of those. Past this
@@ -130,8 +116,8 @@ def apart(fn):
             while (step := await anyio.to_thread.run_sync(next, steps, DONE, limiter=run_threads())) is not DONE:
                 yield step
         finally:
-            # cancelled by Gradio while a step runs in its thread: the generator is closed (its ``finally`` blocks
-            # run) when that step returns and the last reference to it goes
+            # cancelled by Gradio (its caller left) while a step runs in its thread: the generator is closed (its
+            # ``finally`` blocks run) when that step returns and the last reference to it goes
             with contextlib.suppress(ValueError):
                 steps.close()
 
@@ -144,19 +130,21 @@ DONE = object()
 
 BUSY = "Your last request is still running: wait for it to finish, or press Stop."
 """Said to a visitor who starts a second question or build while one runs."""
-REFUSED = object()
-"""What a handler returns when it was refused before it ran (Stop is left as it was)."""
 
 
 def one_at_a_time(page, session: Session, run, asked: Model | None = None, says_stop: bool = False):
-    """The events of ``run`` (a generator begun here) with a fresh stop flag, unless another run of the same
-    visitor goes on: then one sentence, nothing runs, and :data:`REFUSED` is returned. A question (``asked`` of
-    that model) takes its place in the model's line here, at once; ``says_stop``: :attr:`Session.says_stop`."""
+    """The events of ``run`` (a generator begun here) with a fresh stop flag, then Stop disabled; unless another
+    run of the same visitor goes on: then one sentence, nothing runs, and Stop is left to that run. A question
+    (``asked`` of that model) takes its place in the model's line here, at once; ``says_stop``:
+    :attr:`Session.says_stop`. Returns what ``run`` returned (None when refused)."""
     with session.run(asked, says_stop=says_stop) as started:
         if not started:
             yield {page.chat.status: BUSY}
-            return REFUSED
-        return (yield from run)
+            return None
+        ran = yield from run
+    if not session.busy:  # a run of the visitor begun since enabled Stop for itself: it stays
+        yield {page.chat.stop: gr.update(interactive=False)}
+    return ran
 
 
 def one_build(page, ctx, session: Session, run):
@@ -166,11 +154,11 @@ def one_build(page, ctx, session: Session, run):
     builds = ctx.config.builds
     if not builds:
         yield {page.chat.status: "The host of this app lets visitors build no M-RAG index and write no recap."}
-        return REFUSED
+        return
     if not ctx.visitors.builds.acquire(blocking=False):
         yield {page.chat.status: f"Other readers' builds are running ({builds} at once, the most this app runs); "
                                  "try again when one has finished."}
-        return REFUSED
+        return
     try:
         return (yield from one_at_a_time(page, session, run, says_stop=True))
     finally:

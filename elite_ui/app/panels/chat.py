@@ -14,7 +14,7 @@ from ...errors import EliteError
 from ...methods.registry import METHODS
 from ...reading import Asked
 from .. import render
-from ..answering import RUN, answer_turn, asked_of, handler, one_at_a_time, outputs, panel_of, releases_stop
+from ..answering import RUN, answer_turn, apart, asked_of, handler, one_at_a_time, outputs, panel_of
 from ..inputs import text
 from ..render import inert_markdown as md
 from ..sample import EXAMPLES, example_questions, is_sample
@@ -155,12 +155,12 @@ def create_event_handlers(page: Page, ctx: Context) -> None:
     # no limit here: every visitor's calls line up fairly for the model's capacity (models.capacity), one run per
     # visitor at a time (Session.begin)
     boxes = list(page.options.boxes.values())
-    asking = releases_stop(page)(handler(on_ask, page, ctx))
+    asking = apart(handler(on_ask, page, ctx))
     running = [trigger(asking, asked_with, outputs(page), **RUN)
                for trigger in (ui.ask.click, ui.question.submit)]
-    # a build is stopped through the session's cancel flag alone, so that it can say how far it got
-    stopped = ui.stop.click(on_stop, state, [ui.conversation, ui.status, ui.stop],
-                            cancels=[*running, page.trace.searched], concurrency_limit=None)
+    # every run is stopped through the session's cancel flag alone, and ends at its next step saying so (as the
+    # API's do); Gradio's own cancelling of the event left its "Error" badge on the conversation now and then
+    stopped = ui.stop.click(on_stop, state, [ui.conversation, ui.status, ui.stop], concurrency_limit=None)
     for event in running:
         trace.refresh_after(event, page, ctx)
     for event in (*running, stopped):

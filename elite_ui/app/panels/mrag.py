@@ -13,7 +13,7 @@ from ...methods.mrag import PRESETS, Mrag, MragSettings
 from ...methods.registry import METHODS
 from ...methods.trace import Kind
 from .. import render
-from ..answering import RUN, handler, one_build, releases_stop
+from ..answering import RUN, apart, handler, one_build
 from ..render import inert_markdown as md
 from ..state import Session
 from .controls import Controls, create_controls
@@ -83,5 +83,5 @@ def built(page: Page, ctx: Context, values: dict, session: Session):
 def create_event_handlers(page: Page, ctx: Context) -> None:
     ui, state = page.mrag, page.session.state
     ui.controls.on_preset()
-    ui.build.click(releases_stop(page)(handler(on_build, page, ctx)), {state, *ui.controls.inputs},
+    ui.build.click(apart(handler(on_build, page, ctx)), {state, *ui.controls.inputs},
                    [state, ui.status, page.chat.status, page.chat.stop], **RUN)

@@ -14,7 +14,7 @@ from ...errors import Cancelled, EliteError
 from ...methods.recap import Recaps
 from ...reading import part
 from .. import notebook
-from ..answering import RUN, handler, one_build, releases_stop
+from ..answering import RUN, apart, handler, one_build
 from ..inputs import text
 from ..render import esc
 from ..render import inert_markdown as md
@@ -206,7 +206,7 @@ def on_together(page: Page, ctx: Context, pick, ceiling, session: Session):
 def create_event_handlers(page: Page, ctx: Context) -> None:
     ui, state, chat = page.story, page.session.state, page.chat
     shown = [state, ui.html, ui.figure, ui.shared, chat.status]
-    ui.recap.click(releases_stop(page)(handler(on_recap, page, ctx)), [ui.how, ui.last, chat.ceiling, state],
+    ui.recap.click(apart(handler(on_recap, page, ctx)), [ui.how, ui.last, chat.ceiling, state],
                    [*shown, chat.stop], **RUN)
     ui.xray.click(handler(on_xray, page, ctx), [ui.character, chat.ceiling, state], shown, concurrency_limit=None)
     ui.go.click(handler(on_together, page, ctx), [ui.pick, chat.ceiling, state], [ui.shared, chat.status],
