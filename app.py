@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -32,7 +33,9 @@ def main(argv: list[str] | None = None) -> int:
         print(hosting, flush=True)
         model = Model(config)
         model.start()
-        model.embed(["warm up"])
+        # the sentence embedding (torch, some 12 s on 2 cores) loads while the page is served already; a question
+        # that needs it sooner waits for it
+        threading.Thread(target=model.embed, args=(["warm up"],), name="embedding-warm-up", daemon=True).start()
         detect_language("the language identifier loads its model now, not at the first upload; " * 3)
         forms("walking")  # lemminflect's tables load now, not at the first question
     except EliteError as exc:

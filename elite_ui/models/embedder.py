@@ -4,6 +4,7 @@ disk only (nothing is downloaded). Importance compares answers with it, M-RAG ma
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
@@ -21,7 +22,12 @@ class MiniLMEmbedder:
         self.device = device
 
     def __call__(self, texts: Sequence[str]) -> np.ndarray:
-        return load_minilm(self.device).encode(list(texts), normalize_embeddings=True, convert_to_numpy=True)
+        with LOADING:  # loaded once, whichever thread asks first (the app's warm-up, a question)
+            model = load_minilm(self.device)
+        return model.encode(list(texts), normalize_embeddings=True, convert_to_numpy=True)
+
+
+LOADING = threading.Lock()
 
 
 @lru_cache(maxsize=2)
