@@ -341,6 +341,18 @@ def test_highlights_are_bounded_in_number_length_and_fuzzy_work(pride_epub):
     assert spent.fuzzy_left == 0 and spent.exact_only > 0, "the loose comparisons of all highlights are bounded"
 
 
+def test_a_highlight_is_found_exactly_however_its_spacing_and_dashes_differ():
+    """Any run of white space stands for a space, any run of dashes for a dash; the place found is the book's own
+    text, and only within the stretch searched."""
+    from elite_ui.library.located import Plain
+
+    plain = Plain("He said:\n\n  \u201cNo --  never\u201d\u00a0and   left---for good.")
+    at = plain.find('"No - never" and left-for', 0, len(plain.text))
+    assert plain.text[slice(*at)] == '"No --  never" and   left---for'
+    assert plain.find('"No - never" and left-for', 0, 20) is None
+    assert plain.find("left-for good.", 12, 999) == (len(plain.text) - 16, len(plain.text))
+
+
 def test_a_folder_library_does_not_follow_a_link_to_a_book_outside_it(pride_epub, tmp_path):
     from elite_ui.library import open_shelf
 

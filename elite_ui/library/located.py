@@ -11,6 +11,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from ..book import Book
 from ..book.formats import SpineItem, epub_spine
 from ..book.lexicon import WORD
@@ -109,7 +111,7 @@ def locate(book: Book, file: str | Path, readings: list[Reading]) -> Located:
         sentence, how = position_sentence(book, items, latest)
         if sentence is not None:
             located.sentence, located.how, located.source, located.when = sentence, how, latest.source, latest.when
-    plain = book.text.translate(PLAIN) if marked else ""
+    plain = Plain(book.text) if marked else None
     located.found = [find(book, plain, items, m, located) for m in marked[:MAX_HIGHLIGHTS]]
     located.left_out = max(0, len(marked) - MAX_HIGHLIGHTS)
     return located
@@ -140,7 +142,34 @@ def position_sentence(book: Book, items: list[SpineItem] | None, position: Posit
     return None, ""
 
 
-def find(book: Book, plain: str, items: list[SpineItem] | None, marked: Marked, located: Located) -> Found:
+class Plain:
+    """A book's text as highlights are looked for in it: its typography plain (:data:`PLAIN`), and a copy with
+    each run of white space one space and each run of dashes one dash, with where each of its characters lies in
+    the text (so that one search of that copy finds a highlight however its spacing differs, in time that grows
+    with the text alone)."""
+
+    def __init__(self, text: str):
+        self.text = text.translate(PLAIN)
+        codes = np.frombuffer(re.sub(r"\s", " ", self.text).encode("utf-32-le"), dtype=np.uint32)
+        runs = (codes[1:] == codes[:-1]) & ((codes[1:] == ord(" ")) | (codes[1:] == ord("-")))
+        self.starts = np.flatnonzero(np.concatenate([[True], ~runs])).astype(np.int32)
+        """Where each character of :attr:`squeezed` lies in :attr:`text`: a run of spaces or dashes spans to the
+        next."""
+        self.squeezed = codes[self.starts].tobytes().decode("utf-32-le")
+
+    def find(self, wanted: str, start: int, end: int) -> tuple[int, int] | None:
+        """Where ``wanted`` (its words one space apart) is in ``text[start:end]``, white space of any kind and
+        length between its words and a dash of any length for a dash."""
+        wanted = re.sub(r"-+", "-", wanted)
+        low, high = np.searchsorted(self.starts, [start, min(end, len(self.text))]).tolist()
+        at = self.squeezed.find(wanted, low, high)
+        if at < 0:
+            return None
+        last = at + len(wanted)
+        return int(self.starts[at]), min(end, int(self.starts[last]) if last < len(self.starts) else len(self.text))
+
+
+def find(book: Book, plain: Plain, items: list[SpineItem] | None, marked: Marked, located: Located) -> Found:
     """A highlight's sentences: its text at its place (if the app gave one), else in the chapter the app named
     (a line the book says twice is taken there), else anywhere in the book, exactly; else the best fuzzy match
     near its place or around the sentences holding its rarest words (those in the named chapter first), within
@@ -154,8 +183,8 @@ def find(book: Book, plain: str, items: list[SpineItem] | None, marked: Marked, 
     windows = [(near, near + len(wanted) * 2 + 40), (max(0, near - 400), near + len(wanted) * 2 + 400)] \
         if near is not None else []
     named = chapter_spans(book, marked.chapter)
-    for start, end in [*windows, *named, (0, len(plain))]:
-        at = spaced(plain, wanted, start, end)
+    for start, end in [*windows, *named, (0, len(plain.text))]:
+        at = plain.find(wanted, start, end)
         if at is not None:
             return Found(marked, covered(book, *at), "exact")
     if len(wanted) > FUZZY_CHARS or located.fuzzy_left <= 0:
@@ -166,7 +195,7 @@ def find(book: Book, plain: str, items: list[SpineItem] | None, marked: Marked, 
     compared = (windows + around)[: located.fuzzy_left]
     located.fuzzy_left -= len(compared)
     for start, end in compared:
-        match = fuzz.partial_ratio_alignment(wanted, plain[start:end], score_cutoff=FUZZY)
+        match = fuzz.partial_ratio_alignment(wanted, plain.text[start:end], score_cutoff=FUZZY)
         if match is not None and match.score > best[0]:
             best = (match.score, start + match.dest_start, start + match.dest_end)
     if best[0]:
@@ -182,14 +211,6 @@ def chapter_spans(book: Book, title: str) -> list[tuple[int, int]]:
 
     wanted = key(title)
     return [(c.start, c.end) for c in book.chapters if wanted and key(c.title) == wanted]
-
-
-def spaced(plain: str, wanted: str, start: int, end: int) -> tuple[int, int] | None:
-    """Where ``wanted`` is in ``plain[start:end]`` (white space of any kind and length between its words, a dash
-    of any length for a dash)."""
-    pattern = re.sub(r"(?:\\-)+", "-+", r"\s+".join(re.escape(word) for word in wanted.split()))
-    found = re.compile(pattern).search(plain, start, min(end, len(plain)))
-    return found.span() if found else None
 
 
 def candidates(book: Book, wanted: str, most: int = 60) -> list[tuple[int, int]]:
