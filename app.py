@@ -33,8 +33,8 @@ def main(argv: list[str] | None = None) -> int:
         print(hosting, flush=True)
         model = Model(config)
         model.start()
-        # the sentence embedding (torch, some 12 s on 2 cores) loads while the page is served already; a question
-        # that needs it sooner waits for it
+        # the sentence embedding (torch and sentence-transformers, some 5 s here) loads while the page is served
+        # already; a question that needs it sooner waits for it
         threading.Thread(target=model.embed, args=(["warm up"],), name="embedding-warm-up", daemon=True).start()
         detect_language("the language identifier loads its model now, not at the first upload; " * 3)
         forms("walking")  # lemminflect's tables load now, not at the first question

@@ -153,8 +153,8 @@ class Plain:
         codes = np.frombuffer(re.sub(r"\s", " ", self.text).encode("utf-32-le"), dtype=np.uint32)
         runs = (codes[1:] == codes[:-1]) & ((codes[1:] == ord(" ")) | (codes[1:] == ord("-")))
         self.starts = np.flatnonzero(np.concatenate([[True], ~runs])).astype(np.int32)
-        """Where each character of :attr:`squeezed` lies in :attr:`text`: a run of spaces or dashes spans to the
-        next."""
+        """Where each character of :attr:`squeezed` lies in :attr:`text` (a run of spaces or of dashes, where its
+        first character does)."""
         self.squeezed = codes[self.starts].tobytes().decode("utf-32-le")
 
     def find(self, wanted: str, start: int, end: int) -> tuple[int, int] | None:
