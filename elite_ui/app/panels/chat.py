@@ -158,9 +158,10 @@ def create_event_handlers(page: Page, ctx: Context) -> None:
     asking = apart(handler(on_ask, page, ctx))
     running = [trigger(asking, asked_with, outputs(page), **RUN)
                for trigger in (ui.ask.click, ui.question.submit)]
-    # every run is stopped through the session's cancel flag alone, and ends at its next step saying so (as the
-    # API's do); Gradio's own cancelling of the event left its "Error" badge on the conversation now and then
-    stopped = ui.stop.click(on_stop, state, [ui.conversation, ui.status, ui.stop], concurrency_limit=None)
+    # a build is stopped through the session's cancel flag alone, so that it can say how far it got; a question's
+    # event is cancelled too, so that Ask, pressed at once, is not dropped while the run reaches its next step
+    stopped = ui.stop.click(on_stop, state, [ui.conversation, ui.status, ui.stop],
+                            cancels=[*running, page.trace.searched], concurrency_limit=None)
     for event in running:
         trace.refresh_after(event, page, ctx)
     for event in (*running, stopped):
