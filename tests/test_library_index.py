@@ -136,12 +136,12 @@ def test_the_api_searches_and_asks_the_hosts_library(library, tmp_path):
         stop_app(process)
 
 
-def test_words_too_common_to_rank_in_time_still_find_their_sentences(library, tmp_path, monkeypatch):
-    """A search whose ranking runs past its time (here: no time at all) takes the sentences holding the words in
+def test_words_too_common_to_rank_in_bounds_still_find_their_sentences(library, tmp_path, monkeypatch):
+    """A search whose ranking runs past its steps (here: none at all) takes the sentences holding the words in
     book order instead: found, each under its ceiling, never an error."""
     index = LibraryIndex(library, tmp_path / "cache")
     index.update()
-    monkeypatch.setattr("elite_ui.library.index.RANK_SECONDS", 0.0)
+    monkeypatch.setattr("elite_ui.library.index.RANK_STEPS", 0)
     found = index.search("Toad Hall")
     assert [b.title for b in found.books] == ["The Wind in the Willows"] and found.books[0].hits
     assert all(h.score == 1.0 for h in found.books[0].hits), "taken unranked, in book order"

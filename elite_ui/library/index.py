@@ -13,9 +13,9 @@ opened is searched only when asked for (``unread``)."""
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 import sqlite3
-import time
 import zlib
 from collections.abc import Callable
 from contextlib import closing
@@ -36,9 +36,12 @@ MAX_WORDS = 12
 """The most words of a search that count (the rarest weigh most anyway)."""
 HITS = 400
 """Sentences ranked before they are grouped by book."""
-RANK_SECONDS = 0.1
-"""How long ranking a search may take: words so common that ranking every sentence holding them takes longer
-("said") take the first sentences holding them instead, in book order."""
+RANK_STEPS = 1_000_000
+"""How much work ranking a search may take, in steps of SQLite's virtual machine (about 0.1 s: 9 million steps a
+second here), counted in steps so that a busy machine ranks what an idle one does: words so common that ranking
+every sentence holding them takes more ("said") take the first sentences holding them instead, in book order."""
+STEPS_TOLD = 1000
+"""How often SQLite tells how many steps a statement has taken."""
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS books (number INTEGER PRIMARY KEY, key TEXT UNIQUE, size INTEGER, mtime INTEGER,
     digest TEXT, title TEXT, authors TEXT, length INTEGER, place TEXT, ceiling INTEGER, cap INTEGER);
@@ -246,7 +249,7 @@ class LibraryIndex:
                 "CASE WHEN books.cap < 0 THEN (books.number << 20) + books.length ELSE books.cap END"
             matching = (f"FROM sentences JOIN books ON books.number = (sentences.rowid >> {SHIFT}) "
                         f"WHERE sentences MATCH ? AND sentences.rowid <= {limit}")
-            rows = within(db, RANK_SECONDS, f"SELECT sentences.rowid, -bm25(sentences) {matching} "
+            rows = within(db, RANK_STEPS, f"SELECT sentences.rowid, -bm25(sentences) {matching} "
                                             f"ORDER BY bm25(sentences) LIMIT {HITS}", (query,))
             if rows is None:  # words so common that no sentence holding them is a better answer than another
                 rows = db.execute(f"SELECT sentences.rowid, 1.0 {matching} LIMIT {HITS}", (query,)).fetchall()
@@ -256,7 +259,7 @@ class LibraryIndex:
             ranked = sorted(grouped.items(), key=lambda item: -sum(s for _, s in item[1][:per_book]))[:books]
             found = [self.book_hits(db, number, hits[:per_book]) for number, hits in ranked]
             left = 0 if unread else within(
-                db, RANK_SECONDS, f"SELECT count(DISTINCT sentences.rowid >> {SHIFT}) FROM sentences JOIN books ON "
+                db, RANK_STEPS, f"SELECT count(DISTINCT sentences.rowid >> {SHIFT}) FROM sentences JOIN books ON "
                 f"books.number = (sentences.rowid >> {SHIFT}) WHERE sentences MATCH ? AND books.cap < 0", (query,))
             left = left if isinstance(left, int) else (left[0][0] if left else None)
         return Searched(found, left)
@@ -277,10 +280,10 @@ class LibraryIndex:
             return db.execute("SELECT count(*) FROM books").fetchone()[0]
 
 
-def within(db: sqlite3.Connection, seconds: float, sql: str, args: tuple) -> list | None:
-    """The rows of ``sql``, or None when it takes longer than ``seconds`` (stopped then)."""
-    deadline = time.monotonic() + seconds
-    db.set_progress_handler(lambda: time.monotonic() > deadline, 5000)
+def within(db: sqlite3.Connection, steps: int, sql: str, args: tuple) -> list | None:
+    """The rows of ``sql``, or None when it takes more than ``steps`` of SQLite's virtual machine (stopped then)."""
+    told = itertools.count(1)
+    db.set_progress_handler(lambda: next(told) * STEPS_TOLD > steps, STEPS_TOLD)
     try:
         return db.execute(sql, args).fetchall()
     except sqlite3.OperationalError as exc:
