@@ -256,6 +256,30 @@ def test_a_run_that_ends_leaves_stop_to_the_run_begun_after_it(monkeypatch):
     assert steps(session) == [{"status": BUSY}], "refused while that build runs: Stop is left to it"
 
 
+def test_a_stopped_question_shows_nothing_more_than_that_it_stopped():
+    """Once Stop is pressed, a question's run shows none of its updates (one late would overwrite what Stop
+    showed): its last says it stopped; a build's updates all show (it says itself how far it got)."""
+    from types import SimpleNamespace
+
+    from elite_ui.app.answering import STOPPED, one_at_a_time
+    from elite_ui.app.state import Session
+
+    page = SimpleNamespace(chat=SimpleNamespace(stop="stop", status="status", conversation="chat"))
+    session = Session()
+
+    def run():
+        yield {"status": "Iteration 1: terms…"}
+        session.stop()
+        yield {"status": "Iteration 1: importance, 0 of 6 calls…"}
+        return None
+
+    stopped = list(one_at_a_time(page, session, run()))
+    assert [u.get("status") for u in stopped] == ["Iteration 1: terms…", STOPPED] and "chat" in stopped[-1]
+    built = list(one_at_a_time(page, session, run(), says_stop=True))
+    assert [u.get("status") for u in built] == ["Iteration 1: terms…", "Iteration 1: importance, 0 of 6 calls…",
+                                                None]
+
+
 def test_long_works_streamed_call_gives_way_to_a_question_and_runs_again():
     """An index build streams its replies (shown as progress); a question arriving mid-reply stops it, and the
     build's call runs again once the question is answered (a reader's own streamed answer is never stopped)."""

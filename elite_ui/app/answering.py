@@ -130,21 +130,40 @@ DONE = object()
 
 BUSY = "Your last request is still running: wait for it to finish, or press Stop."
 """Said to a visitor who starts a second question or build while one runs."""
+STOPPED = "Stopped. Ask another question when you like."
+"""Said once a question is stopped (a build says itself how far it got)."""
 
 
 def one_at_a_time(page, session: Session, run, asked: Model | None = None, says_stop: bool = False):
-    """The events of ``run`` (a generator begun here) with a fresh stop flag, then Stop disabled; unless another
-    run of the same visitor goes on: then one sentence, nothing runs, and Stop is left to that run. A question
+    """The updates of ``run`` (a generator begun here) until its fresh stop flag is set (a stopped run's late
+    update would undo what Stop showed), then Stop disabled and a stopped question said to be; unless another run
+    of the same visitor goes on: then one sentence, nothing runs, and Stop is left to that run. A question
     (``asked`` of that model) takes its place in the model's line here, at once; ``says_stop``:
-    :attr:`Session.says_stop`. Returns what ``run`` returned (None when refused)."""
-    with session.run(asked, says_stop=says_stop) as started:
-        if not started:
+    :attr:`Session.says_stop` (a build's updates all show). Returns what ``run`` returned (None when refused)."""
+    with session.run(asked, says_stop=says_stop) as flag:
+        if flag is None:
             yield {page.chat.status: BUSY}
             return None
-        ran = yield from run
+        ran = yield from run if says_stop else until_stopped(run, flag)
     if not session.busy:  # a run of the visitor begun since enabled Stop for itself: it stays
-        yield {page.chat.stop: gr.update(interactive=False)}
+        said = {page.chat.conversation: render.chat(session.book, session.turns), page.chat.status: STOPPED} \
+            if flag.is_set() and not says_stop else {}
+        yield said | {page.chat.stop: gr.update(interactive=False)}
     return ran
+
+
+def until_stopped(run, flag):
+    """The updates of ``run`` while ``flag`` is not set; what it returns."""
+    try:
+        while True:
+            try:
+                update = next(run)
+            except StopIteration as ended:
+                return ended.value
+            if not flag.is_set():
+                yield update
+    finally:
+        run.close()
 
 
 def one_build(page, ctx, session: Session, run):
@@ -179,9 +198,7 @@ def answer_turn(page, ctx, session: Session, book: Book, said: str, question: st
     try:
         yield from stream(page, ctx, session, turn, trace, book, steps_of())
     except Cancelled:
-        turn.stopped = True
-        yield {page.chat.conversation: render.chat(book, session.turns),
-               page.chat.status: "Stopped. Ask another question when you like."}
+        turn.stopped = True  # said by one_at_a_time
         return None
     except EliteError as exc:
         turn.error = said = str(exc)[:1].upper() + str(exc)[1:]

@@ -55,8 +55,7 @@ class Context:
 
 @dataclass(kw_only=True)
 class Page:
-    """Every panel's components, by panel: one field a panel, in the order their events are wired (the trace's
-    before the chat's: Stop cancels an edited search too)."""
+    """Every panel's components, by panel: one field a panel, in the order their events are wired."""
 
     demo: gr.Blocks
     tabs: gr.Tabs

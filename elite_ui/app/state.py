@@ -245,17 +245,18 @@ class Session:
                 self.running = False
 
     @contextmanager
-    def run(self, asked: Model | None = None, replace: bool = False, says_stop: bool = False) -> Iterator[bool]:
-        """One run of this visitor, begun (yields False, and nothing is begun, while another goes on; with
-        ``replace``, that one is stopped; ``says_stop``: :attr:`says_stop`); a question (``asked`` of that model)
-        takes its place in the model's line at once; both are given back however the run ends."""
+    def run(self, asked: Model | None = None, replace: bool = False,
+            says_stop: bool = False) -> Iterator[threading.Event | None]:
+        """One run of this visitor, begun: yields its stop flag (None, and nothing is begun, while another goes on;
+        with ``replace``, that one is stopped; ``says_stop``: :attr:`says_stop`); a question (``asked`` of that
+        model) takes its place in the model's line at once; both are given back however the run ends."""
         flag = self.begin(replace, says_stop)
         if flag is None:
-            yield False
+            yield None
             return
         share = self.reserve(asked) if asked is not None else None
         try:
-            yield True
+            yield flag
         finally:
             self.unreserve(share)
             self.end(flag)

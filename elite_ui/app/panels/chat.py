@@ -14,7 +14,7 @@ from ...errors import EliteError
 from ...methods.registry import METHODS
 from ...reading import Asked
 from .. import render
-from ..answering import RUN, answer_turn, apart, asked_of, handler, one_at_a_time, outputs, panel_of
+from ..answering import RUN, STOPPED, answer_turn, apart, asked_of, handler, one_at_a_time, outputs, panel_of
 from ..inputs import text
 from ..render import inert_markdown as md
 from ..sample import EXAMPLES, example_questions, is_sample
@@ -139,7 +139,7 @@ def on_stop(session: Session):
     got)."""
     said = session.stop()
     return (render.chat(session.book, session.turns),
-            gr.skip() if said else "Stopped. Ask another question when you like.", gr.Button(interactive=False))
+            gr.skip() if said else STOPPED, gr.Button(interactive=False))
 
 
 def on_example(sample):
@@ -156,12 +156,13 @@ def create_event_handlers(page: Page, ctx: Context) -> None:
     # visitor at a time (Session.begin)
     boxes = list(page.options.boxes.values())
     asking = apart(handler(on_ask, page, ctx))
-    running = [trigger(asking, asked_with, outputs(page), **RUN)
+    # a click while a run goes on is sent, not dropped: Ask pressed at once after Stop (the stopped run ends at its
+    # next step), or told that a run goes on (answering.BUSY)
+    running = [trigger(asking, asked_with, outputs(page), trigger_mode="multiple", **RUN)
                for trigger in (ui.ask.click, ui.question.submit)]
-    # a build is stopped through the session's cancel flag alone, so that it can say how far it got; a question's
-    # event is cancelled too, so that Ask, pressed at once, is not dropped while the run reaches its next step
-    stopped = ui.stop.click(on_stop, state, [ui.conversation, ui.status, ui.stop],
-                            cancels=[*running, page.trace.searched], concurrency_limit=None)
+    # every run is stopped through the session's stop flag alone, never by cancelling its event (which Gradio's
+    # page shows as an error): the run's last update says it was stopped (answering.one_at_a_time)
+    stopped = ui.stop.click(on_stop, state, [ui.conversation, ui.status, ui.stop], concurrency_limit=None)
     for event in running:
         trace.refresh_after(event, page, ctx)
     for event in (*running, stopped):

@@ -34,8 +34,6 @@ class TraceUI:
     html: gr.HTML
     importance: gr.Plot
     book_map: gr.Plot
-    searched: object = None
-    """The event of an edited search (which Stop cancels), once wired."""
 
 
 EMPTY = "<div class='trace empty'>Ask a question: how its answer is found shows here, stage by stage.</div>"
@@ -155,9 +153,9 @@ def on_run_select(page: Page, ctx: Context, label, session: Session):
 
 def create_event_handlers(page: Page, ctx: Context) -> None:
     ui, state = page.trace, page.session.state
-    ui.searched = ui.rerun.click(apart(handler(on_rerun, page, ctx)),
-                                 [ui.edit_iteration, ui.edit_terms, ui.pins, state], outputs(page), **RUN)
-    refresh_after(ui.searched, page, ctx)
+    searched = ui.rerun.click(apart(handler(on_rerun, page, ctx)), [ui.edit_iteration, ui.edit_terms, ui.pins, state],
+                              outputs(page), trigger_mode="multiple", **RUN)
+    refresh_after(searched, page, ctx)
     ui.edit_iteration.input(on_iteration, [ui.edit_iteration, state], ui.edit_terms, concurrency_limit=None)
     ui.runs.input(handler(on_run_select, page, ctx), [ui.runs, state],
                   [state, ui.html, ui.importance, ui.book_map, ui.edit_iteration, ui.edit_terms,
