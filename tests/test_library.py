@@ -351,6 +351,11 @@ def test_a_highlight_is_found_exactly_however_its_spacing_and_dashes_differ():
     assert plain.text[slice(*at)] == '"No --  never" and   left---for'
     assert plain.find('"No - never" and left-for', 0, 20) is None
     assert plain.find("left-for good.", 12, 999) == (len(plain.text) - 16, len(plain.text))
+    places = [plain.in_text(i) for i in range(len(plain.squeezed))]
+    assert all(plain.text[at] == c or (c == " " and plain.text[at].isspace())
+               for c, at in zip(plain.squeezed, places, strict=True)), "each squeezed character's own place"
+    assert [plain.in_squeezed(at) for at in places] == list(range(len(plain.squeezed))), "each way, the same place"
+    assert plain.in_squeezed(places[-1] + 1) == len(plain.squeezed)
 
 
 def test_a_folder_library_does_not_follow_a_link_to_a_book_outside_it(pride_epub, tmp_path):
