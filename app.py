@@ -24,6 +24,7 @@ from elite_ui.app.reading_apps import ReadingAppsMiddleware
 from elite_ui.app.state import Model
 from elite_ui.book.lexicon import detect_language, forms
 from elite_ui.errors import EliteError
+from elite_ui.models.embedder import warm_up
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -35,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
         model.start()
         # the sentence embedding (torch and sentence-transformers, some 5 s here) loads while the page is served
         # already; a question that needs it sooner waits for it
-        threading.Thread(target=model.embed, args=(["warm up"],), name="embedding-warm-up", daemon=True).start()
+        threading.Thread(target=warm_up, args=(model.embed,), name="embedding-warm-up", daemon=True).start()
         detect_language("the language identifier loads its model now, not at the first upload; " * 3)
         forms("walking")  # lemminflect's tables load now, not at the first question
     except EliteError as exc:

