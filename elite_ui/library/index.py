@@ -250,7 +250,7 @@ class LibraryIndex:
             matching = (f"FROM sentences JOIN books ON books.number = (sentences.rowid >> {SHIFT}) "
                         f"WHERE sentences MATCH ? AND sentences.rowid <= {limit}")
             rows = within(db, RANK_STEPS, f"SELECT sentences.rowid, -bm25(sentences) {matching} "
-                                            f"ORDER BY bm25(sentences) LIMIT {HITS}", (query,))
+                                          f"ORDER BY bm25(sentences) LIMIT {HITS}", (query,))
             if rows is None:  # words so common that no sentence holding them is a better answer than another
                 rows = db.execute(f"SELECT sentences.rowid, 1.0 {matching} LIMIT {HITS}", (query,)).fetchall()
             grouped: dict[int, list[tuple[int, float]]] = {}
