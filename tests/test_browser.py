@@ -153,11 +153,16 @@ def test_ask_and_watch_the_trace_then_read_a_citation(page):
 
 
 def test_stop_a_running_question_and_ask_another(page):
+    """A second question while one runs is told so in a toast (the status line moves on at once); Stop ends the
+    first with no error, and the next question is answered."""
     upload(page, BOOKS["pride-and-prejudice.txt"])
     assert page.locator("#stop").is_disabled(), "nothing runs yet"
     every_stage_on(page)
     ask(page, "What is Pemberley?")
     page.wait_for_selector("#stop:enabled", timeout=10000)
+    ask(page, "Who is Mr. Darcy?")  # a second question while the first runs: told so, and the first goes on
+    page.wait_for_selector(".toast-body:has-text('Your last request is still running')")
+    assert page.locator("#chat .msg.user").count() == 1
     page.click("#stop")
     page.wait_for_selector("#chat .msg.bot .stopped")
     assert page.locator("#chat .error").count() == 0, "a stop is not an error"

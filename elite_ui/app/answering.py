@@ -142,6 +142,7 @@ def one_at_a_time(page, session: Session, run, asked: Model | None = None, says_
     :attr:`Session.says_stop` (a build's updates all show). Returns what ``run`` returned (None when refused)."""
     with session.run(asked, says_stop=says_stop) as flag:
         if flag is None:
+            gr.Warning(BUSY)  # a toast stays: the running question's next status line follows this one at once
             yield {page.chat.status: BUSY}
             return None
         ran = yield from run if says_stop else until_stopped(run, flag)
