@@ -70,7 +70,9 @@ def test_stop_ends_one_readers_question_only_and_frees_their_place(served):
     asking = first.submit()
     time.sleep(0.3)
     waiting = second.submit()
-    time.sleep(0.6)
+    deadline = time.monotonic() + 60
+    while not waiting.outputs() and time.monotonic() < deadline:  # as on the page: Stop is enabled by the run's
+        time.sleep(0.05)                                            # first update, once the run has begun
     second.client.predict(api_name="/on_stop")
     asking.result()
     assert "Toad Hall" in shown(asking.outputs(), "class='chat'"), "the other reader's question went on"
