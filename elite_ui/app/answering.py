@@ -116,8 +116,8 @@ def apart(fn):
             while (step := await anyio.to_thread.run_sync(next, steps, DONE, limiter=run_threads())) is not DONE:
                 yield step
         finally:
-            # cancelled by Gradio while a step runs in its thread: the generator is closed (its ``finally`` blocks
-            # run) when that step returns and the last reference to it goes
+            # cancelled by Gradio (its caller left; Stop never cancels) while a step runs in its thread: the
+            # generator is closed (its ``finally`` blocks run) when that step returns and the last reference goes
             with contextlib.suppress(ValueError):
                 steps.close()
 
