@@ -34,11 +34,6 @@ def main(argv: list[str] | None = None) -> int:
         print(hosting, flush=True)
         model = Model(config)
         model.start()
-        # the sentence embedding (torch and sentence-transformers, some 5 s here) loads while the page is served
-        # already; a question that needs it sooner waits for it
-        threading.Thread(target=warm_up, args=(model.embed,), name="embedding-warm-up", daemon=True).start()
-        detect_language("the language identifier loads its model now, not at the first upload; " * 3)
-        forms("walking")  # lemminflect's tables load now, not at the first question
     except EliteError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -50,8 +45,20 @@ def main(argv: list[str] | None = None) -> int:
     demo.launch(server_name=config.host, server_port=config.port, css=CSS, head=HEAD,
                 max_file_size=f"{config.max_upload_mb}mb", footer_links=["api"], mcp_server=config.mcp,
                 max_threads=40 + RUNS,
-                app_kwargs={"middleware": [Middleware(NoFetching), Middleware(ReadingAppsMiddleware, ctx=ctx)]})
+                app_kwargs={"middleware": [Middleware(NoFetching), Middleware(ReadingAppsMiddleware, ctx=ctx)]},
+                prevent_thread_lock=True)
+    threading.Thread(target=warmed, args=(model,), name="warm-up", daemon=True).start()
+    demo.block_thread()
     return 0
+
+
+def warmed(model: Model) -> None:
+    """What a first upload and question need, loaded once the page is served (not before it: the imports would
+    hold it back, some 4 s on 2 cores): the language identifier, lemminflect's tables, then the sentence embedding
+    (torch and sentence-transformers, some 10 s). Whatever needs one sooner loads it itself."""
+    detect_language("the language identifier loads its model now, not at the first upload; " * 3)
+    forms("walking")
+    warm_up(model.embed)
 
 
 if __name__ == "__main__":
