@@ -56,6 +56,8 @@ class Row:
     method: str
     preset: str = ""
     settings: tuple[str, ...] = ()
+    named_part: bool = True
+    """Whether a question that names a part of the book is answered from that part alone (``Asked.named_part``)."""
 
 
 ROWS = {
@@ -64,6 +66,7 @@ ROWS = {
     "bm25": Row("bm25"),
     "embedding": Row("embedding"),
     "default": Row("elite"),
+    "- named part": Row("elite", named_part=False),
     "laptop": Row("elite", "laptop"),
     "paper": Row("elite", "paper"),
     "whole": Row("whole"),
@@ -100,15 +103,19 @@ SETS = {
     "nd": SHARED_BENCHMARKS / "novels-dev" / "novels-dev.jsonl",
     "nn": ROOT / "benchmarks" / "answer_sets" / "novels-keyed.jsonl",
     "nc": ROOT / "benchmarks" / "answer_sets" / "novels-ceilings.jsonl",
+    "np": ROOT / "benchmarks" / "answer_sets" / "named-parts.jsonl",
     "ql": ROOT / "data" / "quality" / "dataset.jsonl",
 }
 """Question sets: ``walk``, the questions of issue 40's walk through Pride and Prejudice under "chapter 10" (12 answered
 in chapters 1-10, 10 whose answer lies later); ``jane``, the same walk through Jane Eyre, a novel in no fold and no
 benchmark before (8 and 6; written from the novel, asked once while stop 64's fixes were made, chosen on by nothing);
 ``nd``, novels-dev's 60 multiple-choice questions; ``nn``, novels-300's 307 free-form questions with their keys;
-``nc``, its single-hop questions under spoiler ceilings (``benchmarks/answer_sets/build.py``); ``ql``, QuALITY's 202
-multiple-choice questions on 15 stories (L-Eval's copy, converted first: ``python -m elite_ui.bench convert leval
-../shared/benchmarks/leval/quality.jsonl --out data/quality``), in no fold: settings may be chosen on it."""
+``nc``, its single-hop questions under spoiler ceilings (``benchmarks/answer_sets/build.py``); ``np``, 18
+questions that name a part of the book ("in chapter 3", "when the story begins"), written from eleven novels for
+:mod:`elite_ui.book.scope` before it was measured, two of them under a ceiling (one named part beyond it);
+``ql``, QuALITY's 202 multiple-choice questions on 15 stories (L-Eval's copy, converted first: ``python -m
+elite_ui.bench convert leval ../shared/benchmarks/leval/quality.jsonl --out data/quality``), in no fold: settings
+may be chosen on it."""
 FOLDS = {"tune": ("anna-karenina", "frankenstein", "les-miserables", "middlemarch", "the-scarlet-letter",
                   "pride-and-prejudice"),
          "held": ("emma", "wuthering-heights", "a-tale-of-two-cities", "the-adventures-of-huckleberry-finn",
@@ -181,7 +188,7 @@ def answered(llm: LLM, embed, book: Book, question: datasets.Question, row: Row)
     """A row's answer to ``question`` through the app's front door, with what it cost and when it came."""
     settings = overridden(preset(row.method, row.preset or preset_for(llm)[0]), list(row.settings))
     ready = reading(book, Asked(question.question, question.up_to, method=row.method, settings=settings,
-                                options=question.options), llm, Tools(embed))
+                                options=question.options, named_part=row.named_part), llm, Tools(embed))
     started, marks = time.perf_counter(), {}
 
     def mark(event) -> None:

@@ -7,7 +7,8 @@ What the spoiler ceiling means, said once: empty, the whole book as its file has
 no ceiling at all (an answer's sentences its evidence does not support are marked, not left out); else the book
 up to that place (:func:`~elite_ui.book.reading_ceiling`: "chapter 12", "page 80", "40%", "S5210"), with the
 front matter before the story left out of the search unless ``front`` (an editor's preface may tell the whole
-plot), and everything a reader is shown held to it.
+plot), and everything a reader is shown held to it. A question that names a part of the book ("in chapter 3",
+"when the story begins") is answered from that part alone (:func:`within`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import NamedTuple
 from .book import Book, reading_ceiling
 from .book.model import Ceiling
 from .book.names import NameIndex, names_for
+from .book.scope import scoped
 from .errors import QuestionError
 from .methods import METHODS, Prepared, Tools, Trace
 from .methods.base import Engine
@@ -53,6 +55,13 @@ def part(book: Book, ceiling: str | Ceiling = "", front: bool = False) -> Part:
     if read is None:
         return Part(book, WHOLE_BOOK)
     return Part(book.up_to(*read, front=front), f"up to {read[1]}")
+
+
+def within(seen: Part, question: str) -> Part:
+    """``seen`` cut to the part of the book ``question`` names (:mod:`elite_ui.book.scope`), if it names one."""
+    book = scoped(seen.book, question)
+    return seen if book is seen.book else Part(book, f"in {book.ceiling.within}" + (
+        f", read {seen.where}" if seen.where != WHOLE_BOOK else ""))
 
 
 def preset_for(llm: LLM | None) -> tuple[str, str]:
@@ -92,6 +101,9 @@ class Asked:
     """The sentences of a passage the question is about, pinned as evidence (ELITE)."""
     edit: Edit | None = None
     """The reader's edit of an earlier run's search (ELITE's "Edit the search and run again")."""
+    named_part: bool = True
+    """A question that names a part of the book ("in chapter 3", "when the story begins") is answered from that
+    part alone (:func:`within`)."""
 
     def chosen(self, llm: LLM | None = None) -> object:
         """The settings the method answers with on ``llm``."""
@@ -144,6 +156,8 @@ def reading(book: Book, asked: Asked, llm: LLM, tools: Tools | None = None,
         raise QuestionError(f"the method is one of {', '.join(METHODS)}.")
     method = METHODS[asked.method]
     seen = part(book, asked.ceiling, asked.front)
+    if asked.named_part and not (isinstance(asked.ceiling, Ceiling) or asked.about):  # a recorded one holds it
+        seen = within(seen, asked.question)
     tools = tools or Tools()
     if method.uses_names:
         tools = replace(tools, names=(names or (lambda read: names_for(read, tools.cache_dir)))(seen.book))

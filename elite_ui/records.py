@@ -8,7 +8,7 @@ from __future__ import annotations
 from pydantic import ConfigDict, TypeAdapter, with_config
 from typing_extensions import TypedDict
 
-from .book import Book
+from .book import Book, Ceiling
 from .book.story import ChapterRecap, XRay
 from .methods.trace import Count, Kind, Trace
 
@@ -73,6 +73,8 @@ class AnswerRecord(TypedDict):
     method: str
     up_to: str | None
     """The spoiler ceiling the question was asked under (None: the whole book)."""
+    within: str | None
+    """The part of the book the question named and was answered from alone ("chapter 3 (...)"), if it named one."""
     answer: str
     """The answer (under a ceiling, only what the cited sentences support)."""
     choice: str | None
@@ -209,6 +211,11 @@ def book_record(book: Book, book_id: str) -> BookRecord:
                                 for c in book.chapters], missing=list(book.stats.get("missing", [])))
 
 
+def read_where(ceiling: Ceiling | None) -> dict[str, str | None]:
+    """A record's ``up_to`` and ``within``: the reader's spoiler ceiling and the part the question named."""
+    return {"up_to": ceiling.label or None if ceiling else None, "within": ceiling.within or None if ceiling else None}
+
+
 def answer_record(book: Book, trace: Trace) -> AnswerRecord:
     """A run's answer as data: its text, quotes and citations, what the judge and the grounding check said, its
     costs."""
@@ -217,7 +224,7 @@ def answer_record(book: Book, trace: Trace) -> AnswerRecord:
     verdicts = [e.data.sufficient for e in trace.of(Kind.JUDGE)]
     return AnswerRecord(
         done=True, progress="", question=trace.question, method=start.method,
-        up_to=start.ceiling.label if start.ceiling else None, answer=answer.text, choice=answer.choice,
+        **read_where(start.ceiling), answer=answer.text, choice=answer.choice,
         count=answer.count.total if answer.count else None,
         quotes=[cited(book, q.sentence_id) for q in answer.quotes],
         citations=[cited(book, c.sentence_id) for c in answer.citations],
@@ -234,7 +241,7 @@ def progress_record(trace: Trace, said: str) -> AnswerRecord:
     ceiling = start[0].data.ceiling if start else None
     return AnswerRecord(
         done=False, progress=said, question=trace.question, method=start[0].data.method if start else "",
-        up_to=ceiling.label if ceiling else None, answer="", choice=None, count=None, quotes=[], citations=[],
+        **read_where(ceiling), answer="", choice=None, count=None, quotes=[], citations=[],
         evidence_judged_sufficient=None, caveat="", sentences_checked=0, sentences_left_out=0, unsupported=[],
         sentences_unanswered=0, citations_moved=0, sentences_quoted=0,
         costs=Costs(llm_calls=0, prompt_tokens=0, completion_tokens=0, seconds=0.0))

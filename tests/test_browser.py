@@ -451,6 +451,17 @@ def test_a_spoiler_ceiling_is_the_books_own_chapter_and_leaves_out_the_preface(p
     page.fill("#ceiling textarea, #ceiling input", "chapter 900")
     ask(page, "What is Pemberley?")
     page.wait_for_selector("#chat .error:has-text('chapter 900 is not in this book')", timeout=30000)
+    page.fill("#ceiling textarea, #ceiling input", "chapter 10")
+    page.uncheck("#front input")
+    ask(page, "In chapter 3, what does Mr. Darcy say of Elizabeth?")
+    page.wait_for_selector("#trace .ceiling:has-text('The question names a part of the book')", timeout=60000)
+    page.wait_for_selector("#status:has-text('Done')", timeout=60000)
+    page.wait_for_selector("#stop:disabled", timeout=10000)
+    assert "chapter 3 (CHAPTER III.)" in page.inner_text("#trace .ceiling")
+    cited = [int(x) for x in page.locator("#trace table.hits a.cite").evaluate_all(
+        "els => els.map(e => e.dataset.sid)")]
+    assert cited and {pride.sentence(sid).chapter_title for sid in cited} == {"CHAPTER III."}, \
+        "a question that names a chapter is searched in it alone"
 
 
 def test_first_mention_and_occurrences_by_chapter(page):

@@ -302,3 +302,9 @@ def test_under_a_spoiler_ceiling_no_marker_from_later_paragraphs_is_placed(lake,
     assert chosen and all(index.paragraphs[p][1] < len(read) for m in chosen for p in m.paragraphs)
     _, everything = placed(engine.run(lake, "Who mended the lamp?", prepared=prepared))
     assert len(everything) > len(chosen)
+    second = next(c for c in lake.chapters if c.number == 2).first_sentence
+    named = lake.up_to(len(read) - 1, "", first=second, within="chapter 2")
+    _, within = placed(engine.run(named, "Who mended the lamp?", prepared=prepared))
+    assert within and all(index.paragraphs[p][0] >= second for m in within for p in m.paragraphs), \
+        "nor, for a question that names a chapter, from paragraphs before it"
+    assert len(within) < len(chosen)

@@ -14,10 +14,14 @@ from elite_ui.app.api import Api
 from elite_ui.app.config import Config
 from elite_ui.app.page import compose
 from elite_ui.app.panels.chat import on_ask
+from elite_ui.app.render.common import ceiling_note
+from elite_ui.app.render.export import markdown_export
 from elite_ui.app.state import Model, Session
 from elite_ui.book import load_book, reading_ceiling
+from elite_ui.book.scope import named_part
 from elite_ui.errors import BookError, QuestionError
 from elite_ui.methods import Tools
+from elite_ui.methods.base import not_said
 from elite_ui.methods.elite import PRESETS
 from elite_ui.models import Request, ScriptedLLM
 from elite_ui.reading import WHOLE_BOOK, Asked, part, reading
@@ -161,3 +165,67 @@ def test_the_reader_turns_pages_and_opens_chapters_never_past_the_ceiling(tmp_pa
     session.ceiling_text = "chapter 1"
     assert reader_panel.on_later(page, ctx, "no such place", session)[page.chat.status].startswith("This is as far"), \
         "a ceiling box that reads as no place: the ceiling kept for the book"
+
+
+def test_a_question_that_names_a_part_of_the_book_is_answered_from_it_alone(willows):
+    """No sentence says "chapter 2" or "begins": a question that names a chapter, or the book's opening, is
+    answered from that part alone, and the trace, the record and a "does not say" answer name it; a part the book
+    (up to the ceiling) does not have once names nothing."""
+    chapter_2 = next(c for c in willows.chapters if c.number == 2)
+    first, last, name = named_part(willows, "In chapter two, what does Toad show his friends?")
+    assert first == chapter_2.first_sentence and name.startswith("chapter 2 (II. THE OPEN ROAD")
+    assert willows.chapter_of[last] == willows.chapter_of[first] != willows.chapter_of[last + 1]
+    for same_chapter in ("What does Toad buy in chapter 2?", "In the second chapter, who is there?",
+                         "in chapter II, who is there", "What happens in Chapter 2?"):
+        assert named_part(willows, same_chapter)[0] == first, same_chapter
+    opening = named_part(willows, "What is Mole doing when the book begins?")
+    assert opening[0] == willows.first_read and opening[1] >= next(c for c in willows.chapters
+                                                                    if c.number == 2).first_sentence - 1
+    assert opening[1] - opening[0] >= (len(willows) - willows.first_read) // 10, "at least a tenth of the story"
+    for nothing in ("Where does Toad live?", "Is this the book I read?", "Which four wolves were left?",
+                    "What happens in chapter 99?", "What happens between chapter 3 and chapter 5?",
+                    "Who wrote the letter one morning?"):
+        assert named_part(willows, nothing) is None, nothing
+
+    ready = reading(willows, Asked("In chapter 2, what does Toad show his friends?"), ScriptedLLM(reply),
+                    Tools(embed=trigram_embed))
+    assert ready.part.where == f"in {name}"
+    assert not ready.part.book.guarded, "no spoiler ceiling: an answer is checked as for the whole book"
+    trace = ready.answer()
+    assert trace.answer.evidence and all(first <= sid <= last for sid in trace.answer.evidence)
+    record = ready.record(trace)
+    assert record["within"] == name and record["up_to"] is None
+    assert "The question names a part of the book" in ceiling_note(trace.events) and f"S{first} to S{last}" in \
+        ceiling_note(trace.events)
+    assert "Asked of chapter 2 (II. THE OPEN ROAD)" in markdown_export(willows, trace)
+    assert not_said(ready.part.book.ceiling).startswith(f"Not found: {name} does not say")
+    unscoped = reading(willows, Asked("In chapter 2, what does Toad show his friends?", named_part=False),
+                       ScriptedLLM(reply), Tools(embed=trigram_embed))
+    assert unscoped.part.book is willows
+
+    under = reading(willows, Asked("In chapter 2, what does Toad show his friends?", "chapter 4"),
+                    ScriptedLLM(reply), Tools(embed=trigram_embed))
+    assert under.part.book.ceiling.within == name and under.part.book.ceiling.label.startswith("chapter 4")
+    assert under.part.book.guarded
+    beyond = reading(willows, Asked("In chapter 8, how does Toad escape?", "chapter 4"), ScriptedLLM(reply),
+                     Tools(embed=trigram_embed))
+    assert not beyond.part.book.ceiling.within and beyond.part.where.startswith("up to chapter 4"), \
+        "a chapter past the ceiling names nothing: the book up to it is searched as it would have been"
+    edited = reading(willows, Asked("In chapter 2, what does Toad show his friends?", ready.part.book.ceiling),
+                     ScriptedLLM(reply), Tools(embed=trigram_embed))
+    assert edited.part.book.ceiling == ready.part.book.ceiling, "a recorded run's part is cut again alike"
+
+
+@pytest.mark.parametrize("method", ["bm25", "whole"])
+def test_every_method_reads_only_the_part_searched(method, pride, tmp_path):
+    """For a question that names a chapter everything outside it is left out by the chunk methods and whole-book
+    mode too, not only by ELITE's word index (M-RAG: tests/test_mrag.py)."""
+    question = "In chapter 3, what does Mr. Darcy say of Elizabeth?"
+    ready = reading(pride, Asked(question, "chapter 10", method=method),
+                    ScriptedLLM(lambda request: "[]" if request.purpose != "answer" else "Tolerable."),
+                    Tools(embed=trigram_embed, cache_dir=str(tmp_path)))
+    book = ready.part.book
+    assert book.ceiling.within.startswith("chapter 3")
+    events = list(ready.events())
+    answer = next(e.data for e in events if e.kind.value == "answer")
+    assert all(book.searched_from <= sid <= book.ceiling.sentence for sid in answer.evidence)

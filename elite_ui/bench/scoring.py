@@ -10,6 +10,7 @@ from collections import Counter
 
 from rapidfuzz import fuzz
 
+from ..methods.base import NO_ANSWER
 from . import datasets
 
 FUZZY_THRESHOLD = 90
@@ -100,10 +101,12 @@ def bootstrap_interval(values: list[float], baseline: list[float] | None = None,
 ABSTAINED = re.compile(r"(?:does|do) not say|(?:doesn|don)'t say|not found|could not find|cannot find|can't find|"
                        r"no answer|not (?:mentioned|stated|given|said|told)|does not (?:mention|state|tell)", re.I)
 """An answer that says the book (up to the ceiling) does not say."""
-STOCK = re.compile(r"(?:Not found so far: the book up to .*?|The passages found in the book) does not say \(its "
-                   r"sentences closest to the question are quoted\)\.|The passages do not say\.")
+STOCK = re.compile(r"(?:Not found so far: the book up to .*?|Not found: .*?|The passages found in the book) does not "
+                   r"say \(its sentences closest to the question are quoted\)\.|The passages do not say\.|"
+                   + re.escape(NO_ANSWER))
 """The app's and the answer prompt's own words for "does not say" (:func:`elite_ui.methods.base.not_said`,
-:data:`elite_ui.methods.prompts.NOT_SAID`): never the key of an answer ("the book up to..." says no "book")."""
+:data:`elite_ui.methods.prompts.NOT_SAID`) or for no answer (:data:`elite_ui.methods.base.NO_ANSWER`): never the key
+of an answer ("the book up to..." says no "book", nor "Not found: chapter 3 (III. THE WILD WOOD)..." "Wild Wood")."""
 
 
 def said(text: str, alternative: str) -> bool:

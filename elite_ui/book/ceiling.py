@@ -57,6 +57,13 @@ def page_ceiling(book: Book, n: int) -> tuple[int, str]:
 
 def chapter_ceiling(book: Book, wanted: dict[str, int]) -> tuple[int, str]:
     """The end of the chapter (or part) whose own numbers are ``wanted`` ({"book": 2, "chapter": 10})."""
+    _, last, name = chapter_span(book, wanted)
+    return last, name
+
+
+def chapter_span(book: Book, wanted: dict[str, int]) -> tuple[int, int, str]:
+    """The first and last sentences of the chapter (or part) whose own numbers are ``wanted``, and its name.
+    Raises :class:`~elite_ui.errors.BookError` when the book has no such chapter, or several."""
     word = list(wanted)[-1]
     paths = places(book)
     found = [n for n, place in enumerate(paths) if book.chapters[n].kind != "front" and place
@@ -75,7 +82,7 @@ def chapter_ceiling(book: Book, wanted: dict[str, int]) -> tuple[int, str]:
     end = next((c.first_sentence for m, c in enumerate(book.chapters[n + 1:], n + 1)
                 if word not in PARTS or (c.kind == "part" and len(paths[m]) <= depth)), len(book))
     chapter = book.chapters[n]
-    return end - 1, f"{chapter.name} ({chapter.title})"
+    return chapter.first_sentence, end - 1, f"{chapter.name} ({chapter.title})"
 
 
 def places(book: Book) -> list[list[tuple[str, int | None]]]:

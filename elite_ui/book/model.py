@@ -65,11 +65,14 @@ class Sentence:
 @dataclass(frozen=True)
 class Ceiling:
     """How far the reader has read: the last sentence (its ID in the whole book), how the reader named it
-    ("chapter 10"), and the first sentence searched (after the front matter, unless that is searched too)."""
+    ("chapter 10"; empty when only a question's part cut the book), and the first sentence searched (after the
+    front matter, unless that is searched too); ``within`` names the part of the book a question asked about,
+    searched alone (:mod:`elite_ui.book.scope`: "chapter 3 (...)"), if it did."""
 
     sentence: int
     label: str
     first: int = 0
+    within: str = ""
 
 
 @dataclass
@@ -200,13 +203,15 @@ class Book:
         index, n_words = build_index(self.text, self.bounds, lexicon(language))
         return replace(self, index=index, language=language, stats=self.stats | {"words": n_words})
 
-    def up_to(self, last: int, label: str, front: bool = False) -> Book:
+    def up_to(self, last: int, label: str, front: bool = False, first: int | None = None,
+              within: str = "") -> Book:
         """The book as read up to sentence ``last`` (inclusive), the spoiler ceiling: the same sentence IDs,
         nothing after it (text, chapters, pages and the word index all end there). The front matter (an editor's
-        preface may tell the whole plot) is left out of the word index too, unless ``front``."""
+        preface may tell the whole plot) is left out of the word index too, unless ``front``; or everything before
+        ``first``, where a question asked about a part of the book (``within``, its name)."""
         last = min(max(last, 0), len(self) - 1)
         end = int(self.bounds[last, 1])
-        first = 0 if front else min(self.first_read, last)
+        first = min(first, last) if first is not None else 0 if front else min(self.first_read, last)
         chapters = [c for c in self.chapters if c.first_sentence <= last]
         chapters[-1] = replace(chapters[-1], end=end)
         searched = self.bounds[: last + 1].copy()
@@ -216,11 +221,17 @@ class Book:
         return replace(self, text=self.text[:end], bounds=self.bounds[: last + 1],
                        paragraph_of=self.paragraph_of[: last + 1], chapter_of=self.chapter_of[: last + 1],
                        chapters=chapters, page_starts=pages, index=index, stats=self.stats | {"words": n_words},
-                       ceiling=Ceiling(last, label, first))
+                       ceiling=Ceiling(last, label, first, within))
 
     def cut(self, ceiling: Ceiling) -> Book:
         """The book cut at ``ceiling`` again (an edited search re-reads the book its run was asked of)."""
-        return self.up_to(ceiling.sentence, ceiling.label, front=not ceiling.first)
+        return self.up_to(ceiling.sentence, ceiling.label, first=ceiling.first, within=ceiling.within)
+
+    @property
+    def guarded(self) -> bool:
+        """Whether a reader's spoiler ceiling cut the book (not only the part a question named): nothing a model
+        says beyond what the book up to there supports may reach the reader."""
+        return self.ceiling is not None and bool(self.ceiling.label)
 
     @property
     def searched_from(self) -> int:

@@ -287,7 +287,7 @@ class Engine:
 
     def cut(self) -> bool:
         """Whether the book is read up to a spoiler ceiling."""
-        return self.reading is not None and self.reading.ceiling is not None
+        return self.reading is not None and self.reading.guarded
 
     def unread(self, text: str) -> str:
         """What the model wrote, as the trace may keep it: under a spoiler ceiling (with the grounding check on),
@@ -328,7 +328,7 @@ class Engine:
         sentences checked against them (:mod:`.grounding`). Under a spoiler ceiling a checked answer is not
         streamed, and the call's record keeps only what is shown: what the model wrote beyond what the book up to
         the ceiling supports reaches no page, trace or export. Not ``stream``: nothing is streamed."""
-        guarded = (self.settings.grounding and book.ceiling is not None) or not stream
+        guarded = (self.settings.grounding and book.guarded) or not stream
         calling = self.call("answer", messages, iteration, max_tokens=self.settings.answer_tokens,
                             stream=not guarded, full=True)
         held: list[Event] = []
@@ -345,7 +345,7 @@ class Engine:
         text = without_labels(text, set(evidence)) or NO_ANSWER
         if prompts.NOT_SAID.lower().rstrip(".") in text.lower():  # the model says the passages hold no answer
             answer = Answer(not_said(book.ceiling), evidence=evidence)
-        elif not (self.settings.grounding and (evidence or book.ceiling)):  # under a ceiling, no evidence holds none
+        elif not (self.settings.grounding and (evidence or book.guarded)):  # under a ceiling, no evidence holds none
             answer = Answer(text, cite(book, text, evidence), evidence=evidence)
         else:
             kept, found = grounded(book, text, question, evidence, self.embed, getattr(self, "names", None),
@@ -488,7 +488,7 @@ def checked_answer(book: Book, text: str, kept: str, found: Grounding, evidence:
         return Answer(text, cite(book, text, evidence), evidence=evidence, checked=found.sentences,
                       recited=found.recited, pointed=found.pointed)
     unanswered = sum(missing == [UNANSWERED] for missing in found.missing)
-    if ceiling is None:
+    if not book.guarded:
         return Answer(text, cite(book, text, evidence), evidence=evidence, checked=found.sentences,
                       unsupported=found.left_out, recited=found.recited, pointed=found.pointed, unanswered=unanswered)
     shown = kept or not_said(ceiling)
@@ -497,10 +497,14 @@ def checked_answer(book: Book, text: str, kept: str, found: Grounding, evidence:
 
 
 def not_said(ceiling) -> str:
-    """The answer when the book up to the reader's ``ceiling`` (or the passages found in the whole book, without
-    one) holds none, its closest sentences quoted with it."""
-    where = f"Not found so far: the book up to {ceiling.label or 'your ceiling'}" if ceiling else \
-        "The passages found in the book"
+    """The answer when the book up to the reader's ``ceiling`` (or the part of it the question named, or the
+    passages found in the whole book) holds none, its closest sentences quoted with it."""
+    if ceiling and ceiling.within:
+        where = f"Not found: {ceiling.within}"
+    elif ceiling:
+        where = f"Not found so far: the book up to {ceiling.label or 'your ceiling'}"
+    else:
+        where = "The passages found in the book"
     return f"{where} does not say (its sentences closest to the question are quoted)."
 
 

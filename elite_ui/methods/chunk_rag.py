@@ -129,14 +129,16 @@ class ChunkRag(Engine):
 
     def steps(self, book: Book, question: str, options: dict[str, str] | None, *, prepared: Prepared,
               generate: bool = True):
-        """Rank the chunks, place the best that fit the budget (none past a spoiler ceiling, none more than half
+        """Rank the chunks, place the best that fit the budget (none outside the part of the book searched: past a
+        spoiler ceiling, in the front matter under one, or outside the part a question named; none more than half
         inside a chunk placed already), answer."""
         started = time.perf_counter()
         spans, state = prepared.state
         placed, budget = [], self.room(self.settings.evidence_tokens)
         for index, score in self.ranker.rank(state, question, options, self.embed):
             first, last = spans[index]
-            if last >= len(book) or overlaps_half((first, last), [(p.first, p.last) for p in placed]):
+            outside = first < book.searched_from or last >= len(book)
+            if outside or overlaps_half((first, last), [(p.first, p.last) for p in placed]):
                 continue
             cost = sum(self.cost(book, sid) for sid in range(first, last + 1))
             if cost <= budget:

@@ -123,7 +123,7 @@ def unread(book: Book, text: str) -> str:
     Gardiner" came yet, "Fairfax Rochester" where only Mrs. Fairfax and Mr. Rochester did), its title with it,
     replaced by :data:`UNREAD`, when the book is cut at a spoiler ceiling: a model that knows a famous novel may
     name who comes later."""
-    if book.ceiling is None:
+    if not book.guarded:
         return text
     known, read = book.index.vocabulary, []
 

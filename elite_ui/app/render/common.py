@@ -206,10 +206,14 @@ def stage_costs(calls) -> str:
 
 
 def ceiling_note(events: list[Event]) -> str:
-    """The spoiler ceiling a question was asked under, if any."""
+    """The spoiler ceiling a question was asked under, or the part of the book it named, if any."""
     for start in (e.data for e in events if e.kind == Kind.START):
-        if start.ceiling:
-            c = start.ceiling
+        c = start.ceiling
+        if c and c.within:
+            read = f" (read up to {esc(c.label)})" if c.label else ""
+            return (f"<div class='ceiling'><b>The question names a part of the book</b>: only "
+                    f"{esc(c.within)}{read} is searched, S{c.first} to S{c.sentence}.</div>")
+        if c:
             front = (f" The front matter before S{c.first} (title page, preface...) is left out too."
                      if c.first else "")
             return (f"<div class='ceiling'><b>Spoiler ceiling</b> read up to {esc(c.label)} (S{c.sentence}): "

@@ -18,7 +18,8 @@ def markdown_export(book: Book, trace: Trace) -> str:
              ""]
     if starts:
         start = starts[0].data
-        read = f"the book up to {start.ceiling.label}" if start.ceiling and start.ceiling.label else "the whole book"
+        c = start.ceiling
+        read = c.within if c and c.within else f"the book up to {c.label}" if c and c.label else "the whole book"
         lines += [f"Asked of {md(read)} · method: {md(METHODS[start.method].label)} · model: {md(start.model)}", ""]
     if answer:
         if answer.quotes:

@@ -113,7 +113,7 @@ class Elite(Engine):
                 yield Event(Kind.WARNING, search.iteration, Notice("no new search terms were found; stopping."))
                 break
         verdict = search.verdict
-        if book.ceiling and generate and not search.options and verdict is not None and not verdict.sufficient:
+        if book.guarded and generate and not search.options and verdict is not None and not verdict.sufficient:
             return Answer(not_said(book.ceiling), evidence=search.evidence())
         ordered, rank = self.ordered(book, search.chunks, search.tried, search.question)
         answer = yield from self.organise(search, ordered, rank, generate)

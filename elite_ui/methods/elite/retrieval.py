@@ -138,9 +138,10 @@ def feedback_words(book: Book, hits: list[Hit], how: FeedbackSettings, known: se
 
 
 def widen(book: Book, hits: list[Hit], neighbor_num: int, iteration: int = 0) -> list[Chunk]:
-    """Each hit plus ``neighbor_num`` sentences on each side; overlapping or touching spans merge into one chunk,
-    which keeps the best score and weight of its hits."""
-    spans = sorted((max(0, h.sentence_id - neighbor_num), min(len(book) - 1, h.sentence_id + neighbor_num), h)
+    """Each hit plus ``neighbor_num`` sentences on each side, within the part of the book searched; overlapping or
+    touching spans merge into one chunk, which keeps the best score and weight of its hits."""
+    start, end = book.searched_from, len(book) - 1
+    spans = sorted((max(start, h.sentence_id - neighbor_num), min(end, h.sentence_id + neighbor_num), h)
                    for h in hits)
     merged: list[list] = []
     for first, last, hit in spans:

@@ -207,7 +207,9 @@ class Mrag(Engine):
         when asked); the placed ones then ordered by position or kept by similarity."""
         s = self.settings
         budget, matches = s.budget_tokens, []
-        read = index.paragraphs[:, 1] < len(book)  # a spoiler ceiling: the book passed in ends early
+        # the part of the book searched: a spoiler ceiling (the book passed in ends early; the front matter left
+        # out), or the part a question named
+        read = (index.paragraphs[:, 0] >= book.searched_from) & (index.paragraphs[:, 1] < len(book))
         for rank, n in enumerate(np.argsort(-similarities, kind="stable"), 1):
             marker = index.markers[int(n)]
             if not all(read[p] for p in marker.paragraphs):

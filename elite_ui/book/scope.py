@@ -1,0 +1,94 @@
+"""The part of the book a question names ("What does Toad buy in chapter 2?", "What is Mole doing when the book
+begins?"): no sentence says "chapter 2" or "begins", so a search by the question's words cannot find the place;
+the question is answered from that part alone (:func:`scoped`, at the front door, :mod:`elite_ui.reading`).
+
+Named: a chapter, letter, stave, book, part or volume by its number ("chapter 3", "chapter three", "the third
+chapter", "book 2, chapter 10", "chapter X."), as the book's own headings number them
+(:func:`~elite_ui.book.ceiling.chapter_span`); or the book's opening ("when the story begins", "at the start of the
+novel", "the opening pages"): its first chapter, at most a quarter of the story and at least a tenth. Only English
+questions, and only a part within what the reader has read: a chapter the book (up to the ceiling) does not have,
+or has several of, names nothing, and the question searches the book as it would have."""
+
+from __future__ import annotations
+
+import re
+
+from ..errors import BookError
+from .ceiling import WORDS, chapter_span
+from .model import Book
+from .structure import NUMBER_WORD, number
+
+DIVISION = r"(chapter|ch|letter|stave|book|bk|part|pt|volume|vol)"
+ROMAN = r"c{0,3}(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})(?<=[ivxlc])\b"
+"""A Roman numeral up to 399, well formed ("civil" and "ill" are none)."""
+STEP = re.compile(r"\b(?:(chapter|ch)\.?\s+(?:the\s+)?(" + NUMBER_WORD + r")\b|" + DIVISION
+                  + r"\.?\s+([0-9]+\b|(?!i\b)" + ROMAN + r"|i\b(?!\s+\w)))", re.I)
+"""A division and its number ("chapter 3", "book 2", "chapter XII"; in words only a chapter's, "chapter three",
+since "the letter one morning" names no letter; a lone "I" only at the end of a clause, since "the book I read"
+names no book)."""
+STEPS = re.compile(STEP.pattern + r"(?:(?:\s*,\s*|\s+of\s+(?:the\s+)?|\s+)" + STEP.pattern + r")?", re.I)
+"""One division, or two in a row ("book 2, chapter 10", "chapter 10 of book 2")."""
+ORDINAL = re.compile(r"\bthe\s+(" + NUMBER_WORD + r"|opening)\s+chapter\b", re.I)
+"""A chapter by its ordinal ("the third chapter", "the opening chapter")."""
+OPENING = re.compile(
+    r"\b(?:when|as|where)\s+the\s+(?:book|novel|story)\s+(?:begins|opens|starts)\b"
+    r"|\b(?:does|did)\s+the\s+(?:book|novel|story)\s+(?:begin|open|start)\b"
+    r"|\b(?:at|near|in|from)\s+the\s+(?:very\s+)?(?:beginning|start|opening)\s+of\s+the\s+(?:book|novel|story)\b"
+    r"|\bthe\s+(?:book|novel|story)(?:'|’)s\s+(?:beginning|opening|start)\b"
+    r"|\bthe\s+opening\s+(?:pages?|scenes?|lines?|paragraphs?)\b"
+    r"|\bthe\s+first\s+(?:pages?|scenes?|lines?|paragraphs?)\s+of\s+the\s+(?:book|novel|story)\b", re.I)
+"""The book's opening ("when the story begins", "how does the novel open", "at the start of the novel", "the opening
+pages", "the first scene of the book"; not "the first page of her letter")."""
+OPENING_SHARE = 0.1
+"""The least share of the story (from its first sentence) the book's opening covers."""
+OPENING_MOST = 0.25
+"""The most share of the story a long first chapter gives the book's opening."""
+
+
+def named_part(book: Book, question: str) -> tuple[int, int, str] | None:
+    """The first and last sentences of the part of ``book`` that ``question`` names, and the part's name; None
+    when it names none that ``book`` has once."""
+    if book.language != "en" or not len(book):
+        return None
+    wanted = [divisions(found.groups()) for found in STEPS.finditer(question)]
+    wanted += [{"chapter": 1 if o.group(1).lower() == "opening" else number(o.group(1))}
+               for o in ORDINAL.finditer(question)]
+    if len(wanted) == 1 and None not in wanted[0].values():
+        try:
+            return chapter_span(book, wanted[0])
+        except BookError:
+            return None
+    if not wanted and OPENING.search(question):
+        return opening(book)
+    return None
+
+
+def divisions(groups: tuple[str | None, ...]) -> dict[str, int | None]:
+    """The divisions of a :data:`STEPS` match's ``groups`` (a :data:`STEP`'s four, twice), the outer first
+    ("chapter 10 of book 2" is book 2, chapter 10)."""
+    pairs = [(WORDS[(a or b).lower()], number(m or n)) for a, m, b, n in (groups[:4], groups[4:]) if a or b]
+    if len(pairs) == 2 and pairs[0][0] == "chapter":
+        pairs.reverse()
+    return dict(pairs)
+
+
+def opening(book: Book) -> tuple[int, int, str]:
+    """The story's opening: its first chapter, as far as :data:`OPENING_MOST` of it, and at least
+    :data:`OPENING_SHARE`."""
+    first = max(book.first_read, book.searched_from)
+    story = len(book) - first
+    later = [c.first_sentence for c in book.chapters if c.kind == "chapter" and c.first_sentence > first]
+    chapter_end = later[0] - 1 if later else first
+    last = min(max(min(chapter_end, first + int(story * OPENING_MOST)), first + int(story * OPENING_SHARE)),
+               len(book) - 1)
+    return first, last, f"the opening of the book, to {book.sentence(last).citation}"
+
+
+def scoped(book: Book, question: str) -> Book:
+    """``book`` (perhaps cut at the reader's ceiling) cut to the part ``question`` names, if it names one."""
+    found = named_part(book, question)
+    if found is None:
+        return book
+    first, last, name = found
+    return book.up_to(last, book.ceiling.label if book.ceiling else "", first=max(first, book.searched_from),
+                      within=name)
