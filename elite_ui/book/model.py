@@ -228,6 +228,12 @@ class Book:
         return self.up_to(ceiling.sentence, ceiling.label, first=ceiling.first, within=ceiling.within)
 
     @property
+    def story_from(self) -> int:
+        """The first sentence of the story searched: after the front matter (searched or not), and within the part a
+        question named."""
+        return max(self.first_read, self.searched_from)
+
+    @property
     def guarded(self) -> bool:
         """Whether a reader's spoiler ceiling cut the book (not only the part a question named): nothing a model
         says beyond what the book up to there supports may reach the reader."""

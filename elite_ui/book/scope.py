@@ -75,7 +75,7 @@ def divisions(groups: tuple[str | None, ...]) -> dict[str, int | None]:
 def opening(book: Book) -> tuple[int, int, str]:
     """The story's opening: its first chapter, as far as :data:`OPENING_MOST` of it, and at least
     :data:`OPENING_SHARE`."""
-    first = max(book.first_read, book.searched_from)
+    first = book.story_from
     story = len(book) - first
     later = [c.first_sentence for c in book.chapters if c.kind == "chapter" and c.first_sentence > first]
     chapter_end = later[0] - 1 if later else first

@@ -30,7 +30,7 @@ OVERHEAD = 120
 def listing(book: Book) -> tuple[list[int], str]:
     """The story's sentences (the front matter left out; only the part a question named, if it did) and the book
     as the model reads it, one labelled sentence a line."""
-    ids = list(range(max(book.first_read, book.searched_from), len(book)))
+    ids = list(range(book.story_from, len(book)))
     return ids, "\n".join(prompts.labelled(book, sid) for sid in ids)
 
 
