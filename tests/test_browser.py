@@ -980,9 +980,13 @@ SERIOUS = ("serious", "critical")
 
 
 def accessibility_violations(page) -> list[str]:
-    """axe-core's serious and critical violations on the page as it is now: each as its rule and first node."""
+    """axe-core's serious and critical violations on the page once it is still: each as its rule and first node.
+    Still: no output shown faded while an event runs (Gradio's ``pending``, opacity 0.2) and no transition under
+    way (the export buttons fade from their disabled colours); axe reads contrast as it is at that moment."""
     from axe_playwright_python.sync_playwright import Axe
 
+    page.wait_for_function("!document.querySelector('.pending') && !document.getAnimations().some(a => "
+                           "a.playState === 'running' && a.effect?.getComputedTiming().iterations !== Infinity)")
     found = Axe().run(page).response["violations"]
     return [f"{v['id']} ({len(v['nodes'])} nodes, e.g. {v['nodes'][0]['target']})" for v in found
             if v["impact"] in SERIOUS]
@@ -1073,9 +1077,6 @@ def test_the_main_views_pass_axe_core(page):
     ask(page, "Where does Toad live?")
     wait_done(page, 1)
     page.wait_for_selector("#export-md:enabled", timeout=10000)
-    # the buttons fade from their disabled colours (a CSS transition): axe reads their contrast once it is over
-    page.wait_for_function("['#export-md', '#export-json'].every(s => !document.querySelector(s).getAnimations()"
-                           ".length)")
     views["a question and its trace"] = accessibility_violations(page)
     heads = page.locator("#trace table.hits th")  # item 11: columns named in words, each explained on hover
     assert heads.all_inner_texts()[:4] == ["rank", "where", "terms in it", "weight"]
