@@ -67,6 +67,7 @@ ROWS = {
     "embedding": Row("embedding"),
     "default": Row("elite"),
     "- named part": Row("elite", named_part=False),
+    "- part extracts": Row("elite", settings=("part_extracts=0",)),
     "laptop": Row("elite", "laptop"),
     "paper": Row("elite", "paper"),
     "whole": Row("whole"),
@@ -104,6 +105,7 @@ SETS = {
     "nn": ROOT / "benchmarks" / "answer_sets" / "novels-keyed.jsonl",
     "nc": ROOT / "benchmarks" / "answer_sets" / "novels-ceilings.jsonl",
     "np": ROOT / "benchmarks" / "answer_sets" / "named-parts.jsonl",
+    "wp": ROOT / "benchmarks" / "answer_sets" / "what-happens.jsonl",
     "ql": ROOT / "data" / "quality" / "dataset.jsonl",
 }
 """Question sets: ``walk``, the questions of issue 40's walk through Pride and Prejudice under "chapter 10" (12 answered
@@ -113,6 +115,8 @@ benchmark before (8 and 6; written from the novel, asked once while stop 64's fi
 ``nc``, its single-hop questions under spoiler ceilings (``benchmarks/answer_sets/build.py``); ``np``, 18
 questions that name a part of the book ("in chapter 3", "when the story begins"), written from eleven novels for
 :mod:`elite_ui.book.scope` before it was measured, two of them under a ceiling (one named part beyond it);
+``wp``, 17 questions that ask only what happens in a part ("What happens in chapter 3?", "How does the novel
+open?"), written from eleven novels before ``part_extracts`` was measured, one under a ceiling;
 ``ql``, QuALITY's 202 multiple-choice questions on 15 stories (L-Eval's copy, converted first: ``python -m
 elite_ui.bench convert leval ../shared/benchmarks/leval/quality.jsonl --out data/quality``), in no fold: settings
 may be chosen on it."""

@@ -18,14 +18,18 @@ from elite_ui.app.render.common import ceiling_note
 from elite_ui.app.render.export import markdown_export
 from elite_ui.app.state import Model, Session
 from elite_ui.book import load_book, reading_ceiling
-from elite_ui.book.scope import named_part
+from elite_ui.book.scope import asks_what_happens, named_part
+from elite_ui.book.story import central
 from elite_ui.errors import BookError, QuestionError
 from elite_ui.methods import Tools
 from elite_ui.methods.base import not_said
-from elite_ui.methods.elite import PRESETS
+from elite_ui.methods.elite import PRESETS, Elite
+from elite_ui.methods.lexical import targets, tilings
+from elite_ui.methods.prompts import ASK, EXAMPLE_RECAP
 from elite_ui.models import Request, ScriptedLLM
 from elite_ui.reading import WHOLE_BOOK, Asked, part, reading
 from elite_ui.records import answer_record
+from elite_ui.settings import with_overrides
 
 from .conftest import BOOKS, ROOT, trigram_embed
 
@@ -214,6 +218,62 @@ def test_a_question_that_names_a_part_of_the_book_is_answered_from_it_alone(will
     edited = reading(willows, Asked("In chapter 2, what does Toad show his friends?", ready.part.book.ceiling),
                      ScriptedLLM(reply), Tools(embed=trigram_embed))
     assert edited.part.book.ceiling == ready.part.book.ceiling, "a recorded run's part is cut again alike"
+
+
+def test_a_question_that_asks_what_happens_in_a_part_reads_its_central_sentences_first(willows):
+    """"What happens in chapter 3?" has no word to search for: with ``part_extracts`` the part's most central
+    sentences (LexRank, the Story tab's extracts) are pinned as evidence first, said in the trace, and with
+    ``part_recaps`` it is answered as the Story tab's recap is written; a question about something in the part, a
+    choice, or the presets (both off: within the noise, docs/benchmark.md) search and answer as before."""
+    for summary in ("What happens in chapter 3?", "Summarise chapter 3.", "What is chapter three about?",
+                    "Can you summarize the third chapter?", "Give me a short summary of chapter III",
+                    "What happened in chapter 3?", "How does the novel open?", "What happens when the story begins?",
+                    "Tell me what happens in chapter 3", "recap chapter 3"):
+        assert asks_what_happens(summary), summary
+    for specific in ("What happens to Toad in chapter 3?", "What does Mole see in chapter 3?", "What happens next?",
+                     "Summarise the Wild Wood.", "How does Mole feel when the story begins?",
+                     "What is the Wild Wood about in chapter 3?"):
+        assert not asks_what_happens(specific), specific
+    chapter_3 = next(c for c in willows.chapters if c.number == 3)
+    asked = []
+    both = with_overrides(PRESETS["laptop"], part_extracts=5, part_recaps=True)
+    ready = reading(willows, Asked("What happens in chapter 3?", settings=both),
+                    ScriptedLLM(lambda request: asked.append(request) or reply(request)), Tools(embed=trigram_embed))
+    trace = ready.answer()
+    book = ready.part.book
+    assert all(book.story_from <= sid < len(book) for sid in trace.answer.evidence), "chapter 3's alone"
+    answering = next(r for r in asked if r.purpose == "answer").messages
+    assert answering[2]["content"] == EXAMPLE_RECAP and ASK in answering[-1]["content"], \
+        "answered as the Story tab's recap is written (part_recaps)"
+    extracts = central(book, list(range(book.story_from, len(book))), 5)
+    assert len(extracts) == 5 and book.story_from == chapter_3.first_sentence
+    pinned = [c for c in trace.of("chunks")[0].data.chunks if c.pinned]
+    assert all(any(c.first <= sid <= c.last for c in pinned) for sid in extracts)
+    assert set(extracts) <= set(trace.answer.evidence), "pinned evidence is placed first"
+    note = next(e.data.message for e in trace.events if e.kind == "warning")
+    assert note.startswith("the question asks what happens in chapter 3 (III. THE WILD WOOD")
+    for same_search in (Asked("What does Mole see in chapter 3?", settings=both),
+                        Asked("What happens in chapter 3?"),
+                        Asked("What happens in chapter 3?", options={"A": "Mole is lost", "B": "Toad sings"},
+                              settings=both)):
+        asked.clear()
+        again = reading(willows, same_search, ScriptedLLM(lambda request: asked.append(request) or reply(request)),
+                        Tools(embed=trigram_embed)).answer()
+        assert not any(c.pinned for e in again.of("chunks") for c in e.data.chunks), same_search
+        assert not any(EXAMPLE_RECAP in str(r.messages) for r in asked), same_search
+
+
+def test_elite_s_fixed_chunks_begin_where_the_search_does(pride):
+    """Chunk fusion's fixed chunks tile the whole book: one that straddles where the search begins (the front
+    matter under a ceiling, a part a question named) begins there, so that ELITE places none of what lies before (it
+    had placed Jane Eyre's "Note to the third edition" for "What happens in chapter 1?")."""
+    book = part(pride, "chapter 10").book
+    settings = PRESETS["laptop"]
+    assert any(a < book.searched_from <= b for spans in tilings(book, settings.fusion.fuse_chunks, 2)
+               for a, b in spans), "a chunk of the tilings straddles the front matter's end"
+    tiled = Elite(ScriptedLLM(reply), settings).tiled(book, targets(book, ["Bennet", "Netherfield", "preface"]))
+    assert len(tiled) == 2 and all(a >= book.searched_from for spans, _ in tiled for a, _ in spans)
+    assert tiled[0][0][0][0] == book.searched_from
 
 
 @pytest.mark.parametrize(("method", "question"), [("bm25", "In chapter 3, what does Mr. Darcy say of Elizabeth?"),

@@ -104,7 +104,8 @@ def test_a_recap_sentence_its_labels_do_not_support_is_dropped_and_one_written_a
     [S132]", again at S134, S136): a sentence its labels do not support is dropped, one written again is kept once,
     a copy of the prompt's worked example cites no sentence, a quotation's closing mark split off is no sentence,
     and one copying the sentences it cites run together is no recap."""
-    from elite_ui.methods.recap import EXAMPLE_RECAP, cited
+    from elite_ui.methods.prompts import EXAMPLE_RECAP
+    from elite_ui.methods.recap import cited
 
     book = write_book("The Owl\n\nCHAPTER I\n\nMirek kept the light. He trimmed the lamp.\n\nCHAPTER II\n\n"
                       "An owl nested in the lamp room. Mirek fed it.\n\nCHAPTER III\n\nThe owl flew away.\n")

@@ -39,6 +39,18 @@ OPENING = re.compile(
     r"|\bthe\s+first\s+(?:pages?|scenes?|lines?|paragraphs?)\s+of\s+the\s+(?:book|novel|story)\b", re.I)
 """The book's opening ("when the story begins", "how does the novel open", "at the start of the novel", "the opening
 pages", "the first scene of the book"; not "the first page of her letter")."""
+WHAT_HAPPENS = re.compile(
+    r"\W*(?:(?:please|so|and|now|tell\s+me|remind\s+me|can\s+you\s+tell\s+me)\W+)*"
+    r"(?:what(?:'s|’s|\s+is|\s+was)?\s+(?:happens|happened|going\s+on|goes\s+on|went\s+on|takes\s+place|"
+    r"took\s+place|occurs|occurred)(?:\s+(?:in|during|at|near|from))?"
+    r"|(?:(?:can|could|would)\s+you\s+)?(?:summari[sz]e|sum\s+up|recap|outline)(?:\s+(?:for\s+me|what\s+happens"
+    r"\s+in))?"
+    r"|(?:give\s+me\s+|write\s+|i\s+want\s+)?(?:an?\s+|the\s+)?(?:short\s+|brief\s+)?(?:summary|recap|synopsis|"
+    r"outline|gist)\s+of"
+    r"|what(?:'s|’s|\s+is|\s+was)\s+about|how)\W*", re.I)
+"""What is left of a question that asks only what happens in the part it names, once the part's name is taken out
+("What happens in chapter 3?", "Summarise chapter 5.", "What is chapter 7 about?", "How does the novel open?"; not
+"What happens to Toad in chapter 2?")."""
 OPENING_SHARE = 0.1
 """The least share of the story (from its first sentence) the book's opening covers."""
 OPENING_MOST = 0.25
@@ -61,6 +73,12 @@ def named_part(book: Book, question: str) -> tuple[int, int, str] | None:
     if not wanted and OPENING.search(question):
         return opening(book)
     return None
+
+
+def asks_what_happens(question: str) -> bool:
+    """Whether ``question`` asks only what happens in the part of the book it names (:data:`WHAT_HAPPENS`)."""
+    rest, named = re.subn(f"{STEPS.pattern}|{ORDINAL.pattern}|{OPENING.pattern}", " ", question, flags=re.I)
+    return bool(named and WHAT_HAPPENS.fullmatch(rest))
 
 
 def divisions(groups: tuple[str | None, ...]) -> dict[str, int | None]:

@@ -54,6 +54,10 @@ class AnswerSettings(Checked):
     sentences quoted first, the longest question, the seed."""
 
     answer_tokens: int = setting(160, "longest free-form answer, in tokens", low=16, high=2048)
+    part_recaps: bool = setting(False, "a question that asks only what happens in the part of the book it names "
+                                      "(\"What happens in chapter 3?\") is answered in at most four short "
+                                      "sentences in the order it happens, each citing its sentence (off: in one "
+                                      "short sentence, as any question)", panel=True)
     quotes: int = setting(3, "evidence sentences quoted before the answer (\"What the book says\"), best first",
                           low=0, high=10)
     max_question_chars: int = setting(2000, "longest question, in characters", low=1, high=100_000)

@@ -7,6 +7,7 @@ import json
 
 from ..book import Book
 from ..book.lexicon import content_words, forms
+from ..book.scope import asks_what_happens
 
 SYSTEM = "You are a careful reading assistant. You answer questions about a novel using only passages from it."
 
@@ -140,7 +141,11 @@ def answer(question: str, options: dict[str, str] | None, evidence: str, how=Non
            ahead: bool = True) -> list[dict[str, str]]:
     """The question and the passages first (the judge's and the trim's prefix too), then the question again beside
     what to do: a small model answers the question it read last. Not ``ahead``: the options only after the passages
-    (votes that order them differently share the rest from the model's cache)."""
+    (votes that order them differently share the rest from the model's cache). A question that asks only what
+    happens in a part of the book (``part_recaps``) is answered as the Story tab's recap of the passages is written
+    (:func:`recap`)."""
+    if not options and getattr(how, "part_recaps", False) and asks_what_happens(question):
+        return recap(evidence)
     return messages(passages(question, options if ahead else None, evidence)
                     + f"Question: {question}{options_block(options)}\n" + answer_tail(options, how))
 
@@ -195,3 +200,27 @@ def supported(passage: str, statement: str) -> list[dict[str, str]]:
         f"Passage:\n{passage}\n\nStatement: {statement}\n\nIs every fact in the statement stated in the passage? "
         "Reply yes or no, then give the reason in one line."
     )
+
+
+ASK = ("Say what happens in them in at most four short sentences of your own words, in the order it happens, one a "
+       "line; do not copy the sentences. End each of yours with the labels of the sentences it comes from, in square "
+       "brackets.")
+EXAMPLE_CHAPTER = (
+    "[S1] Mr. Hale came home early, pale and silent.\n[S2] \"I have left the Church,\" he told his wife at dinner.\n"
+    "[S3] Mrs. Hale wept; Margaret took her hand.\n[S4] Within a month the family had packed their books and set out "
+    "for Milton, a town of mills in the north.")
+EXAMPLE_RECAP = ("Mr. Hale tells his wife that he has left the Church [S1, S2].\nMrs. Hale is distraught and Margaret "
+                 "comforts her [S3].\nThe family moves north to the mill town of Milton [S4].")
+"""A worked example, invented (its labels are no chapter's, so a copy of it is dropped): the 1.5B model, only told
+how to cite, copied the instruction's own example sentence and no recap sentence of its own was kept."""
+
+
+def chapter_ask(listing: str) -> str:
+    return f"Sentences of a chapter of a novel, each after its label:\n{listing}\n\n{ASK}"
+
+
+def recap(listing: str) -> list[dict[str, str]]:
+    """Sentences of the book to recap (a chapter's, for the Story tab; the evidence, for a question that asks only
+    what happens in a part of the book, ``part_recaps``), after the worked example."""
+    return [*messages(chapter_ask(EXAMPLE_CHAPTER)), {"role": "assistant", "content": EXAMPLE_RECAP},
+            {"role": "user", "content": chapter_ask(listing)}]

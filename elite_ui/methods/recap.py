@@ -33,7 +33,7 @@ from ..models import LLM, Request
 from ..models.capacity import Share
 from .grounding import sharing, support
 from .parsing import SENTENCE_LABEL, whole_sentences
-from .prompts import labelled, messages
+from .prompts import labelled, messages, recap
 
 REPLY_TOKENS = 220
 WRITTEN_VERSION = 2
@@ -84,29 +84,6 @@ class Written:
         """A recap as :meth:`record` kept it (a record from before the counts were kept counts none)."""
         return cls(ref, title, [(t, ids) for t, ids in record["lines"]], record["dropped"], record.get("matched", 0),
                    record.get("copied", 0))
-
-
-ASK = ("Say what happens in them in at most four short sentences of your own words, in the order it happens, one a "
-       "line; do not copy the sentences. End each of yours with the labels of the sentences it comes from, in square "
-       "brackets.")
-EXAMPLE_CHAPTER = (
-    "[S1] Mr. Hale came home early, pale and silent.\n[S2] \"I have left the Church,\" he told his wife at dinner.\n"
-    "[S3] Mrs. Hale wept; Margaret took her hand.\n[S4] Within a month the family had packed their books and set out "
-    "for Milton, a town of mills in the north.")
-EXAMPLE_RECAP = ("Mr. Hale tells his wife that he has left the Church [S1, S2].\nMrs. Hale is distraught and Margaret "
-                 "comforts her [S3].\nThe family moves north to the mill town of Milton [S4].")
-"""A worked example, invented (its labels are no chapter's, so a copy of it is dropped): the 1.5B model, only told
-how to cite, copied the instruction's own example sentence and no recap sentence of its own was kept."""
-
-
-def chapter_ask(listing: str) -> str:
-    return f"Sentences of a chapter of a novel, each after its label:\n{listing}\n\n{ASK}"
-
-
-def prompt(listing: str) -> list[dict[str, str]]:
-    """The chapter's sentences to recap, after the worked example."""
-    return [*messages(chapter_ask(EXAMPLE_CHAPTER)), {"role": "assistant", "content": EXAMPLE_RECAP},
-            {"role": "user", "content": chapter_ask(listing)}]
 
 
 def condensing(listing: str) -> list[dict[str, str]]:
@@ -259,7 +236,7 @@ class Recaps:
         """One chapter's recap: a call per window of its sentences."""
         out = Written()
         for listing in self.windows([labelled(self.book, sid) for sid in range(first, last + 1)]):
-            out.add(self.ask(prompt(listing), range(first, last + 1)))
+            out.add(self.ask(recap(listing), range(first, last + 1)))
         return out.record()
 
     def ask(self, chat: list[dict[str, str]], allowed: Collection[int], checked: bool = True) -> Written:

@@ -16,6 +16,8 @@ import numpy as np
 from ...book import Book
 from ...book.lexicon import NAME
 from ...book.names import NameIndex
+from ...book.scope import asks_what_happens
+from ...book.story import central
 from ...models import LLM, Embed
 from .. import prompts
 from ..base import Engine, Prepared, chosen_answer, not_said
@@ -80,7 +82,21 @@ class Elite(Engine):
         question about a passage) the loop."""
         if is_counting(question) and not edit and not about:
             return (yield from answer_by_counting(self, book, question, options))
+        if not (edit or about or options):
+            about = self.part_extracts(book, question)
+            if about:
+                yield Event(Kind.WARNING, 1, Notice(
+                    f"the question asks what happens in {book.ceiling.within}: its {len(about)} most central "
+                    "sentences (LexRank, as the Story tab picks them) are pinned as evidence first."))
         return (yield from self.explore(Search(book, question, options), generate, edit, about or []))
+
+    def part_extracts(self, book: Book, question: str) -> list[int]:
+        """The most central sentences (``part_extracts`` of them) of the part of the book ``question`` names, if
+        it asks only what happens there (:func:`~elite_ui.book.scope.asks_what_happens`)."""
+        n = self.settings.retrieval.part_extracts
+        if not (n and book.ceiling and book.ceiling.within and asks_what_happens(question)):
+            return []
+        return central(book, list(range(book.story_from, len(book))), n)
 
     def explore(self, search: Search, generate: bool = True, edit: Edit | None = None,
                 about: list[int] | None = None):
@@ -407,9 +423,16 @@ class Elite(Engine):
 
     def tiled(self, book: Book, found: list[Target]) -> list[tuple[list[tuple[int, int]], np.ndarray]]:
         """The ``fuse_tilings`` tilings of the book into chunks of about ``fuse_chunks`` words, each chunk scored by
-        BM25 over the target words ``found`` (:func:`span_bm25`, each tiling's spans as its own collection)."""
-        return [(spans, span_bm25(book, found, np.asarray([first for first, _ in spans])))
-                for spans in tilings(book, self.settings.fusion.fuse_chunks, self.settings.fusion.fuse_tilings)]
+        BM25 over the target words ``found`` (:func:`span_bm25`, each tiling's spans as its own collection); a chunk
+        that begins before the part of the book searched (the front matter under a ceiling, or before the part a
+        question named) begins where it does."""
+        start = book.searched_from
+        out = []
+        for spans in tilings(book, self.settings.fusion.fuse_chunks, self.settings.fusion.fuse_tilings):
+            spans = [(max(first, start), last) for first, last in spans if last >= start]
+            if spans:
+                out.append((spans, span_bm25(book, found, np.asarray([first for first, _ in spans]))))
+        return out
 
     def fixed_chunks(self, book: Book, tiled: list[tuple[list[tuple[int, int]], np.ndarray]], seconds: float,
                      most: int = 50) -> list[Chunk]:

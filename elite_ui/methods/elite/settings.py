@@ -51,6 +51,11 @@ class RetrievalSettings(Checked):
     proximity: float = setting(0.0, "weight of term proximity in placing the passages: pairs of target words at most "
                                     "5 words apart in a sentence add to its bm25 score (0: off; with ranking bm25)",
                                low=0.0, high=5.0, panel=True)
+    part_extracts: int = setting(0, "for a question that asks only what happens in the part of the book it names "
+                                    "(\"What happens in chapter 3?\", \"How does the novel open?\"), pin that many "
+                                    "of the part's most central sentences (LexRank, as the Story tab picks them) as "
+                                    "evidence first (0: search for it as for any question)", low=0, high=20,
+                                 panel=True)
     rerank: bool = setting(False, "place the passages found in an order fused (reciprocal rank fusion) from their "
                                   "ranking and their MiniLM similarity to the question (the embedding retrieves "
                                   "nothing)", panel=True)
@@ -185,8 +190,10 @@ Measured with Qwen2.5-Coder-1.5B (docs/benchmark.md, "Answers with a real model"
 the first changed 2 of 45 answers on QuALITY and 2 of 60 on the held-out novels-dev, one right each way, for two
 calls more; twice the evidence (1,600 tokens) led on the tune novels and not on the held-out ones, and took longer,
 so it was not adopted; the judge with further iterations, the trim and importance each answered fewer questions
-right on the tune novels (the judge only ever said "not enough"); what a real model is found to gain from goes
-here. ``demo``: every stage of the paper shown
+right on the tune novels (the judge only ever said "not enough"); for a question that asks what happens in a part
+of the book, its central sentences first (``part_extracts``) and a recap's answer (``part_recaps``) moved the answers
+within the noise (docs/benchmark.md, "A question that asks what happens in a part"); what a real model is found to
+gain from goes here. ``demo``: every stage of the paper shown
 on a question in under a minute on the embedded model (docs/settings.md, "The demo preset"): the judge, breadth-
 and depth-wise terms for a second iteration, importance of the two best new passages at one noise level, and the
 trim, on a smaller evidence budget."""
