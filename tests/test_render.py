@@ -202,7 +202,7 @@ def test_the_settings_panel_maps_to_settings():
              "fuse_chunks": 60.0, "grounding": False, "feedback_terms": 5.0, "rerank": True, "proximity": 0.5,
              "model_weight": 0.25, "fuse_tilings": 2.0, "passage_weight": 0.5, "best_neighbours": False,
              "evidence_order": "rank", "abstain": True, "terms_example": True, "quote_first": True,
-             "passage_check": True, "imagined_passage": True}
+             "passage_check": True, "imagined_passage": True, "part_extracts": 3.0, "part_recaps": True}
     assert set(shown) == set(controls.fields)
     values = {controls.preset: "laptop"} | {controls.fields[name]: value for name, value in shown.items()}
     s = SimpleNamespace(**flat(controls.settings(values)))
@@ -215,6 +215,7 @@ def test_the_settings_panel_maps_to_settings():
     assert s.evidence_order == "rank" and s.abstain is True and s.terms_example is True and s.quote_first is True
     assert s.passage_check is True and s.passage_odds == 1.0, "the check on the page; its threshold is not"
     assert s.imagined_passage is True
+    assert s.part_extracts == 3 and isinstance(s.part_extracts, int) and s.part_recaps is True
 
 
 def test_the_m_rag_trace_shows_keys_budget_audit_and_paragraph_links(write_book, tmp_path):
