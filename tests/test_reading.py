@@ -220,6 +220,24 @@ def test_a_question_that_names_a_part_of_the_book_is_answered_from_it_alone(will
     assert edited.part.book.ceiling == ready.part.book.ceiling, "a recorded run's part is cut again alike"
 
 
+def test_a_chapter_number_of_several_volumes_names_the_one_the_reader_is_in(write_book):
+    """Emma numbers its chapters afresh in each volume: "chapter 2" names the last chapter 2 up to the ceiling, the
+    volume the reader is in, or without a ceiling the first; a volume named with it names that volume's."""
+    text = "Volume I\n\n" + "".join(f"CHAPTER {r}\n\nThe ship sailed on day {r}.\n\n" for r in ("I", "II"))
+    text += "Volume II\n\n" + "".join(f"CHAPTER {r}\n\nThe storm came on night {r}.\n\n" for r in ("I", "II"))
+    book = write_book("A Voyage\n\n" + text)
+    question = "What happens in chapter 2?"
+    first, last, name = named_part(book, question)
+    assert name.startswith("volume 1, chapter 2") and "day II" in book.span_text(first, last)
+    for ceiling, volume in (("volume 2, chapter 2", "volume 2"), ("volume 2, chapter 1", "volume 1")):
+        cut = part(book, ceiling).book
+        first, last, name = named_part(cut, question)
+        assert name.startswith(f"{volume}, chapter 2"), ceiling
+    assert named_part(book, "What happens in chapter 2 of volume 2?")[2].startswith("volume 2, chapter 2")
+    assert named_part(part(book, "volume 2, chapter 1").book, "In volume 2, chapter 2, what comes?") is None, \
+        "a part past the ceiling names nothing"
+
+
 def test_a_question_that_asks_what_happens_in_a_part_reads_its_central_sentences_first(willows):
     """"What happens in chapter 3?" has no word to search for: with ``part_extracts`` the part's most central
     sentences (LexRank, the Story tab's extracts) are pinned as evidence first, said in the trace, and with

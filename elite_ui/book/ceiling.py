@@ -61,9 +61,10 @@ def chapter_ceiling(book: Book, wanted: dict[str, int]) -> tuple[int, str]:
     return last, name
 
 
-def chapter_span(book: Book, wanted: dict[str, int]) -> tuple[int, int, str]:
+def chapter_span(book: Book, wanted: dict[str, int], several: int | None = None) -> tuple[int, int, str]:
     """The first and last sentences of the chapter (or part) whose own numbers are ``wanted``, and its name.
-    Raises :class:`~elite_ui.errors.BookError` when the book has no such chapter, or several."""
+    Raises :class:`~elite_ui.errors.BookError` when the book has no such chapter, or several and ``several`` (which
+    of them to take: 0 the first, -1 the last) is None."""
     word = list(wanted)[-1]
     paths = places(book)
     found = [n for n, place in enumerate(paths) if book.chapters[n].kind != "front" and place
@@ -73,11 +74,11 @@ def chapter_span(book: Book, wanted: dict[str, int]) -> tuple[int, int, str]:
         numbers = [c.number for c in book.chapters if c.number and c.word == word]
         known = f"{word}s {min(numbers)} to {max(numbers)}" if numbers else f"no {word}s"
         raise BookError(f"{asked} is not in this book, which has {known}.")
-    if len(found) > 1:
+    if len(found) > 1 and several is None:
         where = "; ".join(book.chapters[n].name for n in found[:4])
         raise BookError(f'{asked} is in several parts of this book ({where}); say which, e.g. '
                         f'"{book.chapters[found[1]].name}".')
-    n = found[0]
+    n = found[several or 0]
     depth = len(paths[n])
     end = next((c.first_sentence for m, c in enumerate(book.chapters[n + 1:], n + 1)
                 if word not in PARTS or (c.kind == "part" and len(paths[m]) <= depth)), len(book))

@@ -6,8 +6,10 @@ Named: a chapter, letter, stave, book, part or volume by its number ("chapter 3"
 chapter", "book 2, chapter 10", "chapter X."), as the book's own headings number them
 (:func:`~elite_ui.book.ceiling.chapter_span`); or the book's opening ("when the story begins", "at the start of the
 novel", "the opening pages"): its first chapter, at most a quarter of the story and at least a tenth. Only English
-questions, and only a part within what the reader has read: a chapter the book (up to the ceiling) does not have,
-or has several of, names nothing, and the question searches the book as it would have."""
+questions, and only a part within what the reader has read: a chapter the book (up to the ceiling) does not have
+names nothing, and the question searches the book as it would have. A number the book gives several parts (Emma's
+"chapter 3", one in each of its volumes) names the one the reader is in, the last of them up to the ceiling, or
+without one the first; the part's name says which volume."""
 
 from __future__ import annotations
 
@@ -58,8 +60,8 @@ OPENING_MOST = 0.25
 
 
 def named_part(book: Book, question: str) -> tuple[int, int, str] | None:
-    """The first and last sentences of the part of ``book`` that ``question`` names, and the part's name; None
-    when it names none that ``book`` has once."""
+    """The first and last sentences of the part of ``book`` that ``question`` names, and the part's name (of several
+    numbered alike, the last read under a ceiling, else the first); None when it names none that ``book`` has."""
     if book.language != "en" or not len(book):
         return None
     wanted = [divisions(found.groups()) for found in STEPS.finditer(question)]
@@ -67,7 +69,7 @@ def named_part(book: Book, question: str) -> tuple[int, int, str] | None:
                for o in ORDINAL.finditer(question)]
     if len(wanted) == 1 and None not in wanted[0].values():
         try:
-            return chapter_span(book, wanted[0])
+            return chapter_span(book, wanted[0], several=-1 if book.ceiling else 0)
         except BookError:
             return None
     if not wanted and OPENING.search(question):
