@@ -58,6 +58,29 @@ def test_a_ceiling_uses_the_book_s_own_chapter_numbers(pride):
         reading_ceiling(pride, "chapter " + "9" * 5000)
 
 
+def test_a_ceiling_may_be_a_chapter_s_title(write_book):
+    """A collection's stories and many novels' chapters are known by title: "Araby", "the Wild Wood" for "III. THE
+    WILD WOOD", "Recalled to Life" for "Book the First--Recalled to Life", the case, division and number aside; a
+    title two parts share asks for the number, and words no heading ends with are no position."""
+    text = "Book the First--Recalled to Life\n\n" + "".join(
+        f"CHAPTER {r}. The {t}\n\nThe coach went on through the {t.lower()}.\n\n" for r, t in (("I", "Period"),
+                                                                                               ("II", "Mail")))
+    text += "Book the Second--The Golden Thread\n\nCHAPTER I. The Mail\n\nThe mail came in again.\n\n"
+    text += "CHAPTER II. The She-Wolf\n\nThe wolf ran.\n\n"
+    book = write_book("Two Towns\n\n" + text)
+    last, label = reading_ceiling(book, "the period")
+    assert label == "book 1, chapter 1 (CHAPTER I. The Period)" and "period" in book.sentence(last).text
+    assert reading_ceiling(book, "Period") == reading_ceiling(book, "'The Period'") == (last, label)
+    assert reading_ceiling(book, "Recalled to Life")[1].startswith("book 1 (")
+    assert reading_ceiling(book, "golden thread")[0] == len(book) - 1, "the last part runs to the book's end"
+    assert reading_ceiling(book, "she-wolf")[1].startswith("book 2, chapter 2")
+    with pytest.raises(BookError, match=r'"The Mail" is the title of several parts .* "book 2, chapter 1"'):
+        reading_ceiling(book, "The Mail")
+    for nothing in ("the coach", "Life", "The", "Two Towns"):
+        with pytest.raises(BookError, match=r"not a reading position; .* a chapter's title"):
+            reading_ceiling(book, nothing)
+
+
 def test_a_chapter_number_in_several_parts_asks_which(write_book):
     text = "Book the First\n\n" + "".join(f"CHAPTER {r}\n\nThe ship sailed on day {r}.\n\n" for r in ("I", "II"))
     text += "Book the Second\n\n" + "".join(f"CHAPTER {r}\n\nThe storm came on night {r}.\n\n" for r in ("I", "II"))

@@ -159,7 +159,7 @@ class Api:
             question: the question, in words; one that names a part of the book ("in chapter 3", "when the story
                 begins") is answered from that part alone (the record's within names it).
             up_to: the spoiler ceiling, as the book numbers it ("chapter 12", "book 2, chapter 3", "page 80",
-                "40%"); nothing after it is read. Empty: the whole book.
+                "40%") or a chapter's title ("The Wild Wood"); nothing after it is read. Empty: the whole book.
             options: multiple-choice options by letter ({"A": "...", "B": "..."}); the answer is then one of them.
             method: elite (the default), mrag (once its index is built, from the page), embedding or bm25 (chunks
                 ranked by MiniLM or BM25), or whole (the whole book in the model's context, when it fits).

@@ -19,7 +19,11 @@ STEP = re.compile(r"(chapter|ch|letter|stave|book|bk|part|pt|volume|vol)\.?\s*(?
 PAGE = re.compile(r"^\s*(?:page|p\.?)\s*(\d+)\s*$", re.I)
 PERCENT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*%\s*$")
 SENTENCE = re.compile(r"^\s*(?:sentence\s*|s)(\d{1,9})\s*$", re.I)
-HELP = 'write "chapter 12", "book 2, chapter 10", "page 80", "40%" or a sentence, "S5210"'
+HELP = 'write "chapter 12", "book 2, chapter 10", a chapter\'s title, "page 80", "40%" or a sentence, "S5210"'
+TITLE_WORD = re.compile(r"[^\W_]+")
+"""A word of a chapter's title ("She-Wolf" is two)."""
+HEADING_WORD = re.compile(rf"(?:the|{'|'.join(WORDS)}|{'|'.join(PARTS)}|[0-9]+|[ivxlcdm]+|{NUMBER_WORD})", re.I)
+"""A word of a heading's division and number ("CHAPTER II", "Book the First", "VOLUME I"), not of its title."""
 
 
 def reading_ceiling(book: Book, spec: str) -> tuple[int, str] | None:
@@ -42,8 +46,38 @@ def reading_ceiling(book: Book, spec: str) -> tuple[int, str] | None:
         return sid, book.sentence(sid).citation
     steps = STEP.findall(spec)
     if not steps or STEP.sub("", spec).strip(" ,;") or any(number(n) is None for _, n in steps):
+        if titled := title_ceiling(book, spec):
+            return titled
         raise BookError(f'"{spec.strip()[:60]}" is not a reading position; {HELP}.')
     return chapter_ceiling(book, {WORDS[w.lower()]: number(n) for w, n in steps})
+
+
+def title_ceiling(book: Book, spec: str) -> tuple[int, str] | None:
+    """The end of the chapter (or part) whose title ``spec`` is, its division, number and case aside ("Araby", "the
+    Wild Wood" for "III. THE WILD WOOD", "Recalled to Life" for "Book the First--Recalled to Life"); None when
+    no heading has that title. Raises :class:`~elite_ui.errors.BookError` when several have."""
+    wanted = [w.lower() for w in TITLE_WORD.findall(spec)]
+    if not wanted or all(HEADING_WORD.fullmatch(w) for w in wanted):
+        return None
+    found = [n for n, chapter in enumerate(book.chapters) if chapter.kind != "front" and titled(chapter.title, wanted)]
+    if len(found) > 1:
+        where = "; ".join(book.chapters[n].name for n in found[:4])
+        raise BookError(f'"{spec.strip()[:60]}" is the title of several parts of this book ({where}); give its '
+                        f'number, e.g. "{book.chapters[found[1]].name}".')
+    if not found:
+        return None
+    _, last, name = span(book, places(book), found[0])
+    return last, name
+
+
+def titled(title: str, wanted: list[str]) -> bool:
+    """Whether a heading's ``title`` ends with the words ``wanted`` and has before them only its division and number
+    (and perhaps "the")."""
+    words = [w.lower() for w in TITLE_WORD.findall(title)]
+    if wanted[0] == "the" and words[-len(wanted):] != wanted:
+        wanted = wanted[1:]
+    head = words[: len(words) - len(wanted)]
+    return words[len(head):] == wanted and all(HEADING_WORD.fullmatch(w) for w in head)
 
 
 def page_ceiling(book: Book, n: int) -> tuple[int, str]:
@@ -78,11 +112,15 @@ def chapter_span(book: Book, wanted: dict[str, int], several: int | None = None)
         where = "; ".join(book.chapters[n].name for n in found[:4])
         raise BookError(f'{asked} is in several parts of this book ({where}); say which, e.g. '
                         f'"{book.chapters[found[1]].name}".')
-    n = found[several or 0]
-    depth = len(paths[n])
+    return span(book, paths, found[several or 0])
+
+
+def span(book: Book, paths: list[list[tuple[str, int | None]]], n: int) -> tuple[int, int, str]:
+    """The first and last sentences of chapter (or part) ``n`` and its name; a part runs to the next part of its
+    level or above."""
+    chapter, depth = book.chapters[n], len(paths[n])
     end = next((c.first_sentence for m, c in enumerate(book.chapters[n + 1:], n + 1)
-                if word not in PARTS or (c.kind == "part" and len(paths[m]) <= depth)), len(book))
-    chapter = book.chapters[n]
+                if chapter.kind != "part" or (c.kind == "part" and len(paths[m]) <= depth)), len(book))
     return chapter.first_sentence, end - 1, f"{chapter.name} ({chapter.title})"
 
 

@@ -51,9 +51,9 @@ def create_ui(ctx) -> ChatUI:
     with gr.Row(elem_classes="ceiling-row"):
         ceiling = gr.Textbox(label="I have read up to (spoiler ceiling)", elem_id="ceiling", scale=4,
                              placeholder="chapter 12, page 80 or 40%",
-                             info="empty: the whole book; also 'book 2 chapter 10'. A model may know a famous book "
-                                  "to its end: each answer is checked against the book up to here, and what it does "
-                                  "not support is left out")
+                             info="empty: the whole book; also 'book 2 chapter 10' or a chapter's title. A model may "
+                                  "know a famous book to its end: each answer is checked against the book up to here, "
+                                  "and what it does not support is left out")
         front = gr.Checkbox(label="Search the front matter too", value=False, scale=1, elem_id="front",
                             info="a preface or introduction before chapter 1 may tell the whole plot")
     with gr.Row(elem_classes="question-row"):
