@@ -19,6 +19,7 @@ from elite_ui.app.state import Model, Session
 from elite_ui.book import reading_ceiling
 from elite_ui.errors import ModelError
 from elite_ui.methods.elite import PRESETS, Elite, Settings
+from elite_ui.methods.trace import Kind
 from elite_ui.models import ModelChoice, ScriptedLLM
 from elite_ui.settings import flat, made
 
@@ -70,6 +71,9 @@ def test_trace_panel_has_a_block_per_iteration_with_chips_hits_and_verdicts(prid
     html = render.trace_html(pride, trace.events)
     assert html.count("<details open class='iteration'") == 2
     assert "chip question new" in html and "chip breadth" in html
+    assert "title='written by the model for the question, new'>Bingley<" in html, "the model's, not the question's"
+    said = next(e.data.said() for e in trace.events if e.kind == Kind.TERMS)
+    assert said == "terms Netherfield (model), Bingley (model), rents (question)"
     assert html.count("<tr class='hit'>") == 8 and "<mark>" in html
     assert "not sufficient" in html and "sufficient: enough" in html and "iteration(s)" in html
     assert len(render.importance_figure(pride, trace.events).data) == 2
@@ -247,7 +251,7 @@ def test_the_status_line_says_in_words_what_the_method_is_doing():
     from types import SimpleNamespace as Event
 
     from elite_ui.app.answering import status_line
-    from elite_ui.methods.trace import Kind, Notice
+    from elite_ui.methods.trace import Notice
 
     assert status_line(Event(kind=Kind.JUDGE, iteration=2)) == "Iteration 2: the model judged the evidence…"
     warned = status_line(Event(kind=Kind.WARNING, iteration=1, data=Notice("no new search terms were found.")))

@@ -38,7 +38,7 @@ def markdown_export(book: Book, trace: Trace) -> str:
         data = event.data
         if event.kind == Kind.TERMS:
             lines.append(f"- Iteration {event.iteration}: terms " + ", ".join(
-                f"{md(t.text)} ({t.origin})" for t in data.new))
+                f"{md(t.text)} ({t.whence})" for t in data.new))
         elif event.kind == Kind.COLLECTION:
             lines.append(f"- Iteration {event.iteration}: {len(data.hits)} sentences retrieved")
         elif event.kind == Kind.IMPORTANCE:

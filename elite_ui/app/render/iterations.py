@@ -29,9 +29,9 @@ from .figures import figure
 
 BEST = 5
 """Retrieved sentences an iteration's card shows; the rest are one click away."""
-ORIGINS = {"question": "from the question", "breadth": "breadth-wise", "depth": "depth-wise",
-           "fallback": "question words (fallback)", "names": "another name of a character",
-           "reader": "added by the reader", "options": "from an option"}
+ORIGINS = {"question": "from the question", "model": "written by the model for the question",
+           "breadth": "breadth-wise", "depth": "depth-wise", "fallback": "question words (fallback)",
+           "names": "another name of a character", "reader": "added by the reader", "options": "from an option"}
 
 
 def trace_html(book: Book, events: list[Event]) -> str:
@@ -156,10 +156,10 @@ def finals(book: Book, answers: list) -> str:
 
 LEGEND = ("<div class='legend'>Terms: " + " ".join(
     f"<span class='chip {origin}'>{esc(what)}</span>" for origin, what in (
-    ("question", "from the question"), ("options", "from an option"), ("breadth", "breadth-wise"),
-    ("depth", "depth-wise"), ("feedback", "from the first pass's sentences"), ("names", "another name of a character"),
-    ("reader", "yours"),
-    ("fallback", "question words (fallback)"))) + " · faded: tried before · struck through: not in the book</div>")
+    ("question", "for the question (its words or the model's)"), ("options", "from an option"),
+    ("breadth", "breadth-wise"), ("depth", "depth-wise"), ("feedback", "from the first pass's sentences"),
+    ("names", "another name of a character"), ("reader", "yours"), ("fallback", "question words (fallback)")))
+    + " · faded: tried before · struck through: not in the book</div>")
 """What the chips' colours mean, shown above the iterations."""
 
 
@@ -168,7 +168,7 @@ def chips(terms, tried: set[str]) -> str:
     for term in terms:
         state = "tried" if term.text.casefold() in tried else "new"
         missing = "" if term.in_book else " absent"
-        note = f"{ORIGINS.get(term.origin, term.origin)}, {state}" + ("" if term.in_book else ", not in the book")
+        note = f"{ORIGINS.get(term.whence, term.whence)}, {state}" + ("" if term.in_book else ", not in the book")
         if term.by == "lexical":
             note += ", taken from the text"
         elif term.by == "names":

@@ -24,6 +24,12 @@ class Term:
     of: str = ""
     """Whose: the character a ``names`` term is another name of, the letter of an ``option`` term's option."""
 
+    @property
+    def whence(self) -> str:
+        """Where it came from, in a word: its ``origin``, but "model" for a term the model wrote for the question
+        (a word of its imagined passage is no word of the question)."""
+        return "model" if self.origin == "question" and self.by == "model" else self.origin
+
 
 @dataclass(kw_only=True)
 class Place:

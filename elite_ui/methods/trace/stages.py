@@ -53,7 +53,7 @@ class Terms:
     doing: ClassVar[str] = "search terms chosen"
 
     def said(self) -> str:
-        return "terms " + ", ".join(f"{t.text} ({t.origin})" for t in self.new)
+        return "terms " + ", ".join(f"{t.text} ({t.whence})" for t in self.new)
 
 
 @dataclass
