@@ -1,7 +1,7 @@
 """How many of the character names found are people, and how well their variants are merged:
 ``python -m benchmarks.names [--name F]``.
 
-The names list of three corpus novels, each name checked by hand (``PEOPLE``: a person or an animal of the story,
+The names list of four corpus novels, each name checked by hand (``PEOPLE``: a person or an animal of the story,
 or a person its characters speak of; ``NOT_PEOPLE``: places, languages, books, words, families, names from a
 preface). Prints per novel the names listed, how many are people (precision) and any name not checked by hand
 yet. To measure the name finder of another checkout, run this from it (``git worktree add /tmp/before HEAD~1``,
@@ -61,6 +61,8 @@ PEOPLE = {
         "Frederick Lynn", "Sibyl", "Gibson", "Samson", "John Eyre", "Jesus", "Barbara", "Wilson", "Julia",
         "Mrs. Fairfax", "Mary", "John", "Reed", "Grace Poole", "Adèle", "Adela", "Céline Varens"},
     "the-wind-in-the-willows.txt": {"Toad", "Rat", "Mole", "Badger", "Otter", "Portly", "Billy", "Chairman"},
+    "the-scarlet-letter.txt": {"Hester Prynne", "Pearl", "Arthur Dimmesdale", "Roger Chillingworth", "John Wilson",
+                               "Mistress Hibbins", "Prynne", "Bellingham", "Isaac Johnson", "Master Brackett"},
 }
 NOT_PEOPLE = {
     "pride-and-prejudice.txt": {"Miss Austen", "Lakes", "Tis", "Emma", "Lucases", "Bingleys", "Gardiners",
@@ -68,6 +70,8 @@ NOT_PEOPLE = {
     "jane-eyre.txt": {"Hindostanee", "Gytrash", "Leas", "Bible", "Maker", "Psalms", "Humph", "Marmion", "Rasselas",
                       "Christians", "Creole", "Aye", "Missis", "Publishers", "Rochesters", "Fielding"},
     "the-wind-in-the-willows.txt": set(),
+    "the-scarlet-letter.txt": {"Puritan", "Puritanic", "Sabbath", "Indians", "Rev", "Massachusetts", "Elizabethan",
+                               "European", "Atlantic", "Hebrew"},
 }
 
 

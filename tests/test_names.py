@@ -300,6 +300,17 @@ def test_nationalities_compass_points_and_bare_titles_are_not_characters(tmp_pat
     assert not {"French", "South", "Emperor", "English", "God", "Monday", "Sunday"} & names
 
 
+def test_a_word_written_after_an_article_is_no_character_unless_it_speaks(tmp_path):
+    """"the Bastille", "the Puritan elders" name no person; "the Rat" does, since "said the Rat"."""
+    text = "A River\n\nCHAPTER I\n\n" + " ".join(
+        "Then Anna walked past the Bastille with the Rat, and the Puritan elders watched the Bastille. \"Come,\" "
+        "said the Rat, and Anna smiled. Later Anna saw a Puritan there and waved to the Rat." for _ in range(6))
+    path = tmp_path / "river.txt"
+    path.write_text(text, encoding="utf-8")
+    names = {v for c in build_names(load_book(path)).characters for v in c.variants}
+    assert {"Anna", "Rat"} <= names and not {"Bastille", "Puritan"} & names
+
+
 def test_under_a_ceiling_the_names_are_found_in_the_book_up_to_it_alone(pride):
     cut = pride.up_to(*reading_ceiling(pride, "chapter 10"))
     names = names_for(cut, None)

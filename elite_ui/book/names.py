@@ -340,9 +340,10 @@ def build_names(book: Book, min_mentions: int = LEAST) -> NameIndex:
                                                     for b in book.bounds[book.first_read:, 0]])
     join_addressed(variants, story_paragraphs(book))
     places = Counter(PLACE.findall(text)) + Counter(SAINT_PLACE.findall(text))
+    spoken = Counter(" ".join((m.group(1) or m.group(2)).split()) for m in SPEAKER.finditer(text))
     found = [character(key, counter) for key, counter in variants.items()]
-    return NameIndex(sorted((c for c in found if c.mentions >= min_mentions and not a_place(c, places, capitalised)),
-                            key=lambda c: -c.mentions))
+    return NameIndex(sorted((c for c in found if c.mentions >= min_mentions and not a_place(c, places, capitalised)
+                             and not a_thing(c, articled, spoken)), key=lambda c: -c.mentions))
 
 
 def a_place(found: Character, places: Counter, capitalised: Counter) -> bool:
@@ -354,6 +355,13 @@ def a_place(found: Character, places: Counter, capitalised: Counter) -> bool:
     if len(words) == 1 or words[0] == "St.":
         return places[found.name.removeprefix("St. ")] * 5 > 2 * found.mentions
     return words[0].rstrip(".") not in TITLES and places[words[0]] * 5 > 2 * max(capitalised[words[0]], found.mentions)
+
+
+def a_thing(found: Character, articled: Counter, spoken: Counter) -> bool:
+    """Whether a character found is no person: a name of one word written after an article in half its mentions
+    ("the Bastille", "the Puritan magistrates", "an Arabian", "the Crown") that no speech verb names as the speaker
+    (Grahame's animals are "the Rat" too, but "said the Rat")."""
+    return " " not in found.name and articled[found.name] * 2 >= found.mentions and not spoken[found.name]
 
 
 def given_before(word: str, surnames: set[str], followers: Counter, written: int) -> bool:
