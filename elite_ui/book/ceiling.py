@@ -71,13 +71,17 @@ def title_ceiling(book: Book, spec: str) -> tuple[int, str] | None:
 
 
 def titled(title: str, wanted: list[str]) -> bool:
-    """Whether a heading's ``title`` ends with the words ``wanted`` and has before them only its division and number
-    (and perhaps "the")."""
+    """Whether a heading's ``title`` is the words ``wanted``, its division and number aside."""
+    return wanted in title_words(title)
+
+
+def title_words(title: str) -> list[list[str]]:
+    """The ways a heading's own words may be told, lower-cased, the longest first: its words after its division and
+    number, and perhaps a "the" ("III. THE WILD WOOD": the wild wood, wild wood; "CHAPTER I—M. MYRIEL": m myriel,
+    myriel, "M" being a Roman numeral too)."""
     words = [w.lower() for w in TITLE_WORD.findall(title)]
-    if wanted[0] == "the" and words[-len(wanted):] != wanted:
-        wanted = wanted[1:]
-    head = words[: len(words) - len(wanted)]
-    return words[len(head):] == wanted and all(HEADING_WORD.fullmatch(w) for w in head)
+    return [words[n:] for n in range(len(words)) if all(HEADING_WORD.fullmatch(w) for w in words[:n])
+            and not all(HEADING_WORD.fullmatch(w) for w in words[n:])]
 
 
 def page_ceiling(book: Book, n: int) -> tuple[int, str]:

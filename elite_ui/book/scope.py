@@ -5,18 +5,19 @@ the question is answered from that part alone (:func:`scoped`, at the front door
 Named: a chapter, letter, stave, book, part or volume by its number ("chapter 3", "chapter three", "the third
 chapter", "book 2, chapter 10", "chapter X."), as the book's own headings number them
 (:func:`~elite_ui.book.ceiling.chapter_span`); or the book's opening ("when the story begins", "at the start of the
-novel", "the opening pages"): its first chapter, at most a quarter of the story and at least a tenth. Only English
-questions, and only a part within what the reader has read: a chapter the book (up to the ceiling) does not have
-names nothing, and the question searches the book as it would have. A number the book gives several parts (Emma's
-"chapter 3", one in each of its volumes) names the one the reader is in, the last of them up to the ceiling, or
-without one the first; the part's name says which volume."""
+novel", "the opening pages"): its first chapter, at most a quarter of the story and at least a tenth; or, in a
+question that asks only what happens there, by its title ("What happens in The Dead?", :func:`titled_part`). Only
+English questions, and only a part within what the reader has read: a chapter the book (up to the ceiling) does not
+have names nothing, and the question searches the book as it would have. A number the book gives several parts
+(Emma's "chapter 3", one in each of its volumes) names the one the reader is in, the last of them up to the ceiling,
+or without one the first; the part's name says which volume."""
 
 from __future__ import annotations
 
 import re
 
 from ..errors import BookError
-from .ceiling import WORDS, chapter_span
+from .ceiling import WORDS, chapter_span, places, span, title_words
 from .model import Book
 from .structure import NUMBER_WORD, number
 
@@ -74,7 +75,17 @@ def named_part(book: Book, question: str) -> tuple[int, int, str] | None:
             return None
     if not wanted and OPENING.search(question):
         return opening(book)
-    return None
+    return None if wanted else titled_part(book, question)
+
+
+def titled_part(book: Book, question: str) -> tuple[int, int, str] | None:
+    """The part a question that asks only what happens there names by its title ("What happens in The Dead?",
+    "Summarise 'Araby'.", "What is The Wild Wood about?"; :func:`~elite_ui.book.ceiling.titled`), as
+    :func:`named_part` gives it; None for any other question (a title may be a character's name: "Mr. Badger")."""
+    found = [n for n, chapter in enumerate(book.chapters) if chapter.kind != "front"
+             and any(WHAT_HAPPENS.fullmatch(re.sub(r"\b" + r"\W+".join(words) + r"\b", " ", question, count=1,
+                                                   flags=re.I)) for words in title_words(chapter.title))]
+    return span(book, places(book), found[-1 if book.ceiling else 0]) if found else None
 
 
 def asks_what_happens(question: str) -> bool:
