@@ -61,9 +61,7 @@ def title_ceiling(book: Book, spec: str) -> tuple[int, str] | None:
         return None
     found = [n for n, chapter in enumerate(book.chapters) if chapter.kind != "front" and titled(chapter.title, wanted)]
     if len(found) > 1:
-        where = "; ".join(book.chapters[n].name for n in found[:4])
-        raise BookError(f'"{spec.strip()[:60]}" is the title of several parts of this book ({where}); give its '
-                        f'number, e.g. "{book.chapters[found[1]].name}".')
+        raise several_parts(book, found, f'"{spec.strip()[:60]}" is the title of')
     if not found:
         return None
     _, last, name = span(book, places(book), found[0])
@@ -113,10 +111,14 @@ def chapter_span(book: Book, wanted: dict[str, int], several: int | None = None)
         known = f"{word}s {min(numbers)} to {max(numbers)}" if numbers else f"no {word}s"
         raise BookError(f"{asked} is not in this book, which has {known}.")
     if len(found) > 1 and several is None:
-        where = "; ".join(book.chapters[n].name for n in found[:4])
-        raise BookError(f'{asked} is in several parts of this book ({where}); say which, e.g. '
-                        f'"{book.chapters[found[1]].name}".')
+        raise several_parts(book, found, f"{asked} is in")
     return span(book, paths, found[several or 0])
+
+
+def several_parts(book: Book, found: list[int], said: str) -> BookError:
+    """The error for a chapter number or title (``said``: "chapter 2 is in") that names the parts ``found``."""
+    where = "; ".join(book.chapters[n].name for n in found[:4])
+    return BookError(f'{said} several parts of this book ({where}); say which, e.g. "{book.chapters[found[1]].name}".')
 
 
 def span(book: Book, paths: list[list[tuple[str, int | None]]], n: int) -> tuple[int, int, str]:
