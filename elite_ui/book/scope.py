@@ -80,7 +80,7 @@ def named_part(book: Book, question: str) -> tuple[int, int, str] | None:
 
 def titled_part(book: Book, question: str) -> tuple[int, int, str] | None:
     """The part a question that asks only what happens there names by its title ("What happens in The Dead?",
-    "Summarise 'Araby'.", "What is The Wild Wood about?"; :func:`~elite_ui.book.ceiling.titled`), as
+    "Summarise 'Araby'.", "What is The Wild Wood about?"; :func:`~elite_ui.book.ceiling.title_words`), as
     :func:`named_part` gives it; None for any other question (a title may be a character's name: "Mr. Badger")."""
     found = [n for n, chapter in enumerate(book.chapters) if chapter.kind != "front"
              and any(WHAT_HAPPENS.fullmatch(re.sub(r"\b" + r"\W+".join(words) + r"\b", " ", question, count=1,
