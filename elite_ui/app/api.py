@@ -157,7 +157,8 @@ class Api:
         Args:
             book: the book's id, as open_book gave it.
             question: the question, in words; one that names a part of the book ("in chapter 3", "when the story
-                begins") is answered from that part alone (the record's within names it).
+                begins", "What happens in The Dead?") is answered from that part alone (the record's within names
+                it).
             up_to: the spoiler ceiling, as the book numbers it ("chapter 12", "book 2, chapter 3", "page 80",
                 "40%") or a chapter's title ("The Wild Wood"); nothing after it is read. Empty: the whole book.
             options: multiple-choice options by letter ({"A": "...", "B": "..."}); the answer is then one of them.
