@@ -77,7 +77,9 @@ def model_answers(questions: list[datasets.Question], books: dict) -> dict:
 
 def unchecked(sets: list[str]):
     """Each of a real model's unchecked answers (``SET:FILE`` or ``SET:DIR``, :func:`real_answers`), as its question,
-    its record (``correct`` judged as the scoring stands now) and the book as read up to its question's ceiling."""
+    its record (``correct`` judged as the scoring stands now) and the book as read up to its question's ceiling. An
+    answer whose quotes are not the sentences its evidence labels (written before the loader numbered that book's
+    sentences otherwise) is left out, and said."""
     from benchmarks.answers import SETS
 
     books: dict = {}
@@ -90,7 +92,16 @@ def unchecked(sets: list[str]):
             question = questions[record["id"]]
             record["correct"] = judged(question, record["prediction"])["correct"]
             book = books.get(question.book) or books.setdefault(question.book, load_book(question.book))
+            if not numbered_alike(book, record):
+                print(f"{record['id']}: left out, its evidence numbered by an earlier loader", flush=True)
+                continue
             yield question, record, part(book, question.up_to).book
+
+
+def numbered_alike(book, record: dict) -> bool:
+    """Whether ``record``'s quotes are among the sentences its evidence labels in ``book`` as now read."""
+    said = {" ".join(book.sentence(sid).text.split()) for sid in record.get("evidence", []) if sid < len(book)}
+    return all(" ".join(quote.split()) in said for quote in record.get("quotes", []))
 
 
 def written(record: dict) -> bool:
