@@ -88,10 +88,12 @@ def titled_part(book: Book, question: str) -> tuple[int, int, str] | None:
     return span(book, places(book), found[-1 if book.ceiling else 0]) if found else None
 
 
-def asks_what_happens(question: str) -> bool:
-    """Whether ``question`` asks only what happens in the part of the book it names (:data:`WHAT_HAPPENS`)."""
+def asks_what_happens(question: str, book: Book | None = None) -> bool:
+    """Whether ``question`` asks only what happens in the part of the book it names (:data:`WHAT_HAPPENS`): by its
+    number or the opening, or (with the ``book``) by its title."""
     rest, named = re.subn(f"{STEPS.pattern}|{ORDINAL.pattern}|{OPENING.pattern}", " ", question, flags=re.I)
-    return bool(named and WHAT_HAPPENS.fullmatch(rest))
+    return bool(named and WHAT_HAPPENS.fullmatch(rest)) or (book is not None and not named
+                                                             and titled_part(book, question) is not None)
 
 
 def divisions(groups: tuple[str | None, ...]) -> dict[str, int | None]:

@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import nullcontext
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -236,7 +237,7 @@ class Engine:
     def room(self, wanted: int) -> int:
         """The evidence tokens the answer's prompt may hold: ``wanted`` (a budget setting; 0: as many as fit), at
         most what the model's context holds beside the prompt's own words, the question asked and the answer."""
-        own = self.llm.count_messages(prompts.answer(*self.asked, "", self.settings))
+        own = self.llm.count_messages(prompts.answer(*self.asked, "", self.settings, book=self.reading))
         fits = max(self.llm.n_ctx - own - self.settings.answer_tokens - PROMPT_SLACK, 0)
         return min(wanted, fits) if wanted else fits
 
@@ -386,10 +387,12 @@ class Engine:
         return " ".join(out)
 
     def answer_from(self, book: Book, question: str, options: dict[str, str] | None, context: str,
-                    evidence: list[int], iteration: int = 1, prompt=prompts.answer):
-        """One answering call on ``context`` (put into ``prompt``): the chosen option for a multiple-choice
-        question, else a written answer with its citations; what the book says (its quotes) is yielded first."""
-        messages = prompt(question, options, context or "(nothing found)", self.settings)
+                    evidence: list[int], iteration: int = 1, prompt=None):
+        """One answering call on ``context`` (put into ``prompt``, else :func:`.prompts.answer`): the chosen option
+        for a multiple-choice question, else a written answer with its citations; what the book says (its quotes)
+        is yielded first."""
+        messages = (prompt or partial(prompts.answer, book=book))(question, options, context or "(nothing found)",
+                                                                  self.settings)
         quotes = self.quotes(book, question, options, evidence)
         yield Event(Kind.QUOTES, iteration, Quoted(quotes))
         answer = yield from self.chosen_or_written(book, question, options, messages, evidence, iteration)
@@ -414,7 +417,8 @@ class Engine:
         cited in its passage (a small model reads one passage well and loses the answer among several)."""
         pieces = best_passages(book, question, evidence, lambda sid: self.cost(book, sid), PASSAGE_TOKENS)
         for ids in pieces[: self.settings.passage_answers] if len(pieces) > 1 else []:  # one: it is all the evidence
-            asked = prompts.answer(question, None, "\n".join(prompts.labelled(book, sid) for sid in ids), self.settings)
+            asked = prompts.answer(question, None, "\n".join(prompts.labelled(book, sid) for sid in ids), self.settings,
+                                   book=book)
             answer = yield from self.written_answer(book, question, asked, ids, iteration, stream=False)
             if answer.text not in (NO_ANSWER, not_said(book.ceiling)) and not (answer.left_out or answer.unsupported):
                 answer.evidence = evidence

@@ -138,13 +138,13 @@ QUOTE_FIRST_WRITTEN = ("First copy, with its label, the sentence of the passages
 
 
 def answer(question: str, options: dict[str, str] | None, evidence: str, how=None,
-           ahead: bool = True) -> list[dict[str, str]]:
+           ahead: bool = True, book=None) -> list[dict[str, str]]:
     """The question and the passages first (the judge's and the trim's prefix too), then the question again beside
     what to do: a small model answers the question it read last. Not ``ahead``: the options only after the passages
     (votes that order them differently share the rest from the model's cache). A question that asks only what
-    happens in a part of the book (``part_recaps``) is answered as the Story tab's recap of the passages is written
-    (:func:`recap`)."""
-    if not options and getattr(how, "part_recaps", False) and asks_what_happens(question):
+    happens in a part of the book (``part_recaps``; one named by its title, given the ``book``) is answered as the
+    Story tab's recap of the passages is written (:func:`recap`)."""
+    if not options and getattr(how, "part_recaps", False) and asks_what_happens(question, book):
         return recap(evidence)
     return messages(passages(question, options if ahead else None, evidence)
                     + f"Question: {question}{options_block(options)}\n" + answer_tail(options, how))

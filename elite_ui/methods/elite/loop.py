@@ -94,7 +94,7 @@ class Elite(Engine):
         """The most central sentences (``part_extracts`` of them) of the part of the book ``question`` names, if
         it asks only what happens there (:func:`~elite_ui.book.scope.asks_what_happens`)."""
         n = self.settings.retrieval.part_extracts
-        if not (n and book.ceiling and book.ceiling.within and asks_what_happens(question)):
+        if not (n and book.ceiling and book.ceiling.within and asks_what_happens(question, book)):
             return []
         return central(book, list(range(book.story_from, len(book))), n)
 
@@ -499,7 +499,7 @@ class Elite(Engine):
         if options:
             answer = yield from self.vote(book, question, evidence, options, kept, iteration)
         else:
-            messages = prompts.answer(question, options, evidence, self.settings)
+            messages = prompts.answer(question, options, evidence, self.settings, book=book)
             answer = yield from self.answer_written(book, question, messages, kept, iteration)
         answer.quotes = quotes
         return answer
