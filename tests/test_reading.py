@@ -222,13 +222,15 @@ def test_a_question_that_names_a_part_of_the_book_is_answered_from_it_alone(will
 
 def test_a_question_that_asks_what_happens_in_a_part_may_name_it_by_its_title(willows):
     """A story collection's stories, and many chapters, are known by title: a question that asks only what happens
-    there names that part; a title that is also a character's name names no part in any other question."""
+    there names that part, the title written as one (capitalised or quoted); a title that is also a character's
+    name names no part in any other question."""
     wild_wood = next(c for c in willows.chapters if c.number == 3)
     for asked in ("What happens in The Wild Wood?", "Summarise 'the wild wood'.", "What is The Wild Wood about?"):
         first, _, name = named_part(willows, asked)
         assert first == wild_wood.first_sentence and name == "chapter 3 (III. THE WILD WOOD)", asked
     assert named_part(willows, "What happens in Mr. Badger?")[2].startswith("chapter 4")
-    for other in ("What does Mr. Badger eat?", "Who gets lost in the Wild Wood?", "What happens to the Mole?"):
+    for other in ("What does Mr. Badger eat?", "Who gets lost in the Wild Wood?", "What happens to the Mole?",
+                  "What happens in the wild wood?"):
         assert named_part(willows, other) is None, other
     assert asks_what_happens("What happens in The Wild Wood?", willows)
     assert not asks_what_happens("What happens in The Wild Wood?"), "a title is known only from the book"

@@ -66,7 +66,7 @@ def test_a_ceiling_may_be_a_chapter_s_title(write_book):
         f"CHAPTER {r}. The {t}\n\nThe coach went on through the {t.lower()}.\n\n" for r, t in (("I", "Period"),
                                                                                                ("II", "Mail")))
     text += "Book the Second--The Golden Thread\n\nCHAPTER I. The Mail\n\nThe mail came in again.\n\n"
-    text += "CHAPTER II. The She-Wolf\n\nThe wolf ran.\n\n"
+    text += "CHAPTER II. The She-Wolf\n\nThe wolf ran.\n\nCHAPTER III. Storm\n\nThe storm broke.\n\n"
     book = write_book("Two Towns\n\n" + text)
     last, label = reading_ceiling(book, "the period")
     assert label == "book 1, chapter 1 (CHAPTER I. The Period)" and "period" in book.sentence(last).text
@@ -74,6 +74,7 @@ def test_a_ceiling_may_be_a_chapter_s_title(write_book):
     assert reading_ceiling(book, "Recalled to Life")[1].startswith("book 1 (")
     assert reading_ceiling(book, "golden thread")[0] == len(book) - 1, "the last part runs to the book's end"
     assert reading_ceiling(book, "she-wolf")[1].startswith("book 2, chapter 2")
+    assert reading_ceiling(book, "the storm")[1] == "book 2, chapter 3 (CHAPTER III. Storm)", "a 'the' it lacks"
     with pytest.raises(BookError, match=r'"The Mail" is the title of several parts .* e.g. "book 2, chapter 1"'):
         reading_ceiling(book, "The Mail")
     for nothing in ("the coach", "Life", "The", "Two Towns"):

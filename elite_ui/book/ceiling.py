@@ -69,8 +69,10 @@ def title_ceiling(book: Book, spec: str) -> tuple[int, str] | None:
 
 
 def titled(title: str, wanted: list[str]) -> bool:
-    """Whether a heading's ``title`` is the words ``wanted``, its division and number aside."""
-    return wanted in title_words(title)
+    """Whether a heading's ``title`` is the words ``wanted`` (perhaps after a "the" it lacks: "the storm" for
+    "CHAPTER TWO STORM"), its division and number aside."""
+    told = title_words(title)
+    return wanted in told or (wanted[0] == "the" and wanted[1:] in told)
 
 
 def title_words(title: str) -> list[list[str]]:
