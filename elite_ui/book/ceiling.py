@@ -5,6 +5,7 @@ them."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import numpy as np
 
@@ -71,17 +72,18 @@ def title_ceiling(book: Book, spec: str) -> tuple[int, str] | None:
 def titled(title: str, wanted: list[str]) -> bool:
     """Whether a heading's ``title`` is the words ``wanted`` (perhaps after a "the" it lacks: "the storm" for
     "CHAPTER TWO STORM"), its division and number aside."""
-    told = title_words(title)
+    told, wanted = title_words(title), tuple(wanted)
     return wanted in told or (wanted[0] == "the" and wanted[1:] in told)
 
 
-def title_words(title: str) -> list[list[str]]:
+@lru_cache(maxsize=4096)
+def title_words(title: str) -> tuple[tuple[str, ...], ...]:
     """The ways a heading's own words may be told, lower-cased, the longest first: its words after its division and
     number, and perhaps a "the" ("III. THE WILD WOOD": the wild wood, wild wood; "CHAPTER I—M. MYRIEL": m myriel,
     myriel, "M" being a Roman numeral too)."""
-    words = [w.lower() for w in TITLE_WORD.findall(title)]
-    return [words[n:] for n in range(len(words)) if all(HEADING_WORD.fullmatch(w) for w in words[:n])
-            and not all(HEADING_WORD.fullmatch(w) for w in words[n:])]
+    words = tuple(w.lower() for w in TITLE_WORD.findall(title))
+    return tuple(words[n:] for n in range(len(words)) if all(HEADING_WORD.fullmatch(w) for w in words[:n])
+                 and not all(HEADING_WORD.fullmatch(w) for w in words[n:]))
 
 
 def page_ceiling(book: Book, n: int) -> tuple[int, str]:

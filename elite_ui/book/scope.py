@@ -83,12 +83,13 @@ def titled_part(book: Book, question: str) -> tuple[int, int, str] | None:
     "Summarise 'Araby'.", "What is The Wild Wood about?"; :func:`~elite_ui.book.ceiling.title_words`), as
     :func:`named_part` gives it; None for any other question (a title may be a character's name: "Mr. Badger"). The
     title is written as one, capitalised or in quotation marks: "What happens in the end?" names no chapter "END"."""
+    asked = {w.lower() for w in re.findall(r"\w+", question)}
     found = [n for n, chapter in enumerate(book.chapters) if chapter.kind != "front"
-             and any(asks_of(question, words) for words in title_words(chapter.title))]
+             and any(asked.issuperset(words) and asks_of(question, words) for words in title_words(chapter.title))]
     return span(book, places(book), found[-1 if book.ceiling else 0]) if found else None
 
 
-def asks_of(question: str, words: list[str]) -> bool:
+def asks_of(question: str, words: tuple[str, ...]) -> bool:
     """Whether ``question`` asks only what happens in the part titled ``words``, written as a title."""
     told = re.search(r"(['‘\"“]?)\b(?:the\W+)?" + r"\W+".join(words) + r"\b", question, flags=re.I)
     return bool(told and (told.group(1) or any(w[0].isupper() for w in re.findall(r"\w+", told.group(0))))
