@@ -3,7 +3,8 @@ found without embeddings, offered to term expansion and editable by the reader.
 
 Names are capitalised words of the story (the front matter left out: a preface names its author and her other books)
 that open no sentence, follow no apostrophe ('Tis), are (almost) never written in lower case unless the book writes them
-before a surname and on their own too ("Will Ladislaw", "Grace Poole") and are not a family's plural ("the Lucases"); a
+before a surname and on their own too ("Will Ladislaw", "Grace Poole") and are not a family's plural ("the Lucases"), a
+place (:func:`a_place`) or a thing written after "the" that never speaks (:func:`a_thing`: "the Bastille"); a
 surname keeps its particle ("de Bourgh"). Variants of one character are joined by rules read from the text: a full name
 joins its first name ("Elizabeth Bennet" -> Elizabeth), unless the first name is written with a second surname about as
 often ("Mary Ingram", "Mary Rivers": "Mary" stays alone) or its surname is seldom written where the first name is ("Jim
