@@ -38,7 +38,7 @@ import math
 import re
 import threading
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache, cached_property, lru_cache, partial
 from itertools import islice
@@ -341,7 +341,7 @@ def build_names(book: Book, min_mentions: int = LEAST) -> NameIndex:
                                                     for b in book.bounds[book.first_read:, 0]])
     join_addressed(variants, story_paragraphs(book))
     places = Counter(PLACE.findall(text)) + Counter(SAINT_PLACE.findall(text))
-    spoken = Counter(" ".join((m.group(1) or m.group(2)).split()) for m in SPEAKER.finditer(text))
+    spoken = Counter(speakers(text))
     found = [character(key, counter) for key, counter in variants.items()]
     return NameIndex(sorted((c for c in found if c.mentions >= min_mentions and not a_place(c, places, capitalised)
                              and not a_thing(c, articled, spoken)), key=lambda c: -c.mentions))
@@ -792,6 +792,11 @@ SPEECH = r"(?:said|cried|replied|answered|returned|asked|exclaimed|continued|add
 SPOKEN_NAME = rf"(?:{NAME_WORD}\.?\s+)?" + PARTICLE + NAME_WORD
 SPEAKER = re.compile(rf"\b{SPEECH}\s+(?:the\s+)?({SPOKEN_NAME})|({SPOKEN_NAME})\s+{SPEECH}\b")
 """Who speaks: a name (with its title) after or before one of the :data:`SPEECH` verbs."""
+
+
+def speakers(text: str) -> Iterator[str]:
+    """The names :data:`SPEAKER` finds speaking in ``text``, in order, their spacing collapsed."""
+    return (" ".join(name.split()) for m in SPEAKER.finditer(text) for name in m.groups() if name)
 ADDRESSED = 3
 """The least times a given name must be said to one character (by whoever speaks the paragraph next to it)."""
 
@@ -826,8 +831,7 @@ def join_addressed(variants: dict[str, Counter], paragraphs: list[str]) -> None:
     def speaker(n: int) -> str | None:
         if not 0 <= n < len(paragraphs):
             return None
-        said = (" ".join(name.split()) for m in SPEAKER.finditer(paragraphs[n]) for name in m.groups() if name)
-        return next((owner[name] for name in said if name in owner), None)
+        return next((owner[name] for name in speakers(paragraphs[n]) if name in owner), None)
 
     vocative = re.compile(rf"(?:[,'\"“‘!?—]\s*|\b[Dd]ear(?:est)?\s+|\b[Oo]h,?\s+)({'|'.join(map(re.escape, lone))})"
                           r"\s*[,!?.'\"”’—]")
