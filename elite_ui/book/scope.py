@@ -70,7 +70,7 @@ def named_part(book: Book, question: str) -> tuple[int, int, str] | None:
                for o in ORDINAL.finditer(question)]
     if len(wanted) == 1 and None not in wanted[0].values():
         try:
-            return chapter_span(book, wanted[0], several=-1 if book.ceiling else 0)
+            return chapter_span(book, wanted[0], several=meant(book))
         except BookError:
             return None
     if not wanted and OPENING.search(question):
@@ -86,7 +86,13 @@ def titled_part(book: Book, question: str) -> tuple[int, int, str] | None:
     asked = {w.lower() for w in re.findall(r"\w+", question)}
     found = [n for n, chapter in enumerate(book.chapters) if chapter.kind != "front"
              and any(asked.issuperset(words) and asks_of(question, words) for words in title_words(chapter.title))]
-    return span(book, places(book), found[-1 if book.ceiling else 0]) if found else None
+    return span(book, places(book), found[meant(book)]) if found else None
+
+
+def meant(book: Book) -> int:
+    """Which of several parts numbered or titled alike a reader means: the last up to their ceiling (the volume they
+    are in), or without one the first."""
+    return -1 if book.ceiling else 0
 
 
 def asks_of(question: str, words: tuple[str, ...]) -> bool:
