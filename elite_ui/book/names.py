@@ -115,6 +115,14 @@ UNMARRIED = {"Miss", "Mademoiselle", "Mlle", "Fräulein"}
 """Titles of an unmarried woman: "Miss Bennet" alone is the eldest daughter, her sisters are "Miss Elizabeth"."""
 RANKS = {"Captain", "Colonel", "Dr"}
 """Titles of a man's rank, which a book may drop for "Mr." as his story goes on."""
+RANKED = {"Doctor": "m", "Inspector": "m", "Lieutenant": "m", "Sergeant": "m", "Corporal": "m", "Major": "m",
+          "General": "m", "Admiral": "m", "Professor": "m", "Baron": "m", "Count": "m", "Prince": "m",
+          "Monseigneur": "m", "Bishop": "m", "Citizen": "m", "Baroness": "f", "Countess": "f", "Princess": "f",
+          "Citizeness": "f"}
+"""Ranks and titles of nobility the book writes before a name ("Inspector Javert", "Princess Betsy") and the sex
+of those they name: never a name's part (:data:`NOT_CHARACTERS`), they join the name's one character
+(:func:`join_ranked`)."""
+RANK_FORM = re.compile(rf"\b({'|'.join(RANKED)})[ \t]+({NAME_WORD})\b")
 KIN = {"Aunt": MARRIED, "Uncle": {"Mr", "Monsieur", "Herr", "Señor"}}
 """A kinship title and the titles the same person is written with by others ("Aunt Reed" is Mrs. Reed)."""
 PRONOUN = re.compile(rf"\b({NAME_WORD})\b[^.!?;:\"“”]{{0,80}}?\b(he|him|his|she|her|hers)\b")
@@ -137,11 +145,12 @@ class Character:
 
     @property
     def tokens(self) -> list[str]:
-        """The words of its variants as the book's index has them (cut at hyphens: "Lip-lip" is "lip"), titles and
-        particles ("de") left out, lower-cased."""
+        """The words of its variants as the book's index has them (cut at hyphens: "Lip-lip" is "lip"), titles, ranks
+        and particles ("de") left out, lower-cased."""
         out = []
         for variant in self.variants:
-            out += [w.lower() for w in re.split(r"[\s.-]+", variant) if w and w not in TITLES and not w.islower()]
+            out += [w.lower() for w in re.split(r"[\s.-]+", variant)
+                    if w and w not in TITLES and w not in RANKED and not w.islower()]
         return list(dict.fromkeys(out))
 
     @property
@@ -340,11 +349,26 @@ def build_names(book: Book, min_mentions: int = LEAST) -> NameIndex:
     join_wives(variants, genders, seen, sentences, [int(b - book.bounds[book.first_read, 0])
                                                     for b in book.bounds[book.first_read:, 0]])
     join_addressed(variants, story_paragraphs(book))
+    join_ranked(variants, genders, Counter(RANK_FORM.findall(text)))
     places = Counter(PLACE.findall(text)) + Counter(SAINT_PLACE.findall(text))
     spoken = Counter(speakers(text))
     found = [character(key, counter) for key, counter in variants.items()]
     return NameIndex(sorted((c for c in found if c.mentions >= min_mentions and not a_place(c, places, capitalised)
                              and not a_thing(c, articled, spoken)), key=lambda c: -c.mentions))
+
+
+def join_ranked(variants: dict[str, Counter], genders: dict[str, str], ranked: Counter) -> None:
+    """A rank and a name written :data:`LEAST` times ("Inspector Javert", "Doctor Manette", "Princess Betsy") is a form
+    of the character listed under that name alone or as its given name, where no other character is and no other
+    full name begins with it ("Count Alexey" is not Alexey Alexandrovitch, Alexey Vronsky being one), and the
+    character's sex is not the other (:data:`RANKED`). Not a surname's after a given name: "Princess Shtcherbatskaya"
+    is Kitty Shtcherbatskaya's mother."""
+    for (rank, name), n in ranked.items():
+        holders = [k for k in variants if name in (k, first_name(k))]
+        others = [k for k, forms in variants.items() if any(f.split()[0] == name and " " in f for f in forms)]
+        if (n >= LEAST and len(holders) == 1 and set(others) <= set(holders) and variants[holders[0]].total() >= LEAST
+                and sex(variants, genders, holders[0]) in (None, RANKED[rank])):
+            variants[holders[0]][f"{rank} {name}"] += n
 
 
 def a_place(found: Character, places: Counter, capitalised: Counter) -> bool:
@@ -923,7 +947,7 @@ def written_forms(text: str, names: set[str], author: str) -> tuple[Counter, Cou
 def character(key: str, counter: Counter) -> Character:
     """A character from its written forms: listed under its most written full name, else its commonest form."""
     forms = [v for v, _ in counter.most_common()]
-    full = [v for v in forms if len(v.split()) == 2 and v.split()[0].rstrip(".") not in TITLES]
+    full = [v for v in forms if len(v.split()) == 2 and v.split()[0].rstrip(".") not in (*TITLES, *RANKED)]
     name = max(full, key=counter.get) if full else forms[0]
     return Character(as_written(name), list(dict.fromkeys(map(as_written, [name, *forms]))),
                      sum(counter.values()))
