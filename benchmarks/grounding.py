@@ -161,20 +161,21 @@ ODDS = (0.0, 0.5, 1.0, 1.5, 2.0)
 """The thresholds of ``passage_odds`` :func:`passage_checks` reports."""
 
 
-def passage_checks(sets: list[str], kept_odds: dict[str, list] | None = None) -> dict:
+def passage_checks(sets: list[str], earlier: dict | None = None) -> dict:
     """The model's passage check (``passage_check``; Qwen2.5-Coder-1.5B) on its own unchecked answers, after the
     grounding check as it stands: each sentence the check keeps has the passage it cites asked whether it answers
     the question, and is left out at each threshold of :data:`ODDS` its log-odds of yes fall below. Per threshold:
     the share of questions a reader then sees answered right, and its paired difference from the check alone (with
     its 95% bootstrap interval), for all the questions, those whose answer lies within the ceiling (right: the key)
     and those whose answer lies beyond it (right: "does not say"), and how many of those say the key (from beyond);
-    then each answer's log-odds (``odds``; ``kept_odds``, those of an earlier run, are read rather than asked
-    again). The answers were written at temperature 0, so this is what the ``default`` row would show with the
-    passage check on. Within the ceiling a wrong answer stated (``within_wrong``) is worse for a reader than "does
-    not say"; both count as not right."""
+    then each answer's log-odds (``odds``) and the sentences asked (``sentences``). ``earlier``, an earlier run's
+    results, gives the log-odds of an answer whose kept sentences are the same (as many, where it lists none), so
+    that only the others are asked. The answers were written at temperature 0, so this is what the ``default`` row
+    would show with the passage check on. Within the ceiling a wrong answer stated (``within_wrong``) is worse for a
+    reader than "does not say"; both count as not right."""
     from benchmarks.real_model import real_model
 
-    llm = None if kept_odds else LlamaCppLLM(str(real_model()), n_ctx=4096)
+    llm, earlier = None, earlier or {}
     embed, rows = MiniLMEmbedder(), []
     for question, record, read in unchecked(sets):
         said = kept = record["prediction"]  # an answer that says the passages do not say is shown as it is
@@ -182,10 +183,15 @@ def passage_checks(sets: list[str], kept_odds: dict[str, list] | None = None) ->
         if answered:
             kept, _ = grounded(read, said, question.question, record["evidence"], embed, names_for(read, None))
         sentences = answer_sentences(kept) if answered else []
-        asked = list(zip(sentences, kept_odds[record["id"]], strict=True)) if kept_odds else [
-            (sentence, passage_odds(llm.choice_logprobs(
+        known = earlier.get("odds", {}).get(record["id"])
+        if known is not None and earlier.get("sentences", {}).get(record["id"], sentences) == sentences \
+                and len(known) == len(sentences):
+            asked = list(zip(sentences, known, strict=True))
+        else:
+            llm = llm or LlamaCppLLM(str(real_model()), n_ctx=4096)
+            asked = [(sentence, passage_odds(llm.choice_logprobs(
                 prompts.answers_it(cited_passage(read, sentence), question.question), (*YES, *NO))))
-            for sentence in sentences]
+                for sentence in sentences]
         rows.append((question, record, kept, asked))
         print(record["id"], [round(odds, 2) for _, odds in asked if odds is not None], flush=True)
     if llm is not None:
@@ -215,6 +221,7 @@ def passage_checks(sets: list[str], kept_odds: dict[str, list] | None = None) ->
         figures["off" if at is None else f"{at:+.1f}"] = count
     figures["odds"] = {record["id"]: [odds if odds is None else round(odds, 3) for _, odds in asked]
                        for _, record, _, asked in rows}
+    figures["sentences"] = {record["id"]: [sentence for sentence, _ in asked] for _, record, _, asked in rows}
     return figures
 
 
@@ -229,12 +236,13 @@ def main() -> None:
                         help="with --answers: the model's passage check after the grounding check, at several "
                              "thresholds (the 1.5B model, benchmarks.real_model)")
     parser.add_argument("--odds-from", metavar="FILE",
-                        help="with --passage-check: the log-odds of an earlier run's results (no model is loaded)")
+                        help="with --passage-check: an earlier run's results, whose log-odds are read for the answers "
+                             "whose kept sentences are the same (the model asks only the others)")
     parser.add_argument("--fold", default="", help="the answers' fold (tune, held), named in the results' file")
     args = parser.parse_args()
     if args.answers:
-        kept_odds = json.loads(Path(args.odds_from).read_text(encoding="utf-8"))["odds"] if args.odds_from else None
-        figures = passage_checks(args.answers, kept_odds) if args.passage_check else real_answers(args.answers)
+        earlier = json.loads(Path(args.odds_from).read_text(encoding="utf-8")) if args.odds_from else None
+        figures = passage_checks(args.answers, earlier) if args.passage_check else real_answers(args.answers)
         print(figures)
         write_figures(("passage-check" if args.passage_check else "grounding-real")
                       + (f"-{args.fold}" if args.fold else ""), figures)
