@@ -435,3 +435,16 @@ def test_a_rank_before_a_name_is_a_form_of_the_character_of_that_name(tmp_path):
     assert "Princess Tverskaya" not in betsy.variants
     assert "Countess Marcel" not in names.find("Marcel").variants
     assert "inspector" not in javert.tokens, "a rank is no word to search for"
+
+
+def test_a_man_his_rank_calls_by_his_given_name_is_told_apart_from_another_of_his_surname(tmp_path):
+    """Les Misérables's grandfather, "Father Gillenormand", is not Lieutenant Théodule Gillenormand, whom the book
+    calls by his rank and given name, as "Mr. Frank Churchill" tells Frank from his uncle."""
+    lines = ["It was noon, and Father Gillenormand came, and he sat.", "so said Gillenormand, and he frowned.",
+             "It was late, and Lieutenant Théodule spoke.", "It rained, and Théodule Gillenormand rode.",
+             "so said Théodule, and he laughed."]
+    path = tmp_path / "story.txt"
+    path.write_text(STORY.format("\n\n".join(lines * 3)), encoding="utf-8")
+    names = build_names(load_book(path))
+    theodule = set(names.find("Théodule").variants)
+    assert "Lieutenant Théodule" in theodule and not {"Father Gillenormand", "Gillenormand"} & theodule

@@ -330,9 +330,10 @@ def build_names(book: Book, min_mentions: int = LEAST) -> NameIndex:
                                 if last and (title, first) in carried})
     triples = Counter(m.groups() for m in TRIPLE.finditer(text)
                       if all(w in names and w not in TITLES for w in m.groups()))
-    variants = forms_by_character(written, pairs, firsts,
-                                  homes(firsts, untitled, capitalised, genders, triples, stretches_of(text)),
-                                  genders, named, carried)
+    home = homes(firsts, untitled, capitalised, genders, triples, stretches_of(text))
+    ranked = Counter(RANK_FORM.findall(text))
+    by_rank = Counter({home[name]: n for (_, name), n in ranked.items() if name in firsts})
+    variants = forms_by_character(written, pairs, firsts, home, genders, named, carried, by_rank)
     join_bare_surnames(variants, firsts, genders)
     seen = written_at(text)
     join_ranks(variants, genders, named, seen)
@@ -349,7 +350,7 @@ def build_names(book: Book, min_mentions: int = LEAST) -> NameIndex:
     join_wives(variants, genders, seen, sentences, [int(b - book.bounds[book.first_read, 0])
                                                     for b in book.bounds[book.first_read:, 0]])
     join_addressed(variants, story_paragraphs(book))
-    join_ranked(variants, genders, Counter(RANK_FORM.findall(text)))
+    join_ranked(variants, genders, ranked)
     places = Counter(PLACE.findall(text)) + Counter(SAINT_PLACE.findall(text))
     spoken = Counter(speakers(text))
     found = [character(key, counter) for key, counter in variants.items()]
@@ -504,10 +505,11 @@ def two_people(named: dict[str, set[int]], titled: str, *given: str, reach: int 
 
 def forms_by_character(written: Counter, pairs: Counter, firsts: set[str], home: dict[str, str],
                        genders: dict[str, str], named: dict[str, set[int]],
-                       carried: set[tuple[str, str]]) -> dict[str, Counter]:
+                       carried: set[tuple[str, str]], ranked: Counter) -> dict[str, Counter]:
     """Every written form counted under its character: a given name's home, or with a title it mostly carries
     (``carried``) that title's; a titled surname the one character of the title's sex (pronouns, ``genders``, or
-    the titles of its full names) whose full name carries it, unless :func:`distinguished` or :func:`two_people`
+    the titles of its full names) whose full name carries it, unless :func:`distinguished` (by that title or a rank,
+    ``ranked``, before his given name: Lieutenant Théodule is not "Father Gillenormand") or :func:`two_people`
     (``named``) tell them apart, else a character of its own ("Mr. Bennet"); a wife's title with a man's full name
     ("Mrs. John Knightley") its own; a surname alone itself (:func:`join_bare_surnames`); a middle name and a surname
     ("Fairfax Rochester") the surname's, unless the first is another family's surname, the surname of a full name
@@ -554,7 +556,7 @@ def forms_by_character(written: Counter, pairs: Counter, firsts: set[str], home:
         else:
             holders = [k for k, held in carriers.get(first, {}).items() if title not in WIVES | UNMARRIED | set(KIN)
                        and sex_of.get(k, genders.get(first_name(k))) == ("m" if title in MALE else "f")
-                       and not distinguished(titled_full[(title, k)], held)
+                       and not distinguished(titled_full[(title, k)] + ranked[k], held)
                        and not two_people(named, form, first_name(k))
                        and k.split()[0].rstrip(".") not in (MALE | FEMALE) - {title}]
             key = holders[0] if len(holders) == 1 else written_name(title, first)
