@@ -448,3 +448,12 @@ def test_a_man_his_rank_calls_by_his_given_name_is_told_apart_from_another_of_hi
     names = build_names(load_book(path))
     theodule = set(names.find("Théodule").variants)
     assert "Lieutenant Théodule" in theodule and not {"Father Gillenormand", "Gillenormand"} & theodule
+
+
+def test_an_unmarried_aunt_is_the_one_unmarried_woman_of_her_surname(tmp_path):
+    """"Aunt Gillenormand" is Mademoiselle Gillenormand when no wife of that surname is written."""
+    lines = ["It was noon, and Mademoiselle Gillenormand came, and she sat.",
+             "It was late, and Aunt Gillenormand sewed.", "It rained, and Marius rode, and he sang."]
+    path = tmp_path / "story.txt"
+    path.write_text(STORY.format("\n\n".join(lines * 3)), encoding="utf-8")
+    assert "Aunt Gillenormand" in build_names(load_book(path)).find("Mademoiselle Gillenormand").variants

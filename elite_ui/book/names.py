@@ -702,10 +702,13 @@ def join_once_written_surnames(variants: dict[str, Counter], genders: dict[str, 
 
 
 def join_kin(variants: dict[str, Counter]) -> None:
-    """"Aunt Reed" joins Mrs. Reed, "Uncle Gardiner" Mr. Gardiner (:data:`KIN`)."""
+    """"Aunt Reed" joins Mrs. Reed, "Uncle Gardiner" Mr. Gardiner (:data:`KIN`); an aunt no wife of her surname is
+    written for, the one unmarried woman ("Aunt Gillenormand", Mademoiselle Gillenormand)."""
     for key in titled_keys(variants, KIN):
         kin, surname = key.split()
         same = [k for k in variants if k.split()[-1] == surname and k.split()[0].rstrip(".") in KIN[kin]]
+        if not same and kin == "Aunt":
+            same = [k for k in variants if k.split()[-1] == surname and k.split()[0].rstrip(".") in UNMARRIED]
         if len(same) == 1:
             variants[same[0]].update(variants.pop(key))
 
