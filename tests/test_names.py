@@ -417,14 +417,15 @@ def test_a_full_name_of_one_scene_is_not_the_given_name_of_the_whole_book(tmp_pa
 
 
 def test_a_rank_before_a_name_is_a_form_of_the_character_of_that_name(tmp_path):
-    """Issue 38: "Inspector Javert" is Javert's, "Princess Betsy" Betsy Tverskaya's (the character's name stays
-    its own); "Princess Tverskaya" is no one's, the surname being a given name's (her mother is a princess too);
-    and a woman's rank never joins a man."""
+    """Issue 38: "Inspector Javert" is Javert's, "Princess Betsy" Betsy Tverskaya's (the character's name stays its
+    own), "Little Pearl" Pearl's; "Princess Tverskaya" is no one's, the surname being a given name's (her mother is
+    a princess too); and a woman's rank never joins a man."""
     lines = ["It was noon, and Javert came, and he sat.", "so said Javert, and he frowned.",
              "It was late, and Inspector Javert spoke.",
              "It rained, and Betsy Tverskaya smiled, and she waved.", "so said Betsy, and she laughed.",
              "It was dark, and Princess Betsy rode.", "It was cold, and Princess Tverskaya wrote.",
-             "so said Marcel, and he sang.", "It was May, and Countess Marcel danced."]
+             "so said Marcel, and he sang.", "It was May, and Countess Marcel danced.",
+             "It was June, and Pearl ran, and she sang.", "It was dusk, and Little Pearl slept."]
     path = tmp_path / "story.txt"
     path.write_text(STORY.format("\n\n".join(lines * 3)), encoding="utf-8")
     names = build_names(load_book(path))
@@ -434,6 +435,7 @@ def test_a_rank_before_a_name_is_a_form_of_the_character_of_that_name(tmp_path):
     assert betsy.name == "Betsy Tverskaya" and "Princess Betsy" in betsy.variants
     assert "Princess Tverskaya" not in betsy.variants
     assert "Countess Marcel" not in names.find("Marcel").variants
+    assert "Little Pearl" in names.find("Pearl").variants, "an epithet names either sex"
     assert "inspector" not in javert.tokens, "a rank is no word to search for"
 
 

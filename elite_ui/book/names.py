@@ -118,10 +118,12 @@ RANKS = {"Captain", "Colonel", "Dr"}
 RANKED = {"Doctor": "m", "Inspector": "m", "Lieutenant": "m", "Sergeant": "m", "Corporal": "m", "Major": "m",
           "General": "m", "Admiral": "m", "Professor": "m", "Baron": "m", "Count": "m", "Prince": "m",
           "Monseigneur": "m", "Bishop": "m", "Citizen": "m", "Baroness": "f", "Countess": "f", "Princess": "f",
-          "Citizeness": "f"}
-"""Ranks and titles of nobility the book writes before a name ("Inspector Javert", "Princess Betsy") and the sex
-of those they name: never a name's part (:data:`NOT_CHARACTERS`), they join the name's one character
-(:func:`join_ranked`)."""
+          "Citizeness": "f", "Little": None, "Poor": None, "Dear": None}
+"""Ranks, titles of nobility and epithets the book writes before a name ("Inspector Javert", "Princess Betsy",
+"Little Pearl") and the sex of those they name (an epithet's: either): never a name's part, they join the name's one
+character (:func:`join_ranked`). Not "Young" or "Old": "Young Jerry" is Jerry Cruncher's son."""
+OTHER_SEX = {"m": ("f",), "f": ("m",)}
+"""The sex a man's or a woman's rank never names (an epithet's: none)."""
 RANK_FORM = re.compile(rf"\b({'|'.join(RANKED)})[ \t]+({NAME_WORD})\b")
 KIN = {"Aunt": MARRIED, "Uncle": {"Mr", "Monsieur", "Herr", "Señor"}}
 """A kinship title and the titles the same person is written with by others ("Aunt Reed" is Mrs. Reed)."""
@@ -359,7 +361,7 @@ def build_names(book: Book, min_mentions: int = LEAST) -> NameIndex:
 
 
 def join_ranked(variants: dict[str, Counter], genders: dict[str, str], ranked: Counter) -> None:
-    """A rank and a name written :data:`LEAST` times ("Inspector Javert", "Doctor Manette", "Princess Betsy") is a form
+    """A rank or an epithet and a name written :data:`LEAST` times ("Inspector Javert", "Princess Betsy") is a form
     of the character listed under that name alone or as its given name, where no other character is and no other
     full name begins with it ("Count Alexey" is not Alexey Alexandrovitch, Alexey Vronsky being one), and the
     character's sex is not the other (:data:`RANKED`). Not a surname's after a given name: "Princess Shtcherbatskaya"
@@ -368,7 +370,7 @@ def join_ranked(variants: dict[str, Counter], genders: dict[str, str], ranked: C
         holders = [k for k in variants if name in (k, first_name(k))]
         others = [k for k, forms in variants.items() if any(f.split()[0] == name and " " in f for f in forms)]
         if (n >= LEAST and len(holders) == 1 and set(others) <= set(holders) and variants[holders[0]].total() >= LEAST
-                and sex(variants, genders, holders[0]) in (None, RANKED[rank])):
+                and sex(variants, genders, holders[0]) not in OTHER_SEX.get(RANKED[rank], ())):
             variants[holders[0]][f"{rank} {name}"] += n
 
 
