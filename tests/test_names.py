@@ -60,6 +60,13 @@ STORY = """CHAPTER I
 """
 
 
+def story_names(tmp_path, paragraphs: list[str]) -> NameIndex:
+    """The names found in a one-chapter story of ``paragraphs``."""
+    path = tmp_path / "story.txt"
+    path.write_text(STORY.format("\n\n".join(paragraphs)), encoding="utf-8")
+    return build_names(load_book(path))
+
+
 def test_middle_names_titles_with_given_names_kin_and_married_names(tmp_path):
     """A three-word name joins its surname's character, "St. John" joins "St. John Rivers", "Aunt Reed" is Mrs. Reed,
     a woman's given name with a man's surname is her married name, "Janet" is a Jane."""
@@ -72,9 +79,7 @@ def test_middle_names_titles_with_given_names_kin_and_married_names(tmp_path):
              "It was May, and Diana Rivers came, and she smiled.", "It was June, and Jane Eyre read, and she smiled."]
     extra = ["'Jane Rochester,' said she.", "'Jane Rochester,' she said.", "'Edward Fairfax Rochester,' said he.",
              "'Fairfax Rochester,' said she.", "'Fairfax Rochester,' she said."]
-    path = tmp_path / "story.txt"
-    path.write_text(STORY.format("\n\n".join(lines * 3 + extra)), encoding="utf-8")
-    names = build_names(load_book(path))
+    names = story_names(tmp_path, lines * 3 + extra)
     rochester = set(names.find("Mr. Rochester").variants)
     assert {"Edward Fairfax Rochester", "Fairfax Rochester", "Edward Fairfax"} <= rochester
     assert "St. John" in names.find("St. John Rivers").variants
@@ -91,9 +96,7 @@ def test_a_given_name_written_with_its_middle_name_and_its_surname_alike_is_stil
              "It was late, and Konstantin nodded, and he left.", "It was dawn, and Mary Ingram rose, and she read.",
              "It was May, and Mary Rivers came, and she smiled.", "It was June, and Mary sang, and she smiled."]
     extra = ["'Konstantin Dmitrievitch Levin,' said she.", "'Konstantin Dmitrievitch Levin,' she said."]
-    path = tmp_path / "story.txt"
-    path.write_text(STORY.format("\n\n".join(lines * 3 + extra)), encoding="utf-8")
-    names = build_names(load_book(path))
+    names = story_names(tmp_path, lines * 3 + extra)
     assert {"Konstantin", "Konstantin Dmitrievitch", "Konstantin Levin"} <= set(names.find("Konstantin Levin").variants)
     assert names.find("Mary").name == "Mary"
 
@@ -104,9 +107,7 @@ def test_names_with_letters_beyond_a_to_z_are_names(tmp_path):
     lines = ["It was noon, and Éponine Thénardier came, and she sat.", "It rained, and Éponine spoke, and she laughed.",
              "It was late, and Monsieur Thénardier nodded, and he left.",
              "It was dawn, and Adèle sang, and she danced."]
-    path = tmp_path / "story.txt"
-    path.write_text(STORY.format("\n\n".join(lines * 3)), encoding="utf-8")
-    names = build_names(load_book(path))
+    names = story_names(tmp_path, lines * 3)
     assert {"Éponine", "Éponine Thénardier"} <= set(names.find("Éponine").variants)
     assert names.find("Monsieur Thénardier").name == "Monsieur Thénardier", "a man, not Éponine"
     assert names.find("Adèle").name == "Adèle"
@@ -122,9 +123,7 @@ def test_hyphened_names_and_a_name_whose_first_word_is_a_word(tmp_path):
              "It was dark, and the grey cub slept in the water.", "It was cold, and Lip-lip's teeth shone.",
              "They walked on the Champ-de-Mars, and it rained.", "It was dawn, and the Water Rat rowed, and he sang.",
              "It was dusk, and Rat slept.", "It was May, and Rat rowed.", "It was June, and Rat ate."]
-    path = tmp_path / "story.txt"
-    path.write_text(STORY.format("\n\n".join(lines * 3)), encoding="utf-8")
-    names = build_names(load_book(path))
+    names = story_names(tmp_path, lines * 3)
     listed = {c.name for c in names.characters}
     assert {"Lip-lip", "Mit-sah", "Grey Beaver", "Rat"} <= listed, listed
     assert not listed & {"Lip", "Mit", "Beaver", "Champ-de", "Water Rat"}, listed
@@ -142,10 +141,8 @@ def test_a_full_name_written_once_joins_the_man_of_its_surname(tmp_path, pride_n
              "It was noon, and Father Lenoir came, and he prayed.", "They met in the Marché, and it rained."]
     once = ["The Rev. Camden Farebrother lived in an old parsonage.", "I perceived Henry Clerval at the door.",
             "They drank in the Marché Lenoir, and it rained."]
-    path = tmp_path / "story.txt"
     rain = ["It rained all day, and the fields were wet."] * 40  # each full name within one fortieth of the book
-    path.write_text(STORY.format("\n\n".join(lines * 3 + once + rain)), encoding="utf-8")
-    names = build_names(load_book(path))
+    names = story_names(tmp_path, lines * 3 + once + rain)
     assert "Camden" in names.find("Mr. Farebrother").variants
     assert "Henry" in names.find("Clerval").variants
     assert names.find("Miss Farebrother").name == "Miss Farebrother"
@@ -161,9 +158,7 @@ def test_a_place_before_a_name_is_no_given_name(tmp_path):
              "It was late, and Moscow was asleep.", "They drove to Maple Grove, and it rained.",
              "She spoke of Maple Grove, and she smiled."]
     extra = ["In Moscow Levin had been struck by it.", "In Moscow Levin had many arguments."]
-    path = tmp_path / "story.txt"
-    path.write_text(STORY.format("\n\n".join(lines * 3 + extra)), encoding="utf-8")
-    names = {c.name for c in build_names(load_book(path)).characters}
+    names = {c.name for c in story_names(tmp_path, lines * 3 + extra).characters}
     assert "Levin" in names and not names & {"Moscow Levin", "Moscow", "Maple Grove"}, names
 
 
@@ -175,11 +170,8 @@ def test_a_wife_named_once_before_her_marriage_is_told_is_still_her_married_name
     told = ["It was noon, and Miss Taylor married Mr. Weston, and she smiled."] * 3
     lines = ["It rained, and Mr. Weston spoke, and he laughed.", "It was late, and Miss Taylor sang, and she sat.",
              "It was spring, and Mrs. Weston walked, and she smiled."]
-    path = tmp_path / "story.txt"
-    path.write_text(STORY.format("\n\n".join(early + lines[:2] * 3 + told + lines * 3)), encoding="utf-8")
-    assert "Miss Taylor" in build_names(load_book(path)).find("Mrs. Weston").variants
-    path.write_text(STORY.format("\n\n".join(lines * 3 + told + lines * 3)), encoding="utf-8")
-    assert "Miss Taylor" not in build_names(load_book(path)).find("Mrs. Weston").variants
+    assert "Miss Taylor" in story_names(tmp_path, early + lines[:2] * 3 + told + lines * 3).find("Mrs. Weston").variants
+    assert "Miss Taylor" not in story_names(tmp_path, lines * 3 + told + lines * 3).find("Mrs. Weston").variants
 
 
 def test_a_first_name_that_is_another_familys_surname_is_no_middle_name(tmp_path):
@@ -229,9 +221,7 @@ def test_short_forms_of_longer_names_of_the_same_sex_and_a_bare_surname_is_a_man
     assert not nickname_of("Mary", "Marius", {}) and not nickname_of("Marie", "Marius", {"Marius": "m"})
     lines = ["It was noon, and Mr. Weston came, and he sat.", "It was late, and Mrs. Weston spoke, and she smiled.",
              "It was dark, and Mrs. Weston wrote, and she waited.", "It rained, and Weston laughed, and he left."]
-    path = tmp_path / "story.txt"
-    path.write_text(STORY.format("\n\n".join(lines * 3)), encoding="utf-8")
-    names = build_names(load_book(path))
+    names = story_names(tmp_path, lines * 3)
     assert "Weston" in names.find("Mr. Weston").variants and "Weston" not in names.find("Mrs. Weston").variants
 
 
@@ -342,9 +332,7 @@ def test_a_father_told_apart_from_his_son_a_rank_and_a_wife_by_her_husbands_name
              "It was dark, and Caleb Garth rode.", "so said Caleb, and he sang.",
              "It was cold, and Mr. Garth worked, and he hummed.", "It was spring, and Mr. Garth walked.",
              "It was May, and Mrs. Frank Churchill smiled, and she waved."]
-    path = tmp_path / "story.txt"
-    path.write_text(STORY.format("\n\n".join(lines * 3 + ["Long ago Captain Garth had sailed."])), encoding="utf-8")
-    names = build_names(load_book(path))
+    names = story_names(tmp_path, lines * 3 + ["Long ago Captain Garth had sailed."])
     frank = set(names.find("Frank Churchill").variants)
     assert {"Frank", "Mr. Frank Churchill"} <= frank and not {"Mr. Churchill", "Mrs. Frank Churchill"} & frank
     assert {"Caleb Garth", "Mr. Garth", "Captain Garth"} <= set(names.find("Caleb Garth").variants)
@@ -355,10 +343,8 @@ def test_a_title_and_given_name_written_twice_tells_no_one_apart(tmp_path):
     (three): "Mr. Rigg" is still Joshua Rigg, where "Mr. Frank Churchill", written often, tells Frank from Mr.
     Churchill."""
     lines = ["It was noon, and Joshua Rigg came, and he sat.", "It was late, and Mr. Rigg wrote, and he sighed."]
-    path = tmp_path / "story.txt"
-    path.write_text(STORY.format("\n\n".join(lines * 3 + ["It was spring, and Mr. Joshua Rigg bowed."] * 2)),
-                    encoding="utf-8")
-    assert {"Joshua Rigg", "Mr. Rigg", "Mr. Joshua Rigg"} <= set(build_names(load_book(path)).find("Rigg").variants)
+    names = story_names(tmp_path, lines * 3 + ["It was spring, and Mr. Joshua Rigg bowed."] * 2)
+    assert {"Joshua Rigg", "Mr. Rigg", "Mr. Joshua Rigg"} <= set(names.find("Rigg").variants)
 
 
 def test_given_names_that_are_words_a_particle_and_a_lone_wife(tmp_path):
@@ -370,9 +356,7 @@ def test_given_names_that_are_words_a_particle_and_a_lone_wife(tmp_path):
              "It was cold, and Mrs. Poole laughed, and she left.", "It was May, and Miss de Bourgh coughed.",
              "It was June, and Mr. Ladislaw bowed.", "'Miss Grace,' said he, and she smiled.",
              "It was dusk, and Grace sang.", "It was dawn, and Grace rose."]
-    path = tmp_path / "story.txt"
-    path.write_text(STORY.format("\n\n".join(lines * 3)), encoding="utf-8")
-    names = build_names(load_book(path))
+    names = story_names(tmp_path, lines * 3)
     assert {"Will", "Will Ladislaw"} <= set(names.find("Will Ladislaw").variants)
     assert {"Grace Poole", "Mrs. Poole"} <= set(names.find("Grace Poole").variants)
     assert names.find("Miss de Bourgh").name == "Miss de Bourgh"
@@ -393,9 +377,7 @@ def test_a_given_name_said_only_in_dialogue_joins_the_character_it_is_said_to(tm
                "'I must,' answered Mr. Lydgate.", "It was late, and the house slept."]
     vincy = ["'Sit down, Fred,' said Rosamond Vincy.", "'No,' said Mr. Vincy.", "It was noon, and Fred ran."]
     rosamond = ["'Oh, Ned!' said Mr. Vincy.", "'Go away,' said Rosamond Vincy.", "It was May, and Ned sang."]
-    path = tmp_path / "story.txt"
-    path.write_text(STORY.format("\n\n".join(lydgate * 3 + vincy * 2 + rosamond * 3)), encoding="utf-8")
-    names = build_names(load_book(path))
+    names = story_names(tmp_path, lydgate * 3 + vincy * 2 + rosamond * 3)
     assert {"Mr. Lydgate", "Tertius"} <= set(names.find("Mr. Lydgate").variants)
     assert "Fred" not in names.find("Mr. Vincy").variants
     assert "Ned" not in names.find("Rosamond Vincy").variants and names.find("Ned").name == "Ned"
@@ -426,9 +408,7 @@ def test_a_rank_before_a_name_is_a_form_of_the_character_of_that_name(tmp_path):
              "It was dark, and Princess Betsy rode.", "It was cold, and Princess Tverskaya wrote.",
              "so said Marcel, and he sang.", "It was May, and Countess Marcel danced.",
              "It was June, and Pearl ran, and she sang.", "It was dusk, and Little Pearl slept."]
-    path = tmp_path / "story.txt"
-    path.write_text(STORY.format("\n\n".join(lines * 3)), encoding="utf-8")
-    names = build_names(load_book(path))
+    names = story_names(tmp_path, lines * 3)
     javert = names.find("Javert")
     assert javert.name == "Javert" and "Inspector Javert" in javert.variants
     betsy = names.find("Betsy")
@@ -445,9 +425,7 @@ def test_a_man_his_rank_calls_by_his_given_name_is_told_apart_from_another_of_hi
     lines = ["It was noon, and Father Gillenormand came, and he sat.", "so said Gillenormand, and he frowned.",
              "It was late, and Lieutenant Théodule spoke.", "It rained, and Théodule Gillenormand rode.",
              "so said Théodule, and he laughed."]
-    path = tmp_path / "story.txt"
-    path.write_text(STORY.format("\n\n".join(lines * 3)), encoding="utf-8")
-    names = build_names(load_book(path))
+    names = story_names(tmp_path, lines * 3)
     theodule = set(names.find("Théodule").variants)
     assert "Lieutenant Théodule" in theodule and not {"Father Gillenormand", "Gillenormand"} & theodule
 
@@ -456,6 +434,4 @@ def test_an_unmarried_aunt_is_the_one_unmarried_woman_of_her_surname(tmp_path):
     """"Aunt Gillenormand" is Mademoiselle Gillenormand when no wife of that surname is written."""
     lines = ["It was noon, and Mademoiselle Gillenormand came, and she sat.",
              "It was late, and Aunt Gillenormand sewed.", "It rained, and Marius rode, and he sang."]
-    path = tmp_path / "story.txt"
-    path.write_text(STORY.format("\n\n".join(lines * 3)), encoding="utf-8")
-    assert "Aunt Gillenormand" in build_names(load_book(path)).find("Mademoiselle Gillenormand").variants
+    assert "Aunt Gillenormand" in story_names(tmp_path, lines * 3).find("Mademoiselle Gillenormand").variants
