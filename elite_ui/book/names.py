@@ -334,7 +334,10 @@ def build_names(book: Book, min_mentions: int = LEAST) -> NameIndex:
                       if all(w in names and w not in TITLES for w in m.groups()))
     home = homes(firsts, untitled, capitalised, genders, triples, stretches_of(text))
     ranked = Counter(RANK_FORM.findall(text))
-    by_rank = Counter({home[name]: n for (_, name), n in ranked.items() if name in firsts})
+    by_rank: Counter[str] = Counter()
+    for (rank, name), n in ranked.items():
+        if name in firsts and RANKED[rank]:
+            by_rank[home[name]] += n
     variants = forms_by_character(written, pairs, firsts, home, genders, named, carried, by_rank)
     join_bare_surnames(variants, firsts, genders)
     seen = written_at(text)
