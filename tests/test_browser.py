@@ -113,6 +113,13 @@ def open_settings(page) -> None:
     page.wait_for_selector("#elite-preset input", state="visible", timeout=60000)
 
 
+def open_model_panel(page) -> None:
+    """Open the model panel once no event runs (as :func:`open_settings`) and wait until its status shows."""
+    idle(page)
+    page.click("#model-panel button.label-wrap, #model-panel > button")
+    page.wait_for_selector("#model-status", state="visible", timeout=60000)
+
+
 def every_stage_on(page) -> None:
     """Turn on, in the settings panel, the stages the default preset leaves off: the judge with a further
     iteration (breadth- and depth-wise) and importance."""
@@ -385,7 +392,7 @@ def test_hosted_mode_with_a_failing_model_server(browser, tmp_path):
     process, url = start_app("--hosted", "--server", server, "--model-name", "m", "--max-upload-mb", "1")
     try:
         context, page = open_page(browser, url)
-        page.click("text=Model")
+        open_model_panel(page)
         for field in ("GGUF path", "Server URL (OpenAI-compatible)"):
             assert not page.get_by_label(field).is_editable()
         assert page.locator("button:has-text('Load model')").is_disabled()
@@ -812,7 +819,7 @@ def back_to_the_txt_with_a_ceiling_kept_across_a_reload(page, said):
 
 def download_the_recommended_model(page, pick) -> None:
     """In the model panel: the machine, the recommended model downloaded and loaded, its preset set."""
-    page.click("#model-panel button.label-wrap, #model-panel > button")
+    open_model_panel(page)
     assert "RAM" in page.inner_text("#machine") and "recommended" in page.input_value("#catalogue input")
     page.click("#download")
     page.wait_for_selector("#model-status:has-text('settings preset')", timeout=120000)
