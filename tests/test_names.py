@@ -435,3 +435,10 @@ def test_an_unmarried_aunt_is_the_one_unmarried_woman_of_her_surname(tmp_path):
     lines = ["It was noon, and Mademoiselle Gillenormand came, and she sat.",
              "It was late, and Aunt Gillenormand sewed.", "It rained, and Marius rode, and he sang."]
     assert "Aunt Gillenormand" in story_names(tmp_path, lines * 3).find("Mademoiselle Gillenormand").variants
+
+
+def test_mother_and_a_surname_is_the_wife_of_that_surname(tmp_path):
+    """"Mother Thénardier", as the street calls her, is Madame Thénardier."""
+    lines = ["It was noon, and Madame Thénardier came, and she sat.", "It was late, and Mother Thénardier sewed.",
+             "It rained, and Marius rode, and he sang."]
+    assert "Mother Thénardier" in story_names(tmp_path, lines * 3).find("Madame Thénardier").variants

@@ -125,8 +125,9 @@ character (:func:`join_ranked`). Not "Young" or "Old": "Young Jerry" is Jerry Cr
 OTHER_SEX = {"m": ("f",), "f": ("m",)}
 """The sex a man's or a woman's rank never names (an epithet's: none)."""
 RANK_FORM = re.compile(rf"\b({'|'.join(RANKED)})[ \t]+({NAME_WORD})\b")
-KIN = {"Aunt": MARRIED, "Uncle": {"Mr", "Monsieur", "Herr", "Señor"}}
-"""A kinship title and the titles the same person is written with by others ("Aunt Reed" is Mrs. Reed)."""
+KIN = {"Aunt": MARRIED, "Mother": MARRIED, "Uncle": {"Mr", "Monsieur", "Herr", "Señor"}}
+"""A kinship title and the titles the same person is written with by others ("Aunt Reed" is Mrs. Reed, "Mother
+Thénardier" Madame Thénardier)."""
 PRONOUN = re.compile(rf"\b({NAME_WORD})\b[^.!?;:\"“”]{{0,80}}?\b(he|him|his|she|her|hers)\b")
 """A name and the first personal pronoun after it in its clause: mostly the name's own."""
 TRIPLE = re.compile(rf"\b({NAME_WORD})[ \t]+({NAME_WORD})[ \t\n]+({NAME_WORD})\b")
@@ -707,8 +708,9 @@ def join_once_written_surnames(variants: dict[str, Counter], genders: dict[str, 
 
 
 def join_kin(variants: dict[str, Counter]) -> None:
-    """"Aunt Reed" joins Mrs. Reed, "Uncle Gardiner" Mr. Gardiner (:data:`KIN`); an aunt no wife of her surname is
-    written for, the one unmarried woman ("Aunt Gillenormand", Mademoiselle Gillenormand)."""
+    """"Aunt Reed" joins Mrs. Reed, "Mother Thénardier" Madame Thénardier, "Uncle Gardiner" Mr. Gardiner
+    (:data:`KIN`); an aunt no wife of her surname is written for, the one unmarried woman ("Aunt Gillenormand",
+    Mademoiselle Gillenormand)."""
     for key in titled_keys(variants, KIN):
         kin, surname = key.split()
         same = [k for k in variants if k.split()[-1] == surname and k.split()[0].rstrip(".") in KIN[kin]]
