@@ -726,15 +726,20 @@ def join_eldest_daughters(variants: dict[str, Counter], genders: dict[str, str])
     given name (her younger sisters are "Miss Elizabeth", "Miss Lydia") unless those left are named less than a fifth
     as often as one of her (Middlemarch's Rosamond Vincy, once "Miss Rosamond", is Miss Vincy, not her aunt Harriet,
     a Vincy before she married), and of those still several, one mentioned twice as often as any other (Blanche
-    Ingram)."""
+    Ingram). The one woman of that surname is not her when the book calls her "Miss" with her given name in a tenth
+    of her mentions or more: a younger sister whose elder the book names otherwise (Jane Eyre's Georgiana Reed,
+    "Miss Georgiana" 6 times in 43, is not Miss Reed, Eliza)."""
     for key in titled_keys(variants, UNMARRIED):
         title, surname = key.split()
         women = [k for k in variants if len(k.split()) == 2 and k.split()[1] == surname
                  and k.split()[0].rstrip(".") not in TITLES and sex(variants, genders, k) != "m"]
-        eldest = [k for k in women if not any(f.startswith(f"{title} {k.split()[0]}") for f in variants[k])]
+        given = {k: sum(c for f, c in variants[k].items() if f.startswith(f"{title} {k.split()[0]}")) for k in women}
+        eldest = [k for k in women if not given[k]]
         if len(women) > 1 and 5 * max((variants[k].total() for k in eldest), default=0) > max(
                 variants[k].total() for k in women):
             women = eldest
+        elif len(women) == 1 and 10 * given[women[0]] >= variants[women[0]].total():
+            continue
         mentions = sorted((sum(variants[k].values()), k) for k in women)
         if mentions and (len(mentions) == 1 or mentions[-1][0] >= 2 * mentions[-2][0]):
             variants[mentions[-1][1]].update(variants.pop(key))
