@@ -9,8 +9,8 @@
    and the check reads its answer: how many answer sentences the evidence supports, how many answers are correct
    (token F1 against the correct option at least 0.5), and how many of those lose a sentence to the check.
 3. ``--answers SET:DIR ...``: a real model's answers, written with the check off (:func:`real_answers`).
-4. ``--answers SET:FILE --passage-check``: the same answers, the model's passage check after the grounding check, at
-   several thresholds (:func:`passage_checks`).
+4. ``--answers SET:FILE --passage-check [--check NAME=VALUE ...]``: the same answers, the model's passage check after
+   the grounding check (its settings changed by ``--check``), at several thresholds (:func:`passage_checks`).
 """
 
 from __future__ import annotations
@@ -161,7 +161,7 @@ ODDS = (0.0, 0.5, 1.0, 1.5, 2.0)
 """The thresholds of ``passage_odds`` :func:`passage_checks` reports."""
 
 
-def passage_checks(sets: list[str], earlier: dict | None = None) -> dict:
+def passage_checks(sets: list[str], earlier: dict | None = None, how: dict | None = None) -> dict:
     """The model's passage check (``passage_check``; Qwen2.5-Coder-1.5B) on its own unchecked answers, after the
     grounding check as it stands: each sentence the check keeps has the passage it cites asked whether it answers
     the question, and is left out at each threshold of :data:`ODDS` its log-odds of yes fall below. Per threshold:
@@ -169,10 +169,11 @@ def passage_checks(sets: list[str], earlier: dict | None = None) -> dict:
     its 95% bootstrap interval), for all the questions, those whose answer lies within the ceiling (right: the key)
     and those whose answer lies beyond it (right: "does not say"), and how many of those say the key (from beyond);
     then each answer's log-odds (``odds``) and the sentences asked (``sentences``). ``earlier``, an earlier run's
-    results, gives the log-odds of an answer whose kept sentences are the same (as many, where it lists none), so
-    that only the others are asked. The answers were written at temperature 0, so this is what the ``default`` row
-    would show with the passage check on. Within the ceiling a wrong answer stated (``within_wrong``) is worse for a
-    reader than "does not say"; both count as not right."""
+    results, gives the log-odds of a passage it asked for the same question (or of an answer whose kept sentences
+    are as many, where it lists no sentences), so that only the others are asked. ``how``: the grounding check's
+    settings (:func:`elite_ui.methods.grounding.grounded`). The answers were written at temperature 0, so this is
+    what the ``default`` row would show with the passage check on. Within the ceiling a wrong answer stated
+    (``within_wrong``) is worse for a reader than "does not say"; both count as not right."""
     from benchmarks.real_model import real_model
 
     llm, earlier = None, earlier or {}
@@ -181,17 +182,24 @@ def passage_checks(sets: list[str], earlier: dict | None = None) -> dict:
         said = kept = record["prediction"]  # an answer that says the passages do not say is shown as it is
         answered = written(record)
         if answered:
-            kept, _ = grounded(read, said, question.question, record["evidence"], embed, names_for(read, None))
+            kept, _ = grounded(read, said, question.question, record["evidence"], embed, names_for(read, None),
+                               **(how or {}))
         sentences = answer_sentences(kept) if answered else []
-        known = earlier.get("odds", {}).get(record["id"])
-        if known is not None and earlier.get("sentences", {}).get(record["id"], sentences) == sentences \
-                and len(known) == len(sentences):
+        known = earlier.get("odds", {}).get(record["id"], [])
+        listed = earlier.get("sentences", {}).get(record["id"])
+        if listed is None and len(known) == len(sentences):
             asked = list(zip(sentences, known, strict=True))
         else:
-            llm = llm or LlamaCppLLM(str(real_model()), n_ctx=4096)
-            asked = [(sentence, passage_odds(llm.choice_logprobs(
-                prompts.answers_it(cited_passage(read, sentence), question.question), (*YES, *NO))))
-                for sentence in sentences]
+            odds = {cited_passage(read, sentence): value for sentence, value in zip(listed, known, strict=True)} \
+                if listed else {}
+            asked = []
+            for sentence in sentences:
+                passage = cited_passage(read, sentence)
+                if passage not in odds:
+                    llm = llm or LlamaCppLLM(str(real_model()), n_ctx=4096)
+                    odds[passage] = passage_odds(llm.choice_logprobs(prompts.answers_it(passage, question.question),
+                                                                     (*YES, *NO)))
+                asked.append((sentence, odds[passage]))
         rows.append((question, record, kept, asked))
         print(record["id"], [round(odds, 2) for _, odds in asked if odds is not None], flush=True)
     if llm is not None:
@@ -238,14 +246,20 @@ def main() -> None:
     parser.add_argument("--odds-from", metavar="FILE",
                         help="with --passage-check: an earlier run's results, whose log-odds are read for the answers "
                              "whose kept sentences are the same (the model asks only the others)")
+    parser.add_argument("--check", nargs="*", default=[], metavar="NAME=VALUE",
+                        help="with --passage-check: the grounding check's settings changed (claim=false, alone=false, "
+                             "recite=0), named in the results' file")
     parser.add_argument("--fold", default="", help="the answers' fold (tune, held), named in the results' file")
     args = parser.parse_args()
     if args.answers:
         earlier = json.loads(Path(args.odds_from).read_text(encoding="utf-8")) if args.odds_from else None
-        figures = passage_checks(args.answers, earlier) if args.passage_check else real_answers(args.answers)
+        how = {name: json.loads(value) for name, _, value in (change.partition("=") for change in args.check)}
+        figures = (passage_checks(args.answers, earlier, how) | {"check": how} if args.passage_check
+                   else real_answers(args.answers))
         print(figures)
         write_figures(("passage-check" if args.passage_check else "grounding-real")
-                      + (f"-{args.fold}" if args.fold else ""), figures)
+                      + (f"-{args.fold}" if args.fold else "") + "".join(f"-{change}" for change in args.check),
+                      figures)
         return
     books: dict = {}
     rows = {"lexical": {"correct_kept": 0, "wrong_left_out": 0}, "with MiniLM": {"correct_kept": 0,

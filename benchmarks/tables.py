@@ -428,7 +428,7 @@ def passage_check_table(name: str) -> str:
              "" if at == "off" else difference(*s["within_minus_off"]), s["within_wrong"],
              f"{s['beyond_right']} of {s['beyond']}",
              "" if at == "off" else difference(*s["beyond_minus_off"]), s["from_beyond"]]
-            for at, s in figures(name).items() if at not in ("odds", "sentences")]
+            for at, s in figures(name).items() if at not in ("odds", "sentences", "check")]
     return rows(["passage check", "questions", "right", "minus the check alone (paired)", "right, answer within",
                  "minus the check alone", "wrong answers stated, answer within", "'does not say', answer beyond",
                  "minus the check alone",
