@@ -90,7 +90,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    return parser().parse_args(argv)
+    return parser().parse_intermixed_args(argv)
 
 
 def language_code(code: str) -> str:

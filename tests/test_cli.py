@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from elite_ui.ask import main, parse_options, report, with_citations
+from elite_ui.ask import main, parse_args, parse_options, report, with_citations
 from elite_ui.errors import EliteError
 from elite_ui.methods.elite import Elite, Settings
 from elite_ui.models import ScriptedLLM
@@ -30,6 +30,14 @@ def test_a_bad_ceiling_or_language_is_one_line_before_any_model_loads(tmp_path, 
     assert capsys.readouterr().err.strip().splitlines()[-1].startswith("error: chapter 900 is not in this book")
     assert main([str(book), "Who?", "--language", "klingon"]) == 2
     assert capsys.readouterr().err.strip().splitlines()[-1].startswith("error: unknown language 'klingon'")
+
+
+def test_options_may_come_between_the_book_and_the_question():
+    """``ask BOOK --up-to "chapter 3" "QUESTION"``, as a reader types it, reads the question (argparse alone had
+    stopped at the book and refused the question)."""
+    args = parse_args(["book.txt", "--up-to", "chapter 3", "--model", "m.gguf", "Where does Badger live?"])
+    assert (args.book, args.question, args.up_to, args.model) == ("book.txt", "Where does Badger live?", "chapter 3",
+                                                                  "m.gguf")
 
 
 def test_bad_option_syntax_is_explained():
