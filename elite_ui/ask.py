@@ -133,7 +133,8 @@ PER_ITERATION = {Kind.TERMS, Kind.COLLECTION, Kind.IMPORTANCE, Kind.JUDGE}
 
 
 def report(trace: Trace, book: Book) -> str:
-    """What the book says (the best evidence, quoted), the model's answer, votes, citations and totals."""
+    """What the book says (the best evidence, quoted), the model's answer with the page's notes on it (the judge's
+    caveat, what the grounding check did), votes, citations and totals."""
     answer = trace.answer
     lines = []
     if answer.quotes:
@@ -141,8 +142,7 @@ def report(trace: Trace, book: Book) -> str:
         lines += [f"  \"{' '.join(q.text.split())}\" [{q.label}]" for q in answer.quotes]
         lines += ["", f"{answer.heading}:"]
     lines += [with_citations(answer.text, book)]
-    if answer.caveat:
-        lines.append(f"({answer.caveat})")
+    lines += [f"({note})" for note in (answer.caveat, answer.grounding_note) if note]
     lines.append("")
     if answer.vote_shares:
         lines.append("Votes: " + ", ".join(f"{k} {v:.0%}" for k, v in answer.vote_shares.items()))

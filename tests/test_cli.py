@@ -67,6 +67,15 @@ def test_report_expands_citations_with_chapters(pride):
     assert with_citations("see [S10]", pride) == f"see [{pride.sentence(10).citation}]"
 
 
+def test_report_says_what_the_grounding_check_did(pride):
+    """An answer its evidence does not support is marked on the command line as on the page."""
+    replies = {"terms": ["Longbourn"], "answer": ["The Bennets live in Bath [S3]."]}
+    trace = Elite(ScriptedLLM(replies), made(Settings, recall_index=3, importance_samples=0), embed=trigram_embed).run(
+        pride, "Where do the Bennets live?")
+    note = trace.answer.grounding_note
+    assert "marked" in note and f"({note})" in report(trace, pride).splitlines()
+
+
 def test_pip_install_gives_the_commands(tmp_path):
     """The package builds as a wheel with the four commands, its data files, and requirements.txt's pins."""
     import zipfile
