@@ -445,14 +445,14 @@ def test_mother_and_a_surname_is_the_wife_of_that_surname(tmp_path):
 
 
 def test_a_younger_sister_called_miss_with_her_given_name_is_not_miss_and_the_surname(tmp_path):
-    """Georgiana Reed, often "Miss Georgiana", is not "Miss Reed" (her elder sister, whose surname the book never
-    writes after her given name); Jane Eyre, "Miss Jane" once in many mentions, is "Miss Eyre"."""
-    lines = ["It was noon, and Georgiana Reed came, and she sat.",
+    """Georgiana Reed, "Miss Georgiana" in a quarter of her mentions, is not "Miss Reed" (her elder sister, whose
+    surname the book never writes after her given name); Jane Eyre, "Miss Jane" once in nineteen, is "Miss Eyre"."""
+    reeds = ["It was noon, and Georgiana Reed came, and she sat.",
              "It was late, and Miss Georgiana sewed, and she sang.", "It was dark, and Georgiana cried, and she slept.",
-             "It was day, and Georgiana ate.", "It rained, and Miss Reed read, and she prayed.",
-             "It was May, and Jane Eyre walked, and she sang.", "It was June, and Miss Eyre smiled.",
-             "It was dusk, and Jane Eyre wrote, and she waited."]
-    names = story_names(tmp_path, lines * 4 + ["It was cold, and Miss Jane ran."])
+             "It was day, and Georgiana ate.", "It rained, and Miss Reed read, and she prayed."]
+    jane = ["It was May, and Jane Eyre walked, and she sang.", "It was June, and Miss Eyre smiled.",
+            "It was dusk, and Jane wrote, and she waited."]
+    names = story_names(tmp_path, reeds * 4 + jane * 6 + ["It was cold, and Miss Jane ran, and she hid."])
     assert "Miss Georgiana" in names.find("Georgiana Reed").variants
     assert "Miss Reed" not in names.find("Georgiana Reed").variants
-    assert "Miss Eyre" in names.find("Jane Eyre").variants
+    assert {"Miss Eyre", "Miss Jane"} <= set(names.find("Jane Eyre").variants)
