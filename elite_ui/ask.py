@@ -142,7 +142,7 @@ def report(trace: Trace, book: Book) -> str:
         lines += [f"  \"{' '.join(q.text.split())}\" [{q.label}]" for q in answer.quotes]
         lines += ["", f"{answer.heading}:"]
     lines += [with_citations(answer.text, book)]
-    lines += [f"({note})" for note in (answer.caveat, answer.grounding_note) if note]
+    lines += [f"({note})" for note in answer.notes]
     lines.append("")
     if answer.vote_shares:
         lines.append("Votes: " + ", ".join(f"{k} {v:.0%}" for k, v in answer.vote_shares.items()))

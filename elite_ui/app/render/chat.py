@@ -62,13 +62,12 @@ def quoted_block(book: Book | None, quotes: list) -> str:
 
 def answered(book: Book | None, answer: Answer) -> str:
     """An answer: first what the book says (its best evidence sentences, quoted and cited), then the model's
-    answer with its citations, then the caveat when the search was judged insufficient."""
+    answer with its citations, then its notes (:attr:`Answer.notes`)."""
     text = marked(answer.text, answer.unsupported, book)
     if book and answer.citations and not SENTENCE_LABEL.search(answer.text):
         text += "<div class='sources'>Sources: " + " ".join(
             cite_link(book, c.sentence_id) for c in answer.citations[:8]) + "</div>"
-    caveat = "".join(f"<div class='caveat'>{esc(note)}</div>" for note in (answer.caveat, answer.grounding_note)
-                     if note)
+    caveat = "".join(f"<div class='caveat'>{esc(note)}</div>" for note in answer.notes)
     if not answer.quotes:
         return text + caveat
     return (quoted_block(book, answer.quotes) +

@@ -26,7 +26,7 @@ def markdown_export(book: Book, trace: Trace) -> str:
             lines += ["## What the book says", ""] + [f"> {md(' '.join(q.text.split()))} — **{q.label}**\n"
                                                       for q in answer.quotes]
         lines += ["## Answer", "", md(answer.text), ""]
-        lines += [f"*{md(note)}*\n" for note in (answer.caveat, answer.grounding_note) if note]
+        lines += [f"*{md(note)}*\n" for note in answer.notes]
         if answer.vote_shares:
             lines += ["Votes: " + ", ".join(f"{k} {v:.0%}" for k, v in answer.vote_shares.items()), ""]
         if answer.citations:

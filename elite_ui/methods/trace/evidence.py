@@ -186,6 +186,11 @@ class Answer:
         return "The count" if self.count else "The model's answer"
 
     @property
+    def notes(self) -> list[str]:
+        """What a reader is told under the answer, on every surface: the caveat and what the grounding check did."""
+        return [note for note in (self.caveat, self.grounding_note) if note]
+
+    @property
     def grounding_note(self) -> str:
         """What the grounding check did, in a sentence (empty when it found every sentence supported)."""
         some = len(self.unsupported) or self.left_out
