@@ -233,6 +233,20 @@ def test_a_family_named_in_the_plural_is_the_name_its_sentences_write(pride):
                     names=names)[1].missing == [["Lucases", "seven"]]
 
 
+def test_a_family_s_surname_alone_is_not_one_of_its_members(pride):
+    """Issue 40's walk: "Which of the Bennet sisters is the eldest?" was answered "Elizabeth [S391]", S391 saying
+    "the eldest Miss Bennet" (Jane): "Bennet" is a word of Elizabeth's names, but every Bennet's. Jane's whole name
+    "Miss Bennet" supports her; a word of Elizabeth's own ("Lizzy") supports her."""
+    names, question = found_names(pride), "Which of the Bennet sisters is the eldest?"
+    eldest = first_with(pride, "the eldest Miss Bennet")
+    assert not re.search(r"Elizabeth|Eliza|Lizzy", pride.sentence(eldest).text)
+    assert grounded(pride, f"The eldest is Elizabeth [S{eldest}].", question, [eldest], names=names)[1].left_out
+    assert not grounded(pride, f"The eldest is Jane [S{eldest}].", question, [eldest], names=names)[1].left_out
+    lizzy = first_with(pride, "Lizzy")
+    assert not grounded(pride, f"Elizabeth {' '.join(pride.lexicon.content_words(pride.sentence(lizzy).text)[:4])} "
+                               f"[S{lizzy}].", "What happens?", [lizzy], names=names)[1].left_out
+
+
 def test_the_passage_check_leaves_out_a_sentence_whose_cited_passage_the_model_finds_does_not_answer(up_to_ten, pride):
     """With ``passage_check`` (the ``capable`` preset) the model is asked, of each sentence the check keeps, whether
     the passage it cites (a sentence either side) answers the question; one call each, in the trace with its

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..book import Book
-from ..book.lexicon import CAPITALISED_WORD, NUMBER
+from ..book.lexicon import CAPITALISED_WORD, NUMBER, WORD
 from ..book.names import TITLES, NameIndex, story_text
 from ..models import Embed
 from .parsing import parse_sentence_ids, quotation, sentence_pieces
@@ -152,12 +152,21 @@ def family(name: str) -> list[str]:
 
 def writes(held: set[str], name: str, names: NameIndex | None, forms=lambda word: (word.lower(),)) -> bool:
     """Whether the words ``held`` write ``name`` in one of its ``forms`` (a family's plural as its singular:
-    :func:`family`), or another name of the same character (``names``: "Miss Fairfax" for "Jane")."""
+    :func:`family`), or another name of the same character (``names``): a word of it no other character shares
+    ("Lizzy" for "Elizabeth"), or the whole of a name of several words ("Miss Bennet" for "Jane"), not a family's
+    surname alone ("Bennet" is not "Elizabeth")."""
     for written in family(name):
         character = names.find(written) if names else None
-        if held & set(forms(written)) or (character and held & set(character.tokens)):
+        if held & set(forms(written)) or (character and (
+                held & set(names.search_words(character))
+                or any(len(ws) > 1 and set(ws) <= held for ws in map(name_words, character.variants)))):
             return True
     return False
+
+
+def name_words(variant: str) -> list[str]:
+    """The words of a name as :meth:`~elite_ui.book.lexicon.Lexicon.words` cuts a text ("Mr. Darcy": mr, darcy)."""
+    return WORD.findall(variant.lower())
 
 
 def answer_sentences(text: str) -> list[str]:
