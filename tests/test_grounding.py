@@ -243,6 +243,7 @@ def test_a_family_s_surname_alone_is_not_one_of_its_members(pride):
     assert grounded(pride, f"The eldest is Elizabeth [S{eldest}].", question, [eldest], names=names)[1].left_out
     assert not grounded(pride, f"The eldest is Jane [S{eldest}].", question, [eldest], names=names)[1].left_out
     lizzy = first_with(pride, "Lizzy")
+    assert "Elizabeth" not in pride.sentence(lizzy).text
     assert not grounded(pride, f"Elizabeth {' '.join(pride.lexicon.content_words(pride.sentence(lizzy).text)[:4])} "
                                f"[S{lizzy}].", "What happens?", [lizzy], names=names)[1].left_out
 
