@@ -37,7 +37,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..book import Book
-from ..book.lexicon import CAPITALISED_WORD, NUMBER, WORD
+from ..book.lexicon import CAPITALISED_WORD, NUMBER
+from ..book.lexicon import words as words_of
 from ..book.names import TITLES, NameIndex, story_text
 from ..models import Embed
 from .parsing import parse_sentence_ids, quotation, sentence_pieces
@@ -159,14 +160,9 @@ def writes(held: set[str], name: str, names: NameIndex | None, forms=lambda word
         character = names.find(written) if names else None
         if held & set(forms(written)) or (character and (
                 held & set(names.search_words(character))
-                or any(len(ws) > 1 and set(ws) <= held for ws in map(name_words, character.variants)))):
+                or any(len(ws) > 1 and set(ws) <= held for ws in map(words_of, character.variants)))):
             return True
     return False
-
-
-def name_words(variant: str) -> list[str]:
-    """The words of a name as :meth:`~elite_ui.book.lexicon.Lexicon.words` cuts a text ("Mr. Darcy": mr, darcy)."""
-    return WORD.findall(variant.lower())
 
 
 def answer_sentences(text: str) -> list[str]:
