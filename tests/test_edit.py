@@ -88,6 +88,10 @@ def test_a_question_about_a_passage_pins_it_first_and_shows_it_at_the_top(pride)
     first = run.of("chunks")[0].data.chunks[0]
     assert first.pinned and first.first <= 3000 and first.last >= 3002 and run.of("terms")[0].data.new
     assert set(passage) <= set(run.answer.evidence), "pinned passages are never trimmed"
+    told = 'The question is about the passage [S3000 to S3002]: "' + " ".join(pride.sentence(3000).text.split()[:5])
+    asked = {call.data.purpose: call.data.prompt for call in run.of("llm_call")}
+    assert told in asked["terms"] and asked["answer"].count(told) == 2, "the model is told which passage is meant"
+    assert run.of("start")[0].data.question == "What happens here?" and run.answer.quotes[0].sentence_id in passage
     html = render.trace_html(pride, run.events)
     assert html.index("Asked about this passage") < html.index("Iteration 1")
     with pytest.raises(QuestionError, match="answered by ELITE"):

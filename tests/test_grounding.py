@@ -301,7 +301,8 @@ def test_an_answer_that_only_points_at_its_citation_is_given_as_the_sentence_it_
     visit = 184  # "Mr. Bennet was among the earliest of those who waited on Mr. Bingley."
     question = "Who was among the first to visit Mr. Bingley?"
     book_says = " ".join(up_to_ten.sentence(visit).text.split())
-    for pointer in (f"The answer is [S{visit}].", f"Among the first to visit Mr. Bingley was [S{visit}]."):
+    copied = f"The answer is [S{visit}]. [S{visit}] {book_says}"  # the 1.5B model's reply, which then copies it
+    for pointer in (f"The answer is [S{visit}].", f"Among the first to visit Mr. Bingley was [S{visit}].", copied):
         engine = Elite(answering(pointer), PRESETS["laptop"], embed=trigram_embed, names=found_names(up_to_ten))
         answer = engine.run(up_to_ten, question).answer
         assert answer.text == f"“{book_says}” [S{visit}]" and answer.pointed == 1 and not answer.left_out

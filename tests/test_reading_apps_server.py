@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from elite_ui.book import load_book, reading_ceiling
+from elite_ui.methods.parsing import quotation
 from elite_ui.testing.browser import ROOT, app_log, start_app, stop_app
 from elite_ui.testing.reading_apps import calibre_library
 
@@ -71,7 +72,10 @@ def test_askgpt_is_answered_from_the_book_it_names_under_the_lower_ceiling(serve
     text, record = answer["choices"][0]["message"]["content"], answer["elite_reader"]
     assert answer["model"] == PRIDE and answer["object"] == "chat.completion"
     assert "where your reading apps say you are" in text and record["answer"] in text
+    assert record["question"] == "Who is the single man everyone is talking about?", "how far is no question"
     assert any("universally acknowledged" in quote["text"] for quote in record["quotes"]), "the passage asked about"
+    shown = record["citations"] or record["quotes"]  # "does not say" quotes the sentences closest to the question
+    assert all(f": {quotation(c['text'])}" in text for c in shown) and "““" not in text
     book = load_book(BOOKS["pride-and-prejudice.txt"])
     ceiling = int(record["up_to"].split(",")[0].removeprefix("S"))
     assert abs(ceiling - reading_ceiling(book, "20%")[0]) < 50, "where Calibre's viewer left the reader, not 35%"

@@ -34,6 +34,7 @@ from ..book import Book, load_book, reading_ceiling
 from ..errors import Cancelled, EliteError
 from ..library import Marked, Reading, Shelved, locate, located_in, open_shelf
 from ..library.app_request import AppAsked, RequestError, read_request
+from ..methods.parsing import quotation
 from ..methods.trace import Trace
 from ..reading import Asked
 from ..records import AnswerRecord
@@ -164,13 +165,14 @@ def found_in(book: Book, file: Path, passages: list[str]) -> list[tuple[int, ...
 
 
 def reply_text(record: AnswerRecord, note: str) -> str:
-    """The answer as a reading app shows it: the answer, its citations as plain lines (chapter and sentence),
+    """The answer as a reading app shows it: the answer, its citations as plain lines (chapter and sentence; an
+    answer that cites none, "does not say" among them, the sentences closest to the question, what the book says),
     and where the book was read up to."""
     lines = [record["answer"].strip()]
-    if record["citations"]:
-        lines.append("")
-        lines.append("From the book:")
-        lines += [f"- {c['chapter'] or c['label']}: “{c['text'].strip()}”" for c in record["citations"]]
+    shown = record["citations"] or record["quotes"]
+    if shown:
+        lines += ["", "From the book:" if record["citations"] else "What the book says:"]
+        lines += [f"- {c['chapter'] or c['label']}: {quotation(c['text'])}" for c in shown]
     lines += ["", note]
     return "\n".join(lines)
 

@@ -37,6 +37,8 @@ SHARE = re.compile(
     r"|\b(?:I(?:'m|’m|\s+am)\s+(?:on|at|in)|up\s+to|(?:I've|I\s+have)\s+(?:read|reached|finished))\s+"
     r"(?P<place>(?:chapter|page|part|book|letter|stave)\s+[\divxlcdm]+)\b", re.I)
 """How far the reader says they are: "I am 35% through", "up to chapter 12", "I'm on page 80"."""
+SENTENCES = re.compile(r"(?<=[.!?])\s+")
+"""Where a message's sentences part."""
 
 
 class RequestError(EliteError):
@@ -111,8 +113,11 @@ def content(value) -> str:
 
 def question_in(text: str) -> str:
     """The question of the last user message: what it says before a highlighted passage it carries (a Calibre
-    action's prompt, "Explain the following text..."), else all of it."""
+    action's prompt, "Explain the following text..."), else all of it; less a sentence that only says how far the
+    reader is ("I am 35% through.": the ceiling, not something to search the book for)."""
     before = text.split(SEPARATOR)[0]
     found = PASSAGE.search(before)
-    question = before[:found.start()] if found else before
-    return " ".join(question.split()) or " ".join(text.split())
+    question = " ".join((before[:found.start()] if found else before).split())
+    asked = " ".join(piece for piece in SENTENCES.split(question)
+                     if not (SHARE.search(piece) and not piece.endswith("?")))
+    return asked or question or " ".join(text.split())

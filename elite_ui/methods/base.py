@@ -167,7 +167,7 @@ class Engine:
         if about:
             kwargs["about"] = about
         started = time.perf_counter()
-        self.reading, self.asked = book, (question, options)
+        self.reading, self.asked = book, (prompts.about(question, book, about), options)
         try:
             prepared = prepared if prepared is not None else self.prepare(book)
             yield Event(Kind.START, 0, Start(question=question, options=options, settings=flat(self.settings),
@@ -356,7 +356,7 @@ class Engine:
             kept, found = grounded(book, text, question, evidence, self.embed, getattr(self, "names", None),
                                    topic=self.settings.on_topic)
             if self.settings.passage_check and kept:  # its calls recorded after the answer's
-                kept = yield from tapped(self.passage_checked(book, question, kept, found, iteration), hold)
+                kept = yield from tapped(self.passage_checked(book, self.asked[0], kept, found, iteration), hold)
             answer = checked_answer(book, text, kept, found, evidence)
         for event in held:
             if event.data.purpose == "answer" and answer.left_out:
@@ -417,8 +417,8 @@ class Engine:
         cited in its passage (a small model reads one passage well and loses the answer among several)."""
         pieces = best_passages(book, question, evidence, lambda sid: self.cost(book, sid), PASSAGE_TOKENS)
         for ids in pieces[: self.settings.passage_answers] if len(pieces) > 1 else []:  # one: it is all the evidence
-            asked = prompts.answer(question, None, "\n".join(prompts.labelled(book, sid) for sid in ids), self.settings,
-                                   book=book)
+            asked = prompts.answer(self.asked[0], None, "\n".join(prompts.labelled(book, sid) for sid in ids),
+                                   self.settings, book=book)
             answer = yield from self.written_answer(book, question, asked, ids, iteration, stream=False)
             if answer.text not in (NO_ANSWER, not_said(book.ceiling)) and not (answer.left_out or answer.unsupported):
                 answer.evidence = evidence

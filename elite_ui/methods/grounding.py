@@ -26,7 +26,8 @@ moved there (and the trace says so) rather than the claim left out.
 
 A sentence that only points at the sentences it cites ("The answer is [S2753].", or the question restated over a
 label: :func:`pointing`) says nothing to check; it is given as those sentences, quoted (and the answer's note says
-so), and checked like any other.
+so), and checked like any other. A sentence that says again, word for word, what the answer has already given (the
+model often copies out the sentence it pointed at) is given once.
 """
 
 from __future__ import annotations
@@ -298,12 +299,16 @@ def grounded(book: Book, text: str, question: str, evidence: list[int], embed: E
     sentences comes this near the question is left out too (:func:`off_topic`; 0, the default: no such rule)."""
     allowed = set(evidence)
     found = Grounding()
-    kept, written = [], []
+    kept, written, given = [], [], set()
     for sentence in answer_sentences(text):
         labelled = [sid for sid in parse_sentence_ids(sentence) if sid in allowed]
         if labelled and pointing(book, sentence, question):
             sentence = quoted(book, labelled)
             found.pointed += 1
+        said = tuple(words_of(LABELS.sub(" ", sentence)))
+        if said in given:  # the model copied out the sentence it had pointed at, now quoted: given once
+            continue
+        given.add(said)
         missing = lacking(book, sentence, question, labelled or list(evidence), embed, names, claim, topic)
         unlabelled = alone and not labelled and not missing  # all the evidence together holds it: which sentence?
         moved = recited(book, sentence, question, evidence, labelled, embed, names, recite or RECITED, claim,

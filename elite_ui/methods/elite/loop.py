@@ -82,13 +82,14 @@ class Elite(Engine):
         question about a passage) the loop."""
         if is_counting(question) and not edit and not about:
             return (yield from answer_by_counting(self, book, question, options))
+        search = Search(book, question, options, about=list(about or []))
         if not (edit or about or options):
             about = self.part_extracts(book, question)
             if about:
                 yield Event(Kind.WARNING, 1, Notice(
                     f"the question asks what happens in {book.ceiling.within}: its {len(about)} most central "
                     "sentences (LexRank, as the Story tab picks them) are pinned as evidence first."))
-        return (yield from self.explore(Search(book, question, options), generate, edit, about or []))
+        return (yield from self.explore(search, generate, edit, about or []))
 
     def part_extracts(self, book: Book, question: str) -> list[int]:
         """The most central sentences (``part_extracts`` of them) of the part of the book ``question`` names, if
@@ -131,7 +132,7 @@ class Elite(Engine):
         verdict = search.verdict
         if book.guarded and generate and not search.options and verdict is not None and not verdict.sufficient:
             return Answer(not_said(book.ceiling), evidence=search.evidence())
-        ordered, rank = self.ordered(book, search.chunks, search.tried, search.question)
+        ordered, rank = self.ordered(book, search.chunks, search.tried, search.asked)
         answer = yield from self.organise(search, ordered, rank, generate)
         if verdict is not None and not verdict.sufficient and generate:
             answer.caveat = "The passages found may not answer this question: the search was judged insufficient."
@@ -141,9 +142,9 @@ class Elite(Engine):
         """What the book says so far: the best sentences of the evidence as it would be placed now, shown while the
         judge, importance or further iterations still run (the answer's own quotes come with it)."""
         book = search.book
-        ordered, rank = self.ordered(book, search.chunks, search.tried, search.question)
+        ordered, rank = self.ordered(book, search.chunks, search.tried, search.asked)
         placed = self.budgeted_sentences(book, ordered, rank)
-        yield Event(Kind.QUOTES, search.iteration, Quoted(self.quotes(book, search.question, search.options, placed)))
+        yield Event(Kind.QUOTES, search.iteration, Quoted(self.quotes(book, search.asked, search.options, placed)))
 
     def collected(self, search: Search, pins: list[int]):
         """An iteration's terms, the sentences they retrieve and the new passages those widen into (the reader's
@@ -199,17 +200,17 @@ class Elite(Engine):
         if not search.chunks:
             search.verdict = Verdict(False, "nothing was found for these terms", True)
         else:
-            ordered, rank = self.ordered(book, search.chunks, search.tried, search.question)
+            ordered, rank = self.ordered(book, search.chunks, search.tried, search.asked)
             listing = self.listing(book, sorted(self.budgeted_sentences(book, ordered, rank)), ordered)
             asked = self.settings.terms.max_terms if s.next_terms == "judge" else 0
-            reply = yield from self.call("judge", prompts.judge(search.question, search.options, listing, asked),
+            reply = yield from self.call("judge", prompts.judge(search.asked, search.options, listing, asked),
                                          search.iteration, max_tokens=48 + 10 * asked)
             sufficient, reason = parse_verdict(reply)
             reason = whole_sentences(reason) if reason else reason  # a reply cut by its length ends where it was cut
             search.verdict = Verdict(s.judge_default if sufficient is None else sufficient, self.unread(reason),
                                      sufficient is not None)
             proposed = parse_terms(reply.strip().partition("\n")[2], asked,
-                                   prompts.instructions(prompts.JUDGE_TERMS, search.question)) if asked else []
+                                   prompts.instructions(prompts.JUDGE_TERMS, search.asked)) if asked else []
         yield Event(Kind.JUDGE, search.iteration, search.verdict)
         return proposed
 
@@ -217,7 +218,7 @@ class Elite(Engine):
         """The model's search terms for the question (its list, or the words of the passage it imagines answers
         an open question: ``imagined_passage``), with the question's own words (or only them, announced, when the
         model gave nothing usable, or when it is not asked) and the options' words."""
-        s, book, question, options = self.settings.terms, search.book, search.question, search.options
+        s, book, question, options = self.settings.terms, search.book, search.asked, search.options
         terms: list[Term] = []
         words: list[str] = []
         if s.model_terms and s.imagined_passage and not options:  # a choice's options are searched themselves
@@ -282,7 +283,7 @@ class Elite(Engine):
 
     def weigh(self, search: Search, found: list[Chunk], rng: np.random.Generator):
         """Importance of each new chunk (all, or the ``importance_chunks`` best by overlap)."""
-        s, question, options, iteration = self.settings.importance, search.question, search.options, search.iteration
+        s, question, options, iteration = self.settings.importance, search.asked, search.options, search.iteration
         if s.importance_samples <= 0:
             return
         chosen = sorted(found, key=lambda c: -self.merit(c))
@@ -324,15 +325,15 @@ class Elite(Engine):
         """Related terms the model proposes from the iteration's best hits."""
         found = "\n".join(f"- {h.text[:160]}" for h in search.hits[:3]) or "- nothing"
         most = self.settings.terms.max_terms
-        reply = yield from self.call("breadth", prompts.breadth(search.question, [t.text for t in search.tried], found,
+        reply = yield from self.call("breadth", prompts.breadth(search.asked, [t.text for t in search.tried], found,
                                                                 most), search.iteration)
-        ignore = prompts.instructions(prompts.BREADTH, search.question)
+        ignore = prompts.instructions(prompts.BREADTH, search.asked)
         return self.new_terms(search.book, parse_terms(reply, most, ignore), "breadth", set(tried))
 
     def depth(self, search: Search, found: list[Chunk], known: list[Term], tried: set[str]):
         """Terms taken from the iteration's best chunks: the model's picks that occur in them, else their rarest
         words that recur elsewhere in the book."""
-        s, book, question, iteration = self.settings.exploration, search.book, search.question, search.iteration
+        s, book, question, iteration = self.settings.exploration, search.book, search.asked, search.iteration
         top = self.ranked(found)[: s.deep_search_index]
         if not top:
             return []
@@ -472,7 +473,7 @@ class Elite(Engine):
     def organise(self, search: Search, chunks: list[Chunk], rank: np.ndarray, generate: bool = True):
         """Trim the evidence to what the model calls relevant, quote its best sentences, then answer from it
         (voting for multiple choice)."""
-        book, question, options, iteration = search.book, search.question, search.options, search.iteration
+        book, question, options, iteration = search.book, search.asked, search.options, search.iteration
         candidates = sorted(self.budgeted_sentences(book, chunks, rank))
         listing = self.listing(book, candidates, chunks)
         kept, picked = candidates, []
@@ -500,7 +501,7 @@ class Elite(Engine):
             answer = yield from self.vote(book, question, evidence, options, kept, iteration)
         else:
             messages = prompts.answer(question, options, evidence, self.settings, book=book)
-            answer = yield from self.answer_written(book, question, messages, kept, iteration)
+            answer = yield from self.answer_written(book, search.question, messages, kept, iteration)
         answer.quotes = quotes
         return answer
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ...book import Book
+from .. import prompts
 from ..trace import Chunk, Hit, Term, Verdict
 
 
@@ -28,6 +29,13 @@ class Search:
     hits: list[Hit] = field(default_factory=list)
     """The iteration's retrieved sentences."""
     verdict: Verdict | None = None
+    about: list[int] = field(default_factory=list)
+    """The sentences of the passage the reader asked the question about (none: the question is about the book)."""
+
+    @property
+    def asked(self) -> str:
+        """The question as the model reads it and the search ranks by: with the passage it is about, quoted."""
+        return prompts.about(self.question, self.book, self.about)
 
     def seen(self) -> set[str]:
         """The terms tried so far and this iteration's, as case-folded text."""
