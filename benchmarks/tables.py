@@ -512,3 +512,12 @@ def story_written_line() -> str:
             f"chapters with a recap sentence kept, {kept} sentence{'s' * (kept != 1)} in all ({f['cited_by_labels']} "
             f"cited by the model's labels, {f['cited_by_words']} by their words); {f['dropped']} left out, "
             f"{f['copied']} of them copied out of the chapter")
+
+
+def about_passage_table() -> str:
+    """Questions about a highlighted passage (``python -m benchmarks.about_passage``), before the model was told
+    which passage is meant and now."""
+    runs = [("before (6def204)", figures("about-passage-before")), ("now", figures("about-passage"))]
+    return rows(["code", "answers", "cite only the passage", "cite nothing", "first quote from the passage"], [
+        [name, f["answers"], f["cite_only_the_passage"], f["cite_nothing"], f["first_quote_in_the_passage"]]
+        for name, f in runs])
