@@ -12,11 +12,15 @@ from pathlib import Path
 
 from .book import Book, load_book
 from .library.index import LibraryIndex, Searched
+from .methods.parsing import quotation
 from .reading import Asked
-from .records import AnswerRecord, BookAnswer, LibraryAnswer, LibraryFound, ShelfBook, ShelfSentence
+from .records import AnswerRecord, BookAnswer, LibraryAnswer, LibraryFound, ShelfBook, ShelfSentence, chaptered
 
 ASKED_BOOKS = 3
 """Books a question across the library is asked of: the best matches of its words."""
+UNREAD = "ask with unread to include them"
+"""How the reader brings in the books no reading app has opened (the command line's, the API's and MCP's
+``unread``)."""
 FRESH_SECONDS = 60.0
 """How long a library's index is taken as current before the library is looked at again."""
 _kept: dict[tuple, tuple[LibraryIndex, float]] = {}
@@ -51,11 +55,12 @@ def said_by(record: AnswerRecord) -> bool:
 
 
 def ask_across(index: LibraryIndex, question: str, answer: Callable[[Book, Asked], AnswerRecord],
-               unread: bool = False, books: int = ASKED_BOOKS, cache_dir=None) -> LibraryAnswer:
+               unread: bool = False, books: int = ASKED_BOOKS, cache_dir=None, include: str = UNREAD) -> LibraryAnswer:
     """``question`` answered across the library: the ``books`` whose sentences hold its words best (up to where
     the reader is in each; those no reading app has opened only with ``unread``), each asked by ``answer`` (the
     caller's way of running a question: the app's fair line, the command line's model), the answers that their
-    books support put together, each naming its book and citing its chapters."""
+    books support put together, each naming its book and citing its chapters; ``include``: how this caller's
+    reader brings in the unopened books that hold the words too."""
     searched = index.search(question, books=books, unread=unread)
     asked = []
     for found in searched.books:
@@ -63,23 +68,24 @@ def ask_across(index: LibraryIndex, question: str, answer: Callable[[Book, Asked
         ceiling = f"S{found.ceiling}" if found.ceiling is not None else ""
         asked.append(BookAnswer(title=found.title, authors=found.authors,
                                 answer=answer(book, Asked(question, ceiling))))
-    return LibraryAnswer(question=question, answer=put_together(asked, len(searched.books), searched.unread_left),
-                         books=asked, searched=library_found(question, searched))
+    said = put_together(asked, len(searched.books), searched.unread_left, include)
+    return LibraryAnswer(question=question, answer=said, books=asked, searched=library_found(question, searched))
 
 
-def put_together(asked: list[BookAnswer], searched: int, unread_left: int | None) -> str:
-    """One answer from each book's: those their sentences support, the book named, each citation with its chapter."""
+def put_together(asked: list[BookAnswer], searched: int, unread_left: int | None, include: str = UNREAD) -> str:
+    """One answer from each book's: those their sentences support, the book named, its labels as chapters, each
+    citation with its chapter."""
     lines = []
     for one in asked:
         record = one["answer"]
         if said_by(record):
-            cited = "; ".join(f"{c['chapter'] or c['label']}: “{c['text'].strip()}”" for c in record["citations"][:3])
-            lines.append(f"In {one['title']}: {record['answer'].strip()} ({cited})")
+            cited = "; ".join(f"{c['chapter'] or c['label']}: {quotation(c['text'])}" for c in record["citations"][:3])
+            lines.append(f"In {one['title']}: {chaptered(record)} ({cited})")
     if not lines:
         lines.append("The book whose words came closest does not say." if searched == 1 else
                      f"None of the {searched} books whose words came closest says." if searched else
                      "Nothing in your library, as far as you have read, holds these words.")
     if unread_left:
         lines.append(f"{unread_left} book{'s' * (unread_left != 1)} you have not opened hold the words too "
-                     "(ask with unread to include them).")
+                     f"({include}).")
     return "\n".join(lines)

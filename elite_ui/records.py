@@ -5,11 +5,15 @@ plain data (JSON), the same for the app's API, its MCP tools and ``python -m eli
 
 from __future__ import annotations
 
+import re
+
 from pydantic import ConfigDict, TypeAdapter, with_config
 from typing_extensions import TypedDict
 
 from .book import Book, Ceiling
 from .book.story import ChapterRecap, XRay
+from .methods.grounding import LABELS
+from .methods.parsing import parse_sentence_ids
 from .methods.trace import Count, Kind, Trace
 
 DOCUMENTED = ConfigDict(use_attribute_docstrings=True)
@@ -264,3 +268,20 @@ def xray_record(book: Book, x: XRay) -> XRayRecord:
                       described=[cited(book, s) for s in x.described], story=[cited(book, s) for s in x.story],
                       companions=[Companion(name=name, shared_paragraphs=n, sentences=[cited(book, s) for s in ids])
                                   for name, n, ids in x.companions])
+
+
+LABELLED = re.compile(rf"(?P<stop>[.!?])?(?P<label>{LABELS.pattern})(?P<after>[.!?])?")
+"""A citation label in an answer, with the full stop before or after it."""
+
+
+def chaptered(record: AnswerRecord) -> str:
+    """The answer with each citation label ("[S360]") as the chapters of the sentences it cites ("(ch. 4)"): a
+    reading app's reader has no sentence numbers to follow (Readest asks for chapters), nor has an answer put
+    together from several books' (whose numbers name no book)."""
+    where = {c["sentence"]: c["chapter"] or c["label"] for c in record["citations"]}
+
+    def said(m: re.Match) -> str:
+        places = list(dict.fromkeys(where[sid] for sid in parse_sentence_ids(m["label"]) if sid in where))
+        return (f" ({', '.join(places)})" if places else "") + (m["stop"] or m["after"] or "")
+
+    return LABELLED.sub(said, record["answer"]).strip()

@@ -97,14 +97,16 @@ def test_a_question_across_the_library_names_each_book_that_says(library, tmp_pa
         asked.append((book.title, question.ceiling))
         said = book.title == "The Wind in the Willows"
         sentence = next(i for i in range(len(book)) if "Toad Hall" in book.sentence(i).text) if said else 0
-        return {"answer": "Toad lives at Toad Hall." if said else "Not found so far.", "citations": [
+        return {"answer": f"Toad lives at Toad Hall [S{sentence}]." if said else "Not found so far.", "citations": [
             {"sentence": sentence, "label": f"S{sentence}", "chapter": "chapter 1",
              "text": book.sentence(sentence).text}] if said else []}
 
     answered = ask_across(index, "Where does Toad live in Toad Hall?", answer)
     assert asked[0][0] == "The Wind in the Willows" and asked[0][1].startswith("S")
-    assert answered["answer"].startswith("In The Wind in the Willows: Toad lives at Toad Hall. (chapter 1: “")
+    assert answered["answer"].startswith("In The Wind in the Willows: Toad lives at Toad Hall (chapter 1). (chapter "
+                                         "1: “"), "a label of one book's sentence numbers names no book: its chapter"
     assert put_together([], 0, 2).startswith("Nothing in your library")
+    assert put_together([], 0, 2, "name one").endswith("2 books you have not opened hold the words too (name one).")
 
 
 def test_the_command_line_asks_across_a_library(library, tmp_path, monkeypatch, capsys):

@@ -13,7 +13,9 @@ from types import SimpleNamespace
 import httpx
 import pytest
 
+from elite_ui.app.reading_apps import chaptered
 from elite_ui.book import load_book, reading_ceiling
+from elite_ui.methods.grounding import LABELS
 from elite_ui.methods.parsing import quotation
 from elite_ui.testing.browser import ROOT, app_log, start_app, stop_app
 from elite_ui.testing.reading_apps import calibre_library
@@ -71,7 +73,7 @@ def test_askgpt_is_answered_from_the_book_it_names_under_the_lower_ceiling(serve
     answer = reply.json()
     text, record = answer["choices"][0]["message"]["content"], answer["elite_reader"]
     assert answer["model"] == PRIDE and answer["object"] == "chat.completion"
-    assert "where your reading apps say you are" in text and record["answer"] in text
+    assert "where your reading apps say you are" in text and chaptered(record) in text
     assert record["question"] == "Who is the single man everyone is talking about?", "how far is no question"
     assert any("universally acknowledged" in quote["text"] for quote in record["quotes"]), "the passage asked about"
     shown = record["citations"] or record["quotes"]  # "does not say" quotes the sentences closest to the question
@@ -92,9 +94,21 @@ def test_streamed_requests_read_by_the_sdk(served, name):
     text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
     last = chunks[-1].model_dump()
     assert chunks[-1].choices[0].finish_reason == "stop" and last["usage"]["total_tokens"] > 0
-    assert last["elite_reader"]["answer"] in text and "nothing after it" in text
+    assert chaptered(last["elite_reader"]) in text and "nothing after it" in text
+    assert not LABELS.search(text.split("\n\n")[0]), "chapters, not sentence labels, in a reading app"
     if last["elite_reader"]["citations"]:
         assert "From the book:" in text
+
+
+def test_an_answers_labels_are_chapters_in_a_reading_app():
+    """A reading app's reader has no sentence numbers to follow (Readest asks for chapters): each label becomes the
+    chapters of the sentences it cites, the full stop kept once."""
+    cited = [{"sentence": 360, "chapter": "ch. 4", "label": "S360, ch. 4"}, {"sentence": 12, "chapter": None,
+                                                                             "label": "S12"}]
+    said = {"Mr. Bingley's friend is Mr. Darcy. [S360].": "Mr. Bingley's friend is Mr. Darcy (ch. 4).",
+            "Darcy [S360] and the preface [S12, S360] agree.": "Darcy (ch. 4) and the preface (S12, ch. 4) agree.",
+            "Not cited [S999].": "Not cited."}
+    assert {answer: chaptered({"answer": answer, "citations": cited}) for answer in said} == said
 
 
 def test_a_plain_question_names_its_book_by_the_model_and_its_place_in_words(served):
@@ -161,7 +175,7 @@ def test_readest_asks_through_ollamas_api_under_the_pages_it_says_were_read(serv
     text = "".join(s["message"]["content"] for s in said)
     assert said[-1]["done"] and not any(s["done"] for s in said[:-1])
     record = said[-1]["elite_reader"]
-    assert "where the passages your app sent from the pages you read end" in text and record["answer"] in text
+    assert "where the passages your app sent from the pages you read end" in text and chaptered(record) in text
     book = load_book(BOOKS["pride-and-prejudice.txt"])
     ceiling = int(record["up_to"].split(",")[0].removeprefix("S"))
     assert book.sentence(ceiling).chapter_ref == "ch. 5", "up to the last passage Readest sent, in chapter 5"

@@ -37,7 +37,7 @@ from ..library.app_request import AppAsked, RequestError, read_request
 from ..methods.parsing import quotation
 from ..methods.trace import Trace
 from ..reading import Asked
-from ..records import AnswerRecord
+from ..records import AnswerRecord, chaptered
 from .answering import asked_of, asking_each_book, run_threads
 from .config import LOOPBACK
 from .state import Session
@@ -46,6 +46,8 @@ from .visitors import address
 ANY_BOOK = "library"
 """The model that is the whole library: the book the request mentions by title and author, else the question is
 asked across the library (:mod:`elite_ui.across`)."""
+UNOPENED = "choose one of them as the model, or name it in your question, to ask it"
+"""How a reading app's reader asks a book no reading app has opened (it is then read whole)."""
 MAX_BOOKS = 20_000
 """The most books of a library listed as models."""
 MAX_BODY = 1 << 20
@@ -165,10 +167,10 @@ def found_in(book: Book, file: Path, passages: list[str]) -> list[tuple[int, ...
 
 
 def reply_text(record: AnswerRecord, note: str) -> str:
-    """The answer as a reading app shows it: the answer, its citations as plain lines (chapter and sentence; an
-    answer that cites none, "does not say" among them, the sentences closest to the question, what the book says),
-    and where the book was read up to."""
-    lines = [record["answer"].strip()]
+    """The answer as a reading app shows it: the answer (its labels as chapters, :func:`chaptered`), its citations
+    as plain lines (chapter and sentence; an answer that cites none, "does not say" among them, the sentences
+    closest to the question, what the book says), and where the book was read up to."""
+    lines = [chaptered(record)]
     shown = record["citations"] or record["quotes"]
     if shown:
         lines += ["", "From the book:" if record["citations"] else "What the book says:"]
@@ -341,7 +343,8 @@ class ReadingApps:
                 raise Refused(500, f"the library could not be read: {exc}", "server_error") from None
             yield None
             try:
-                record = ask_across(index, asked.question, asking_each_book(ctx, session), cache_dir=ctx.cache_dir)
+                record = ask_across(index, asked.question, asking_each_book(ctx, session), cache_dir=ctx.cache_dir,
+                                    include=UNOPENED)
             except Cancelled:
                 return
             except EliteError as exc:
