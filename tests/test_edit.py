@@ -91,6 +91,8 @@ def test_a_question_about_a_passage_pins_it_first_and_shows_it_at_the_top(pride)
     told = 'The question is about the passage [S3000 to S3002]: "' + " ".join(pride.sentence(3000).text.split()[:5])
     asked = {call.data.purpose: call.data.prompt for call in run.of("llm_call")}
     assert told in asked["terms"] and asked["answer"].count(told) == 2, "the model is told which passage is meant"
+    searched = {t.text.lower() for e in run.of("terms") for t in e.data.new}
+    assert searched and not searched & {"question", "passage", "s3000", "s3002"}, "the mention's own words are not"
     assert run.of("start")[0].data.question == "What happens here?" and run.answer.quotes[0].sentence_id in passage
     html = render.trace_html(pride, run.events)
     assert html.index("Asked about this passage") < html.index("Iteration 1")

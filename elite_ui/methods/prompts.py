@@ -22,16 +22,20 @@ ABOUT_WORDS = 60
 """The most words of the passage a question is about that the question, as the model reads it, quotes."""
 
 
+def about_text(book: Book, sids: list[int]) -> str:
+    """The passage a question is about as its mention quotes it: its first :data:`ABOUT_WORDS` words."""
+    words = " ".join(book.sentence(sid).text for sid in sids).split()
+    return " ".join(words[:ABOUT_WORDS]) + (" …" if len(words) > ABOUT_WORDS else "")
+
+
 def about(question: str, book: Book, sids: list[int]) -> str:
     """The question as the model reads it when the reader asks it about a passage (a highlight, the Reader's
-    selection): the passage named by its labels and quoted (its first :data:`ABOUT_WORDS` words), so that "this"
-    and "the following text" point somewhere; the question alone when it is about none."""
+    selection): the passage named by its labels and quoted (:func:`about_text`), so that "this" and "the following
+    text" point somewhere; the question alone when it is about none."""
     if not sids:
         return question
-    words = " ".join(book.sentence(sid).text for sid in sids).split()
-    text = " ".join(words[:ABOUT_WORDS]) + (" …" if len(words) > ABOUT_WORDS else "")
     span = f"S{sids[0]}" + (f" to S{sids[-1]}" if len(sids) > 1 else "")
-    return f'{question} (The question is about the passage [{span}]: "{text}")'
+    return f'{question} (The question is about the passage [{span}]: "{about_text(book, sids)}")'
 
 
 def messages(user: str) -> list[dict[str, str]]:

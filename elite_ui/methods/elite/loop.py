@@ -210,7 +210,7 @@ class Elite(Engine):
             search.verdict = Verdict(s.judge_default if sufficient is None else sufficient, self.unread(reason),
                                      sufficient is not None)
             proposed = parse_terms(reply.strip().partition("\n")[2], asked,
-                                   prompts.instructions(prompts.JUDGE_TERMS, search.asked)) if asked else []
+                                   prompts.instructions(prompts.JUDGE_TERMS, search.said)) if asked else []
         yield Event(Kind.JUDGE, search.iteration, search.verdict)
         return proposed
 
@@ -219,27 +219,27 @@ class Elite(Engine):
         an open question: ``imagined_passage``), with the question's own words (or only them, announced, when the
         model gave nothing usable, or when it is not asked) and the options' words."""
         s, book, question, options = self.settings.terms, search.book, search.asked, search.options
+        said = search.said
         terms: list[Term] = []
         words: list[str] = []
         if s.model_terms and s.imagined_passage and not options:  # a choice's options are searched themselves
             reply = yield from self.call("terms", prompts.imagined(question), 1, private=True)
-            words = imagined_words(reply, question, s.max_terms, book.lexicon,
-                                   prompts.instructions(prompts.IMAGINED, question))
+            words = imagined_words(reply, said, s.max_terms, book.lexicon, prompts.instructions(prompts.IMAGINED, said))
             terms = [t for t in self.new_terms(book, words, "question", set()) if t.in_book]  # none the book lacks
         elif s.model_terms:
             reply = yield from self.call("terms", prompts.terms(question, options, s.max_terms, s.terms_example), 1)
             words = parse_terms(reply, s.max_terms,
-                                prompts.instructions(prompts.terms_task(s.terms_example), question, options))
+                                prompts.instructions(prompts.terms_task(s.terms_example), said, options))
             terms = self.new_terms(book, words, "question", set())
         tried = {t.text.casefold() for t in terms} | {w for t in terms for w in t.words}
         if not any(t.in_book for t in terms):
-            terms += self.new_terms(book, book.lexicon.content_words(question), "fallback", tried, by="lexical")
+            terms += self.new_terms(book, book.lexicon.content_words(said), "fallback", tried, by="lexical")
             if s.model_terms:
                 why = ("none of the model's search terms is written in the book" if words else
                        "the model gave no search term the question does not say already")
                 yield Event(Kind.WARNING, 1, Notice(f"{why}, so the question's own words were searched instead."))
         elif s.question_words:
-            terms += self.new_terms(book, book.lexicon.content_words(question), "question", tried, by="lexical")
+            terms += self.new_terms(book, book.lexicon.content_words(said), "question", tried, by="lexical")
         if s.option_words and options:
             for key, text in options.items():
                 terms += self.new_terms(book, book.lexicon.content_words(text), "options", tried, by="option", of=key)
@@ -327,7 +327,7 @@ class Elite(Engine):
         most = self.settings.terms.max_terms
         reply = yield from self.call("breadth", prompts.breadth(search.asked, [t.text for t in search.tried], found,
                                                                 most), search.iteration)
-        ignore = prompts.instructions(prompts.BREADTH, search.asked)
+        ignore = prompts.instructions(prompts.BREADTH, search.said)
         return self.new_terms(search.book, parse_terms(reply, most, ignore), "breadth", set(tried))
 
     def depth(self, search: Search, found: list[Chunk], known: list[Term], tried: set[str]):
@@ -340,7 +340,7 @@ class Elite(Engine):
         text = self.fit("\n\n".join(c.text for c in top), self.room(self.settings.answering.evidence_tokens))
         reply = yield from self.call("depth", prompts.depth(question, text, s.deep_search_num), iteration)
         present = set(book.lexicon.words(text))
-        picked = [t for t in parse_terms(reply, s.deep_search_num, prompts.instructions(prompts.DEPTH, question))
+        picked = [t for t in parse_terms(reply, s.deep_search_num, prompts.instructions(prompts.DEPTH, search.said))
                   if set(book.lexicon.content_words(t)) <= present]
         terms = self.new_terms(book, picked, "depth", set(tried))
         if not terms:

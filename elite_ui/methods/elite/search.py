@@ -37,6 +37,12 @@ class Search:
         """The question as the model reads it and the search ranks by: with the passage it is about, quoted."""
         return prompts.about(self.question, self.book, self.about)
 
+    @property
+    def said(self) -> str:
+        """The words of :attr:`asked` without its mention's own ("question", "passage", the labels): what the search
+        looks for beside the model's terms, and what a model's term may repeat of its prompt."""
+        return " ".join([self.question, prompts.about_text(self.book, self.about)]) if self.about else self.question
+
     def seen(self) -> set[str]:
         """The terms tried so far and this iteration's, as case-folded text."""
         return {t.text.casefold() for t in self.tried + self.terms}
