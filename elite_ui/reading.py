@@ -81,6 +81,10 @@ def preset(method: str, name: str):
     return presets.get(name, presets[DEFAULT_PRESET])
 
 
+MAX_ABOUT = 20
+"""The most sentences a question may be asked about (a highlight, the Reader's selection, the API's ``about``)."""
+
+
 @dataclass(frozen=True)
 class Asked:
     """What is asked of a book, whoever asks it."""

@@ -45,7 +45,7 @@ def test_the_api_is_eight_named_documented_functions_and_the_page_is_not_part_of
     endpoints = Client(served[1], verbose=False).view_api(print_info=False, return_format="dict")["named_endpoints"]
     assert sorted(endpoints) == sorted(f"/{name}" for name in API_NAMES)
     ask = {p["parameter_name"]: p for p in endpoints["/ask"]["parameters"]}
-    assert list(ask) == ["book", "question", "up_to", "options", "method"]
+    assert list(ask) == ["book", "question", "up_to", "options", "method", "about"]
     assert ask["method"]["parameter_default"] == "elite" and not ask["book"]["parameter_has_default"]
     assert endpoints["/ask"]["description"].startswith("Ask a question of a book")
     answer = endpoints["/ask"]["returns"][0]["type"]
@@ -66,6 +66,12 @@ def test_a_book_is_opened_and_asked_with_citations_that_are_its_own_sentences(op
     early = client.predict(book=book["book"], question="What is Pemberley?", up_to="chapter 10", api_name="/ask")
     assert early["up_to"].startswith("chapter 10")
     assert all(c["sentence"] <= last for c in early["citations"] + early["quotes"])
+    pinned = next(i for i in range(len(pride)) if "universally acknowledged" in pride.sentence(i).text)
+    meant = client.predict(book=book["book"], question="What does this mean?", about=[pinned, "x", len(pride) + 9],
+                           api_name="/ask")
+    assert meant["quotes"][0]["sentence"] == pinned, "a passage asked about is what the book says first"
+    assert "ELITE" in refusal(client, book=book["book"], question="What does this mean?", about=[pinned],
+                              method="bm25", api_name="/ask")
     chosen = client.submit(book=book["book"], question="Who owns Pemberley?", up_to="chapter 10",
                            options={"A": "Mr. Bingley", "B": "Mr. Darcy"}, api_name="/ask")
     answer = chosen.result()

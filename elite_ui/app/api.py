@@ -30,7 +30,7 @@ from ..library.index import LibraryIndex
 from ..methods.elite.counting import count
 from ..methods.registry import METHODS
 from ..methods.trace import Kind, Trace
-from ..reading import Asked, Part, part, preset
+from ..reading import MAX_ABOUT, Asked, Part, part, preset
 from ..records import (
     AnswerRecord,
     BookRecord,
@@ -75,6 +75,14 @@ def option_texts(options) -> dict[str, str] | None:
     if not isinstance(options, dict):
         return None
     return {text(k): text(v) for k, v in options.items() if text(k) and text(v)} or None
+
+
+def sentence_numbers(about) -> tuple[int, ...]:
+    """The sentence numbers of the passage a caller asks about (anything but whole numbers left out), at most
+    :data:`MAX_ABOUT`."""
+    if not isinstance(about, list):
+        return ()
+    return tuple(sorted({n for n in about if isinstance(n, int) and not isinstance(n, bool) and n >= 0}))[:MAX_ABOUT]
 
 
 def read(session: Session, up_to: str) -> Part:
@@ -147,7 +155,7 @@ class Api:
         return book_record(book, self.book_id(book))
 
     def ask(self, book: str, question: str, up_to: str = "", options: dict[str, str] | None = None,
-            method: str = "elite", request: gr.Request = None) -> AnswerRecord:
+            method: str = "elite", about: list[int] | None = None, request: gr.Request = None) -> AnswerRecord:
         """Ask a question of a book and get the answer with the book's own sentences behind it: what the book
         says (the best evidence, quoted), the answer, every citation (sentence, chapter, page, text), whether the
         evidence was judged sufficient, what the grounding check left out, and the calls, tokens and seconds. A
@@ -164,6 +172,9 @@ class Api:
             options: multiple-choice options by letter ({"A": "...", "B": "..."}); the answer is then one of them.
             method: elite (the default), mrag (once its index is built, from the page), embedding or bm25 (chunks
                 ranked by MiniLM or BM25), or whole (the whole book in the model's context, when it fits).
+            about: the sentence numbers of a passage the question is about ("What does this mean?"; a citation's
+                numbers, or passage's), at most 20: pinned as evidence and named to the model (ELITE only); those
+                after up_to are left out.
         """
         session = self.session(request, book)
         if not isinstance(method, str) or method not in METHODS:
@@ -171,7 +182,8 @@ class Api:
         if self.ctx.model.llm is None:
             raise ApiError(f"no model: {self.ctx.model.status}")
         settings = preset(method, self.ctx.config.preset) if self.ctx.config.preset else None
-        asked = Asked(text(question), text(up_to), method=method, settings=settings, options=option_texts(options))
+        asked = Asked(text(question), text(up_to), method=method, settings=settings, options=option_texts(options),
+                      about=sentence_numbers(about))
         # a caller asks one question of a book at a time: a new one replaces the one still answered (whose caller
         # may have cancelled it: Gradio lets go of a cancelled call only once its model call returns)
         with session.run(self.ctx.model, replace=True):

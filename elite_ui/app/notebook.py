@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field, replace
 
 from ..book import Book
 from ..methods.trace import Answer, Citation, Trace
+from ..reading import MAX_ABOUT
 from .inputs import number
 
 
@@ -101,7 +102,7 @@ def highlight_entry(book: Book, source: str, chapter: str, note: str, sentence_i
     """A highlight made in a reading app (Calibre, KOReader), found in the book: its sentences as quotes, the
     reader's note as the answer, and the sentences a question about it is asked of (``about``)."""
     heading = f"Your highlight in {source}" + (f" ({chapter})" if chapter else "")
-    return replace(story_entry(book, heading, note, sentence_ids[:8]), run=source, about=sentence_ids[:20])
+    return replace(story_entry(book, heading, note, sentence_ids[:8]), run=source, about=sentence_ids[:MAX_ABOUT])
 
 
 def quote_entry(book: Book, sid: int) -> Entry:

@@ -14,6 +14,7 @@ from ...across import kept_index
 from ...errors import EliteError
 from ...library import LibraryError, located_in, open_shelf
 from ...library.index import MAX_BOOKS
+from ...reading import MAX_ABOUT
 from .. import notebook, render
 from ..answering import handler
 from ..inputs import text
@@ -128,7 +129,7 @@ def placed(page, session: Session, shelf, entry, koreader: str | None) -> dict:
         return {page.chat.status: f"Opened; where you are could not be read: {md(str(exc))}"}
     kept = {(e.book, tuple(e.about)) for e in session.notebook}
     for found in located.found:
-        if found.sentences and (session.book.digest, tuple(found.sentences[:20])) not in kept:
+        if found.sentences and (session.book.digest, tuple(found.sentences[:MAX_ABOUT])) not in kept:
             session.notebook.append(notebook.highlight_entry(session.book, found.marked.source,
                                                              found.marked.chapter, found.marked.note,
                                                              found.sentences))
@@ -148,7 +149,7 @@ def about_highlight(page, picked, session: Session) -> dict:
     book = session.book
     if found is None or book is None or found.group(1) != book.digest:
         return {page.chat.status: "Open the book of this highlight first."}
-    session.about = sorted({int(n) for n in found.group(2).split(",") if n and int(n) < len(book)})[:20]
+    session.about = sorted({int(n) for n in found.group(2).split(",") if n and int(n) < len(book)})[:MAX_ABOUT]
     if not session.about:
         return {page.chat.status: "That highlight is not in this book."}
     where = book.sentence(session.about[0]).citation
