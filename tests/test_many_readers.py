@@ -173,9 +173,12 @@ def test_r4_questions_waiting_for_the_model_hold_no_thread_of_the_quick_calls(se
     server.reset()
     with httpx.Client(base_url=url, timeout=30) as http:
         for n in range(48):
-            http.post("gradio_api/call/ask", json={"data": [book, f"Where does Toad live? ({n})", "", None, "elite"],
-                                                   "session_hash": f"waiting-{n}"})
+            asked = [book, f"Where does Toad live? ({n})", "", None, "elite", None]  # every parameter, in order
+            sent = http.post("gradio_api/call/ask", json={"data": asked, "session_hash": f"waiting-{n}"})
+            assert sent.status_code == 200, sent.text
+        deadline = time.monotonic() + 120
         while server.requests == 0:
+            assert time.monotonic() < deadline, "no question reached the server"
             time.sleep(0.05)
         time.sleep(1.0)
         passage = client.predict(book=book, sentence=10, api_name="/passage")
