@@ -18,7 +18,7 @@ from benchmarks import write_figures
 from benchmarks.answers import SETS, measuring_llm
 from benchmarks.grounding import gold_ids
 from elite_ui.bench import datasets
-from elite_ui.book import load_book
+from elite_ui.book import Book, load_book
 from elite_ui.reading import Asked, reading
 
 ASKS = ("Explain the following text in simple, easy to understand language.", "What does this mean?")
@@ -30,16 +30,17 @@ NEAR = 2
 """Sentences either side of the passage a citation may be and still cite it."""
 
 
-def passages() -> list[tuple[str, str, list[int]]]:
-    """(question id, book file, the sentences of its gold evidence) for the first :data:`EACH` questions within
-    their ceilings of each tune novel whose gold evidence the book holds."""
+def passages() -> list[tuple[str, Book, list[int]]]:
+    """(question id, its book, the sentences of its gold evidence) for the first :data:`EACH` questions within
+    their ceilings of each tune novel whose gold evidence the book holds; each book loaded once."""
     chosen, books = [], {}
     for question in datasets.read(SETS["nc"]):
         taken = sum(1 for qid, _, _ in chosen if qid[:2] == question.id[:2])
         if question.id.endswith("-in") and question.id[:2] in TUNE and taken < EACH:
-            book = books.setdefault(question.book, load_book(question.book))
-            if pinned := gold_ids(book, question)[:3]:
-                chosen.append((question.id, question.book, pinned))
+            if question.book not in books:
+                books[question.book] = load_book(question.book)
+            if pinned := gold_ids(books[question.book], question)[:3]:
+                chosen.append((question.id, books[question.book], pinned))
     return chosen
 
 
@@ -51,8 +52,7 @@ def main() -> None:
     llm, rows = measuring_llm(args.model), []
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w", encoding="utf-8") as out:
-        for qid, file, pinned in passages():
-            book = load_book(file)
+        for qid, book, pinned in passages():
             near = {sid for p in pinned for sid in range(p - NEAR, p + NEAR + 1)}
             for ask in ASKS:
                 answer = reading(book, Asked(ask, about=tuple(pinned)), llm).answer().answer
