@@ -324,14 +324,15 @@ def test_preface_names_families_elisions_and_titled_given_names(pride_names):
 
 
 def test_a_father_told_apart_from_his_son_a_rank_and_a_wife_by_her_husbands_name(tmp_path):
-    """"Mr. Churchill" is not Frank Churchill, whom the book calls "Mr. Frank Churchill"; "Mr. Garth" is Caleb Garth,
+    """"Mr. Churchill" is not Frank Churchill, whom the book calls "Mr. Frank Churchill" (and "Mrs. Churchill", his
+    aunt, says there is another of his family); "Mr. Garth" is Caleb Garth,
     never so told apart; "Captain Garth" is Mr. Garth, never named beside him; "Mrs. Frank Churchill" is Frank's
     wife, not Frank."""
     lines = ["It was noon, and Frank Churchill came, and he sat.", "so said Frank, and he laughed.",
              "It rained, and Mr. Frank Churchill spoke.", "It was late, and Mr. Churchill wrote, and he sighed.",
              "It was dark, and Caleb Garth rode.", "so said Caleb, and he sang.",
              "It was cold, and Mr. Garth worked, and he hummed.", "It was spring, and Mr. Garth walked.",
-             "It was May, and Mrs. Frank Churchill smiled, and she waved."]
+             "It was May, and Mrs. Frank Churchill smiled, and she waved.", "It was cold, and Mrs. Churchill was ill."]
     names = story_names(tmp_path, lines * 3 + ["Long ago Captain Garth had sailed."])
     frank = set(names.find("Frank Churchill").variants)
     assert {"Frank", "Mr. Frank Churchill"} <= frank and not {"Mr. Churchill", "Mrs. Frank Churchill"} & frank
@@ -421,8 +422,10 @@ def test_a_rank_before_a_name_is_a_form_of_the_character_of_that_name(tmp_path):
 
 def test_a_man_his_rank_calls_by_his_given_name_is_told_apart_from_another_of_his_surname(tmp_path):
     """Les Misérables's grandfather, "Father Gillenormand", is not Lieutenant Théodule Gillenormand, whom the book
-    calls by his rank and given name, as "Mr. Frank Churchill" tells Frank from his uncle."""
+    calls by his rank and given name, as "Mr. Frank Churchill" tells Frank from his uncle (the book writing another
+    of the family, Mademoiselle Gillenormand)."""
     lines = ["It was noon, and Father Gillenormand came, and he sat.", "so said Gillenormand, and he frowned.",
+             "It was May, and Mademoiselle Gillenormand sewed, and she sighed.",
              "It was late, and Lieutenant Théodule spoke.", "It rained, and Théodule Gillenormand rode.",
              "so said Théodule, and he laughed."]
     names = story_names(tmp_path, lines * 3)
@@ -456,3 +459,35 @@ def test_a_younger_sister_called_miss_with_her_given_name_is_not_miss_and_the_su
     assert "Miss Georgiana" in names.find("Georgiana Reed").variants
     assert "Miss Reed" not in names.find("Georgiana Reed").variants
     assert {"Miss Eyre", "Miss Jane"} <= set(names.find("Jane Eyre").variants)
+
+
+def test_a_title_and_given_name_tell_apart_only_another_of_the_family(tmp_path):
+    """A Tale of Two Cities's "Mr. Jarvis Lorry", written often, is still "Mr. Lorry": the book has no other Lorry
+    ("there might have been a Mrs. Lorry", twice, is no one), where "Mrs. Churchill" makes "Mr. Frank Churchill" tell
+    Frank from his uncle."""
+    lines = ["It was noon, and Jarvis Lorry came, and he sat.", "It rained, and Mr. Jarvis Lorry spoke.",
+             "It was late, and Mr. Lorry wrote, and he sighed.", "so said Lorry, and he smiled."]
+    names = story_names(tmp_path, lines * 3 + ["There might have been a Mrs. Lorry, once."] * 2)
+    assert {"Jarvis Lorry", "Mr. Jarvis Lorry", "Mr. Lorry", "Lorry"} <= set(names.find("Lorry").variants)
+
+
+def test_a_nickname_said_to_a_lord_called_by_his_given_name_is_his(tmp_path):
+    """The Picture of Dorian Gray's "Harry", said to Lord Henry (Henry Wotton) by those who speak beside it, is his,
+    though a title and a given name keep a nickname apart otherwise (Kitty is no Lady Catherine)."""
+    lines = ["'I shall stay,' said Lord Henry.", "'Do not go, Harry,' said Basil Hallward.",
+             "'I must,' said Lord Henry.", "It was late, and Lord Henry Wotton smiled, and he left.",
+             "It rained, and Basil sang, and he slept."]
+    names = story_names(tmp_path, lines * 3)
+    assert {"Lord Henry", "Lord Henry Wotton", "Harry"} <= set(names.find("Lord Henry").variants)
+
+
+def test_a_name_the_book_gives_as_anothers_alias_is_his(tmp_path):
+    """"Charles Evrémonde, called Darnay", twice, is Charles Darnay; an alias said once joins no one."""
+    lines = ["It was noon, and Charles Darnay came, and he sat.", "It was late, and Mr. Darnay wrote, and he sighed.",
+             "It was dark, and Charles Darnay rode.", "so said Charles, and he smiled.",
+             "It rained, and Charles Evrémonde was named, and he stood.", "so said Evrémonde, and he bowed.",
+             "It was May, and Jacques Defarge drank, and he laughed.", "It was June, and Ernest Vengeance ran."]
+    called = ["The prisoner, Charles Evrémonde, called Darnay, was brought in."] * 2
+    names = story_names(tmp_path, lines * 3 + called + ["The man, Jacques Defarge, called Vengeance, was there."])
+    assert {"Charles Darnay", "Charles Evrémonde", "Evrémonde", "Mr. Darnay"} <= set(names.find("Darnay").variants)
+    assert "Ernest Vengeance" not in names.find("Jacques Defarge").variants

@@ -356,6 +356,7 @@ def build_names(book: Book, min_mentions: int = LEAST) -> NameIndex:
     join_wives(variants, genders, seen, sentences, [int(b - book.bounds[book.first_read, 0])
                                                     for b in book.bounds[book.first_read:, 0]])
     join_addressed(variants, story_paragraphs(book))
+    join_aliases(variants, text)
     join_ranked(variants, genders, ranked)
     places = Counter(PLACE.findall(text)) + Counter(SAINT_PLACE.findall(text))
     spoken = Counter(speakers(text))
@@ -515,7 +516,10 @@ def forms_by_character(written: Counter, pairs: Counter, firsts: set[str], home:
     """Every written form counted under its character: a given name's home, or with a title it mostly carries
     (``carried``) that title's; a titled surname the one character of the title's sex (pronouns, ``genders``, or
     the titles of its full names) whose full name carries it, unless :func:`distinguished` (by that title or a rank,
-    ``ranked``, before his given name: Lieutenant Théodule is not "Father Gillenormand") or :func:`two_people`
+    ``ranked``, before his given name: Lieutenant Théodule is not "Father Gillenormand") from another of his family
+    (a second full name with the surname, or the surname after a title of the other sex :data:`LEAST` times: "Mrs.
+    Churchill"; A Tale of Two Cities's "Mr. Jarvis Lorry", whose "Mrs. Lorry" is twice a wife he never had, is "Mr.
+    Lorry") or :func:`two_people`
     (``named``) tell them apart, else a character of its own ("Mr. Bennet"); a wife's title with a man's full name
     ("Mrs. John Knightley") its own; a surname alone itself (:func:`join_bare_surnames`); a middle name and a surname
     ("Fairfax Rochester") the surname's, unless the first is another family's surname, the surname of a full name
@@ -562,12 +566,21 @@ def forms_by_character(written: Counter, pairs: Counter, firsts: set[str], home:
         else:
             holders = [k for k, held in carriers.get(first, {}).items() if title not in WIVES | UNMARRIED | set(KIN)
                        and sex_of.get(k, genders.get(first_name(k))) == ("m" if title in MALE else "f")
-                       and not distinguished(titled_full[(title, k)] + ranked[k], held)
+                       and not (distinguished(titled_full[(title, k)] + ranked[k], held)
+                                and another_of_family(written, carriers, title, first))
                        and not two_people(named, form, first_name(k))
                        and k.split()[0].rstrip(".") not in (MALE | FEMALE) - {title}]
             key = holders[0] if len(holders) == 1 else written_name(title, first)
         variants.setdefault(key, Counter())[form] += n
     return variants
+
+
+def another_of_family(written: Counter, carriers: dict[str, Counter], title: str, surname: str) -> bool:
+    """Whether the book writes another of ``surname`` than the one it writes after ``title``: a second full name
+    (``carriers``), or the surname after a title of the other sex :data:`LEAST` times ("Mrs. Churchill")."""
+    other = sum(n for (said, first, last), n in written.items()
+                if first == surname and not last and said and (said in FEMALE) == (title in MALE))
+    return len(carriers[surname]) > 1 or other >= LEAST
 
 
 def first_name(key: str) -> str:
@@ -852,21 +865,27 @@ def story_paragraphs(book: Book) -> list[str]:
 
 
 def join_addressed(variants: dict[str, Counter], paragraphs: list[str]) -> None:
-    """A given name the book writes only alone ("Tertius", "Susan") joins the character it is said to in dialogue,
-    when that character is only ever called by a title and a surname (Lydgate, Mrs. Garth): in a paragraph that
-    says it as a vocative ("'Do not go, Tertius'", "my dear Charles"), the one spoken to is most often who speaks the
-    paragraph before or after it ("said Lydgate"); at least :data:`ADDRESSED` times, and two thirds of such
-    speakers. (Charles, said to Mr. Bingley once by a speaker the book names, stays apart.)"""
+    """A given name the book writes only alone ("Tertius", "Susan", or "Harry" with the "Henry" it is a nickname
+    of) joins the character it is said to in dialogue, when that character is only ever called by a title and a
+    surname (Lydgate, Mrs. Garth) or has that given name (The Picture of Dorian Gray's "Lord Henry", whom Basil and
+    Dorian call Harry; a title and a given name are kept apart from a nickname otherwise, :func:`join_nicknames`):
+    in a paragraph that says it as a vocative ("'Do not go, Tertius'", "my dear Charles"), the one spoken to is most
+    often who speaks the paragraph before or after it ("said Lydgate"); at least :data:`ADDRESSED` times, and two
+    thirds of such speakers. (Charles, said to Mr. Bingley once by a speaker the book names, stays apart.)"""
     def titled_only(forms: Counter) -> bool:
         words = [f.split() for f in forms]
         surnames = {w[-1] for w in words if len(w) == 2}
         return bool(surnames) and all(w[0].rstrip(".") in TITLES if len(w) > 1 else w[0] in surnames for w in words)
 
-    lone = [key for key, forms in variants.items() if set(forms) == {key} and " " not in key and "_" not in key]
+    lone = {form: key for key, forms in variants.items() if " " not in "".join(forms) and "_" not in key
+            for form in forms}
     if not lone:
         return
     owner = {as_written(form): key for key, forms in variants.items() for form in forms}
-    spoken_to = {key for key, forms in variants.items() if titled_only(forms)}
+    untitled = {key for key, forms in variants.items() if titled_only(forms)}
+
+    def spoken_to(key: str, given: str) -> bool:
+        return key in untitled or (key not in lone.values() and first_name(key) in variants[given])
 
     @cache
     def speaker(n: int) -> str | None:
@@ -878,13 +897,30 @@ def join_addressed(variants: dict[str, Counter], paragraphs: list[str]) -> None:
                           r"\s*[,!?.'\"”’—]")
     votes: dict[str, Counter] = {}
     for n, paragraph in enumerate(paragraphs):
-        for given in {m.group(1) for m in vocative.finditer(paragraph)}:
+        for given in {lone[m.group(1)] for m in vocative.finditer(paragraph)}:
             votes.setdefault(given, Counter()).update(
-                speaker(j) for j in (n - 1, n + 1) if speaker(j) in spoken_to and speaker(j) != speaker(n))
+                speaker(j) for j in (n - 1, n + 1) if speaker(j) and spoken_to(speaker(j), given)
+                and speaker(j) != speaker(n))
     for given, said_to in votes.items():
         (key, most), = said_to.most_common(1) or [("", 0)]
         if most >= ADDRESSED and 3 * most >= 2 * said_to.total():
             variants[key].update(variants.pop(given))
+
+
+ALIAS = re.compile(rf"({NAME_WORD}(?:[ \t]+{NAME_WORD})?),[ \t]+(?:alias|called|known[ \t]+as)[ \t]+"
+                   rf"({NAME_WORD}(?:[ \t]+{NAME_WORD})?)\b")
+"""A name the book gives another by ("Charles Evrémonde, called Darnay", "Panchaud, alias Printanier")."""
+
+
+def join_aliases(variants: dict[str, Counter], text: str) -> None:
+    """Two characters the book gives one as the other's alias (:data:`ALIAS`) twice or more are one, listed under
+    the more mentioned (A Tale of Two Cities's Charles Evrémonde is Charles Darnay)."""
+    owner = {as_written(form): key for key, forms in variants.items() for form in forms}
+    said = Counter(tuple(owner.get(" ".join(name.split())) for name in m.groups()) for m in ALIAS.finditer(text))
+    for (one, other), n in said.items():
+        if n >= 2 and one and other and one != other and one in variants and other in variants:
+            keep, join = sorted((one, other), key=lambda k: -variants[k].total())
+            variants[keep].update(variants.pop(join))
 
 
 MARRIAGE = re.compile(r"\b(?:marr(?:y|ies|ied|ying|iage)|wife|husband|wedding|wedded|bride|engaged)\b", re.I)
