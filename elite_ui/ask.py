@@ -277,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
         show = None if args.quiet else (lambda e: (line := summary_line(e)) and print(line, file=sys.stderr))
         ready = reading(book, Asked(args.question, args.up_to, args.with_front_matter, method.name, settings,
                                     options), llm, Tools(cache_dir=default_cache_dir()))
-        for event in ready.engine.build(book):
+        for event in ready.engine.build(book, through=len(ready.part.book) if args.up_to else None):
             if show:
                 show(event)
         trace = ready.answer(on_event=show)

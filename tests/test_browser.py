@@ -352,8 +352,15 @@ def test_m_rag_build_stop_resume_and_ask_with_its_trace(page, tmp_path):
     ask(page, "Who mended the lamp?")
     page.wait_for_selector("#chat .msg.bot:has-text('build it first')", timeout=30000)
     page.click("#mrag-panel button.label-wrap, #mrag-panel > button")
+    page.fill("#ceiling textarea, #ceiling input", "chapter 2")  # built up to the ceiling first, then asked
     page.click("#build-index")
-    page.wait_for_function("/[1-9]\\d* of \\d+ windows done/.test(document.querySelector('#index-status').innerText)",
+    page.wait_for_selector("#status:has-text('ready up to chapter 2')", timeout=60000)
+    assert re.search(r"built from the book's start: 2 of \d windows", page.inner_text("#index-status"))
+    ask(page, "Who mended the lamp?")
+    page.wait_for_selector("#status:has-text('Done')", timeout=60000)
+    page.fill("#ceiling textarea, #ceiling input", "")
+    page.click("#build-index")
+    page.wait_for_function("/[3-9] of \\d+ windows done/.test(document.querySelector('#index-status').innerText)",
                            timeout=30000)
     page.click("#stop")
     page.wait_for_selector("#status:has-text('Stopped after')", timeout=30000)

@@ -163,8 +163,10 @@ def test_a_stopped_extraction_resumes_without_redoing_a_finished_window(lake, tm
         build(engine, lake)
     planned = len(engine.plan(lake)[1])
     assert planned > 3
-    with pytest.raises(EliteError, match="1 of"):  # stopped while the second window's reply was streaming
-        engine.index(lake)
+    partial = engine.index(lake)  # stopped while the second window's reply was streaming
+    assert len(partial.windows) == 1 and partial.reach < len(lake)
+    with pytest.raises(EliteError, match="1 of"):
+        engine.run(lake, "Who counts ships?")
     engine.cancel = threading.Event()
     calls.clear()
     events = build(engine, lake)
@@ -308,3 +310,45 @@ def test_under_a_spoiler_ceiling_no_marker_from_later_paragraphs_is_placed(lake,
     assert within and all(index.paragraphs[p][0] >= second for m in within for p in m.paragraphs), \
         "nor, for a question that names a chapter, from paragraphs before it"
     assert len(within) < len(chosen)
+
+
+def test_under_a_ceiling_the_index_is_built_and_asked_up_to_it_first(lake, tmp_path):
+    """A build up to a reader's ceiling extracts the windows that reach it (in the book's order) and its questions
+    are answered at once; a question of the whole book says how far the index reaches; building on finishes it."""
+    from elite_ui.book import reading_ceiling
+
+    engine = mrag(faithful, tmp_path, budget_tokens=2000)
+    read = lake.up_to(*reading_ceiling(lake, "chapter 1"))
+    windows_built = [e.iteration for e in build_through(engine, lake, len(read)) if e.kind == "window"]
+    planned = engine.plan(lake)[1]
+    assert windows_built == list(range(len(windows_built))) and 0 < len(windows_built) < len(planned)
+    trace = engine.run(read, "Who bails with a tin cup?")
+    assert trace.answer.text
+    with pytest.raises(EliteError, match=f"reaches chapter 1 so far \\({len(windows_built)} of {len(planned)} "):
+        engine.run(lake, "Who counts ships?")
+    second = lake.up_to(*reading_ceiling(lake, "chapter 2"))
+    with pytest.raises(EliteError, match="build it on to your ceiling"):
+        engine.run(second, "Who counts ships?")
+    assert [e.iteration for e in build(engine, lake) if e.kind == "window"] == list(
+        range(len(windows_built), len(planned)))
+    assert engine.run(lake, "Who counts ships?").answer.text
+
+
+def build_through(engine, book, through):
+    return list(engine.build(book, through=through))
+
+
+def test_the_command_line_builds_the_index_up_to_the_ceiling_and_answers(write_book, tmp_path, monkeypatch, capsys):
+    from elite_ui import ask
+
+    lake = write_book("The Lake\n\nby Nobody\n\n" + "\n\n".join(
+        f"CHAPTER {n}\n\n" + "\n\n".join([body] * 40) for n, body in zip(range(1, 13), itertools.cycle(
+            CHAPTERS.values()))))
+    monkeypatch.setattr(ask, "open_llm", lambda *a, **k: ScriptedLLM(faithful))
+    monkeypatch.setattr(ask, "default_cache_dir", lambda: tmp_path / "cache")
+    assert ask.main([str(tmp_path / "book.txt"), "--method", "mrag", "--up-to", "chapter 1", "Who bails?"]) == 0
+    said = capsys.readouterr()
+    assert '"She bails with a tin cup." [S' in said.out and "ch. 2]" not in said.out
+    store, = (tmp_path / "cache" / "mrag").glob("*/windows.jsonl")
+    engine = Mrag(ScriptedLLM(faithful), ask.preset("mrag", "capable"), embed=trigram_embed, cache_dir=tmp_path)
+    assert 0 < len(store.read_text().splitlines()) < len(engine.plan(lake)[1])

@@ -137,9 +137,10 @@ class Engine:
         self.embed = embed or MiniLMEmbedder()
         self.cancel = cancel or threading.Event()
 
-    def build(self, book: Book) -> Iterator[Event]:
+    def build(self, book: Book, through: int | None = None) -> Iterator[Event]:
         """Slow work done once per book and model before any question (M-RAG's extraction), reported as events;
-        resumable. Most methods need none."""
+        resumable; ``through`` a sentence (a reader's spoiler ceiling), what questions of the book up to it need
+        first. Most methods need none."""
         return iter(())
 
     def prepared_key(self, book: Book) -> Hashable | None:

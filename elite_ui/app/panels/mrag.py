@@ -12,8 +12,10 @@ from ...errors import Cancelled, EliteError
 from ...methods.mrag import PRESETS, Mrag, MragSettings
 from ...methods.registry import METHODS
 from ...methods.trace import Kind
+from ...reading import part
 from .. import render
 from ..answering import RUN, apart, handler, one_build
+from ..inputs import text
 from ..render import inert_markdown as md
 from ..state import Session
 from .controls import Controls, create_controls
@@ -40,8 +42,9 @@ def create_ui(ctx) -> MragUI:
 
 
 def on_build(page: Page, ctx: Context, values: dict):
-    """"Build the index": the open book's markers, written once per book and model (Stop, then Build again
-    resumes)."""
+    """"Build the index": the open book's markers, written once per book and model, from its start up to the
+    reader's spoiler ceiling if there is one, the whole book if not (Stop, then Build again resumes; a later
+    ceiling builds on)."""
     session: Session = values[page.session.state]
     if session.book is None:
         yield {page.chat.status: "Load a book first."}
@@ -57,10 +60,11 @@ def built(page: Page, ctx: Context, values: dict, session: Session):
     ui, model = page.mrag, ctx.model
     engine: Mrag = METHODS["mrag"].engine(model.llm, ui.controls.settings(values),
                                           session.tools(model, ctx.cache_dir, background=True))
-    done = None
+    done, ceiling = None, text(values[page.chat.ceiling]).strip()
     yield {page.chat.status: "Building the M-RAG index…", page.chat.stop: gr.Button(interactive=True)}
     try:
-        for event in engine.build(session.book):  # each call waits its turn: others' questions go in between
+        through = len(part(session.book, ceiling).book) if ceiling else None
+        for event in engine.build(session.book, through=through):  # others' questions go in between its calls
             if event.kind == Kind.QUEUE:
                 yield {page.chat.status: event.data.said()}
             elif event.kind == Kind.INDEX_PROGRESS:
@@ -76,12 +80,13 @@ def built(page: Page, ctx: Context, values: dict, session: Session):
         yield {page.chat.status: f"**Could not build the index:** {md(str(exc))}"}
         return
     kept = f" ({done.resumed} of {done.total} windows kept from an earlier run)" if done and done.resumed else ""
+    upto = f" up to {ceiling}" if index.reach < len(session.book) else ""
     yield {page.session.state: session, ui.status: render.index_card(index.stats()),
-           page.chat.status: f"The M-RAG index is ready{kept}; choose M-RAG and ask."}
+           page.chat.status: f"The M-RAG index is ready{upto}{kept}; choose M-RAG and ask."}
 
 
 def create_event_handlers(page: Page, ctx: Context) -> None:
     ui, state = page.mrag, page.session.state
     ui.controls.on_preset()
-    ui.build.click(apart(handler(on_build, page, ctx)), {state, *ui.controls.inputs},
+    ui.build.click(apart(handler(on_build, page, ctx)), {state, page.chat.ceiling, *ui.controls.inputs},
                    [state, ui.status, page.chat.status, page.chat.stop], **RUN)

@@ -20,7 +20,14 @@ def index_card(stats: dict) -> str:
             f"fallback {pct(stats['fallback_rate'])} · audit: support {pct(stats['support_rate'])}, names "
             f"{pct(stats['name_support'])}, numbers {pct(stats['number_support'])}, flagged "
             f"{pct(stats['flagged_share'])} · store {stats['store_bytes'] / 1024:,.0f} KB "
-            f"({stats['storage_expansion']}x the book)</div>")
+            f"({stats['storage_expansion']}x the book){so_far(stats)}</div>")
+
+
+def so_far(stats: dict) -> str:
+    """What of the book an index built up to a ceiling covers, if not all of it."""
+    planned = stats.get("windows_in_book") or stats["windows"]
+    return "" if stats["windows"] >= planned else (f" · built from the book's start: {stats['windows']} of "
+                                                    f"{planned} windows (build on for a later ceiling)")
 
 
 def build_progress(data: dict) -> str:

@@ -94,11 +94,15 @@ class Mrag(Engine):
         return "\n\n".join(f"[{n}] {self.fit(self.paragraph_text(book, paras, p), budget)}"
                             for n, p in enumerate(todo, 1))
 
-    def build(self, book: Book, only: set[int] | None = None) -> Iterator[Event]:
-        """Extract every window not yet in the store (or ``only`` those, a measured sample), yielding
-        ``llm_call``, ``answer_delta`` (replies as they are written), ``window`` and ``index_progress`` events;
-        stop at any time (the cancel flag, checked between tokens) and call again to resume."""
+    def build(self, book: Book, only: set[int] | None = None, through: int | None = None) -> Iterator[Event]:
+        """Extract every window not yet in the store (or ``only`` those, a measured sample; or, ``through`` a
+        sentence, those that reach the book up to it, a reader's spoiler ceiling: the windows go in the book's
+        order, so its questions are answered before the rest is built), yielding ``llm_call``, ``answer_delta``
+        (replies as they are written), ``window`` and ``index_progress`` events; stop at any time (the cancel flag,
+        checked between tokens) and call again to resume."""
         paras, planned = self.plan(book)
+        if through is not None:
+            only = {n for n, (first, _) in enumerate(planned) if paras[first][0] < through}
         store = Store(self.folder(book))
         while not store.take():
             done = store.load()  # another process builds this index: show its progress, then resume after it
@@ -181,15 +185,19 @@ class Mrag(Engine):
         return "\n\n".join(self.paragraph_text(book, paras, p) for p in marker.paragraphs)
 
     def index(self, book: Book) -> MarkerIndex:
-        """The finished index of ``book`` from the store, with its key vectors (embedded once, then stored)."""
+        """The index of ``book`` from the store, as far as its windows are done from the book's start (all of
+        them, or those a build up to a spoiler ceiling did: :attr:`MarkerIndex.reach`), with its key vectors
+        (embedded once, then stored)."""
         paras, planned = self.plan(book)
         store = Store(self.folder(book))
         done = store.load()
-        if len(done) < len(planned):
+        ready = next((n for n in range(len(planned)) if n not in done), len(planned))
+        if not ready:
             raise EliteError(f"the M-RAG index of this book is not built yet ({len(done)} of {len(planned)} "
                              "windows done); build it first.")
-        index = MarkerIndex(paras, [done[n] for n in range(len(planned))], store.folder,
-                            len(book.text.encode("utf-8")))
+        reach = len(book) if ready == len(planned) else int(paras[planned[ready][0]][0])
+        index = MarkerIndex(paras, [done[n] for n in range(ready)], store.folder, len(book.text.encode("utf-8")),
+                            reach=reach, planned=len(planned))
         index.vectors = store.vectors(len(index.markers))
         if index.vectors is None:
             index.vectors = np.asarray(self.embed([m.key for m in index.markers]), dtype=np.float32)
@@ -235,7 +243,9 @@ class Mrag(Engine):
         return chosen
 
     def prepared_key(self, book: Book) -> Hashable:
-        return str(self.folder(book))
+        """The store's folder and how much of it is written (a build since goes further)."""
+        store = Store(self.folder(book))
+        return str(store.folder), store.path.stat().st_size if store.path.exists() else 0
 
     def prepare(self, book: Book) -> Prepared:
         """The finished index, loaded from the marker store (extraction time included in ``seconds``)."""
@@ -251,6 +261,11 @@ class Mrag(Engine):
               generate: bool = True):
         """Match keys, place values, (optionally) audit them with the model, answer."""
         index: MarkerIndex = prepared.state
+        if index.reach < len(book):
+            reached = book.sentence(index.reach - 1)
+            raise EliteError(f"the M-RAG index of this book reaches {reached.chapter_name or reached.label} so far "
+                             f"({len(index.windows)} of {index.planned} windows done); build it on to "
+                             + ("your ceiling." if book.ceiling else "the end of the book, or set a ceiling."))
         matched = time.perf_counter()
         matches = self.assemble(book, index, self.match(index, question, options))
         chosen = self.placed(index, matches)

@@ -77,6 +77,10 @@ class MarkerIndex:
     windows: list[Window]
     folder: Path
     book_bytes: int
+    reach: int = 0
+    """The first sentence its windows do not reach (the book's length once every window is done)."""
+    planned: int = 0
+    """The windows of the whole book."""
     vectors: np.ndarray | None = None
     markers: list[Marker] = field(default_factory=list)
 
@@ -97,7 +101,8 @@ class MarkerIndex:
         numbers = [m.number_support for m in model if m.number_support is not None]
         stored = sum(p.stat().st_size for p in self.folder.glob("*") if p.is_file())
         return {
-            "paragraphs": extracted, "windows": len(self.windows), "markers": len(self.markers),
+            "paragraphs": extracted, "windows": len(self.windows), "windows_in_book": self.planned,
+            "markers": len(self.markers),
             "model_markers": len(model), "chunk_markers": len(self.markers) - len(model),
             "cited_by_overlap": sum(m.cited_by == "overlap" for m in model),
             "dropped": sum(w.dropped for w in self.windows),
