@@ -152,10 +152,10 @@ def reading(book: Book, asked: Asked, llm: LLM, tools: Tools | None = None,
             names: Callable[[Book], NameIndex] | None = None,
             prepare: Callable[[Engine, Book], Prepared] | None = None) -> Reading:
     """``asked`` of ``book``, ready to run on ``llm``: the part read (:func:`part`) and the method's engine with
-    ``tools``. A method that reads character names gets ``names`` of the part read (by default those found in
-    it); ``prepare`` makes what the engine needs of the book (by default made afresh; the app keeps it for every
-    visitor). Raises :class:`~elite_ui.errors.EliteError` on an unknown method or a ceiling that is no place in
-    the book."""
+    ``tools``, and ``names``, the character names of the part read (by default those found in it), which ELITE searches
+    and every method's grounding check reads; ``prepare`` makes what the engine needs of the book (by default made
+    afresh; the app keeps it for every visitor). Raises :class:`~elite_ui.errors.EliteError` on an unknown method or a
+    ceiling that is no place in the book."""
     if not isinstance(asked.method, str) or asked.method not in METHODS:
         raise QuestionError(f"the method is one of {', '.join(METHODS)}.")
     method = METHODS[asked.method]
@@ -163,7 +163,6 @@ def reading(book: Book, asked: Asked, llm: LLM, tools: Tools | None = None,
     if asked.named_part and not (isinstance(asked.ceiling, Ceiling) or asked.about):  # a recorded one holds it
         seen = within(seen, asked.question)
     tools = tools or Tools()
-    if method.uses_names:
-        tools = replace(tools, names=(names or (lambda read: names_for(read, tools.cache_dir)))(seen.book))
+    tools = replace(tools, names=(names or (lambda read: names_for(read, tools.cache_dir)))(seen.book))
     engine = method.engine(llm, asked.chosen(llm), tools)
     return Reading(book, seen, asked, engine, prepare or (lambda engine, opened: engine.prepare(opened)))

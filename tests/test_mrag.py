@@ -352,3 +352,18 @@ def test_the_command_line_builds_the_index_up_to_the_ceiling_and_answers(write_b
     store, = (tmp_path / "cache" / "mrag").glob("*/windows.jsonl")
     engine = Mrag(ScriptedLLM(faithful), ask.preset("mrag", "capable"), embed=trigram_embed, cache_dir=tmp_path)
     assert 0 < len(store.read_text().splitlines()) < len(engine.plan(lake)[1])
+
+
+def test_an_answer_is_checked_against_every_sentence_of_the_paragraphs_its_values_come_from(lake, tmp_path):
+    """A value says a whole paragraph; the answer citing its label (the paragraph's first sentence) rests on what
+    the paragraph says further on, and its citation moves to the sentence that says it."""
+    def replies(request):
+        if request.purpose == "extract":
+            return faithful(request)
+        label = re.search(r"\[S(\d+)\] The lighthouse keeper", request.messages[-1]["content"]).group(1)
+        return f"Mirek mended the lamp with copper wire [S{label}]."
+
+    engine = mrag(replies, tmp_path, budget_tokens=2000)
+    build(engine, lake)
+    answer = engine.run(lake, "What did Mirek mend the lamp with?").answer
+    assert not answer.unsupported and "copper wire" in lake.sentence(answer.citations[0].sentence_id).text

@@ -329,6 +329,7 @@ def test_every_method_reads_only_the_part_searched(method, question, pride, tmp_
                     ScriptedLLM(lambda request: "[]" if request.purpose != "answer" else "Tolerable."),
                     Tools(embed=trigram_embed, cache_dir=str(tmp_path)))
     book = ready.part.book
+    assert ready.engine.names.find("Darcy"), "every method's grounding check reads the character names"
     assert book.ceiling.within.startswith("chapter 3") if "chapter 3" in question else not book.ceiling.within
     assert book.searched_from >= pride.first_read > 0
     answer = next(e.data for e in ready.events() if e.kind.value == "answer")

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..book import Book
 from ..book.lexicon import words
+from ..book.names import NameIndex
 from ..errors import Cancelled, EliteError, ModelError, QuestionError
 from ..models import LLM, Embed, MiniLMEmbedder, Request
 from ..models.capacity import POLL_SECONDS, Share
@@ -130,6 +131,9 @@ class Engine:
     """The book the question at hand is asked of (cut at the reader's ceiling, perhaps)."""
     asked: tuple[str, dict[str, str] | None] = ("", None)
     """The question at hand and its options."""
+    names: NameIndex | None = None
+    """The book's character names (of the part read): the grounding check takes one character's names for one
+    (an answer's "Basil Hallward" rests on a sentence's "Hallward")."""
 
     def __init__(self, llm: LLM, settings, *, embed: Embed | None = None, cancel: threading.Event | None = None):
         self.llm = llm
@@ -354,7 +358,7 @@ class Engine:
         elif not (self.settings.grounding and (evidence or book.guarded)):  # under a ceiling, no evidence holds none
             answer = Answer(text, cite(book, text, evidence), evidence=evidence)
         else:
-            kept, found = grounded(book, text, question, evidence, self.embed, getattr(self, "names", None),
+            kept, found = grounded(book, text, question, evidence, self.embed, self.names,
                                    topic=self.settings.on_topic)
             if self.settings.passage_check and kept:  # its calls recorded after the answer's
                 kept = yield from tapped(self.passage_checked(book, self.asked[0], kept, found, iteration), hold)

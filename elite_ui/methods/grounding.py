@@ -196,7 +196,7 @@ def support(book: Book, sentence: str, pool: str, pool_sentences: list[str], emb
     absent += [n for n in NUMBER.findall(plain) if n.lower() not in held]
     if absent:
         return absent
-    said = {w.lower() for w in NAMED.findall(plain)} | {t.lower() for t in TITLES}
+    said = {w.lower() for w in first + NAMED.findall(plain)} | {t.lower() for t in TITLES}  # names, held above
     words = [w for w in book.lexicon.content_words(plain) if not w.isdigit() and w not in said]
     if asked is not None:
         repeated = word_forms(book, asked)

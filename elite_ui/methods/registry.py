@@ -28,9 +28,9 @@ from .whole import WholeBook, WholeSettings
 
 @dataclass
 class Tools:
-    """What an engine may use besides the model: the embedder, the reader's stop flag, the cache folder (M-RAG's
-    marker store), the book's character names (ELITE's term expansion) and the reader's share of a model that
-    serves many readers."""
+    """What an engine may use besides the model: the embedder, the reader's stop flag, the cache folder (M-RAG's marker
+    store), the book's character names (ELITE's term expansion, every method's grounding check) and the reader's share
+    of a model that serves many readers."""
 
     embed: Embed = field(default_factory=MiniLMEmbedder)
     cancel: threading.Event = field(default_factory=threading.Event)
@@ -51,8 +51,6 @@ class Method:
     create: Callable[[LLM, object, Tools], Engine]
     main: bool = False
     """Offered as the app's method (every method is offered side by side)."""
-    uses_names: bool = False
-    """Reads the book's character-name index."""
     builds: str = ""
     """What :meth:`Engine.prepare` builds on a book's first question, said while it is built ("its chunk index")."""
     budget: str = ""
@@ -63,14 +61,14 @@ class Method:
     def engine(self, llm: LLM, settings=None, tools: Tools | None = None) -> Engine:
         tools = tools or Tools()
         engine = self.create(llm, settings if settings is not None else self.presets["laptop"], tools)
-        engine.share = tools.share
+        engine.share, engine.names = tools.share, tools.names
         return engine
 
 
 METHODS = {m.name: m for m in (
     Method("elite", "ELITE", "term search with the model's terms, judged and explored; no index", Settings,
            ELITE_PRESETS, lambda llm, s, t: Elite(llm, s, embed=t.embed, cancel=t.cancel, names=t.names),
-           main=True, uses_names=True, budget="evidence_tokens",
+           main=True, budget="evidence_tokens",
            figures=lambda trace: {"iterations": trace.totals().iterations}),
     Method("mrag", "M-RAG", "LLM-written meta-markers, built once per book and model", MragSettings, MRAG_PRESETS,
            lambda llm, s, t: Mrag(llm, s, embed=t.embed, cancel=t.cancel, cache_dir=t.cache_dir), main=True,

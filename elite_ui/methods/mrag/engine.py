@@ -280,7 +280,11 @@ class Mrag(Engine):
         if not generate:
             return Answer("", evidence=sorted(set(anchors)))
         context = "\n".join(f"[S{sid}] {m.text}" for sid, m in zip(anchors, chosen, strict=True))
-        return (yield from self.answer_from(book, question, options, context, sorted(set(anchors))))
+        # the evidence is every sentence of the paragraphs the values come from: a value says a whole paragraph in
+        # the model's words, and the grounding check reads what the book says, then cites the sentence that holds it
+        read = {sid for m in chosen for p in index.markers[m.marker].paragraphs
+                for sid in range(int(index.paragraphs[p][0]), int(index.paragraphs[p][1]) + 1)}
+        return (yield from self.answer_from(book, question, options, context, sorted(read | set(anchors))))
 
     def passages(self, book: Book, trace: Trace) -> list[tuple[int, str]]:
         """The values placed, in their order."""
