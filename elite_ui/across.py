@@ -12,9 +12,17 @@ from pathlib import Path
 
 from .book import Book, load_book
 from .library.index import LibraryIndex, Searched
-from .methods.parsing import quotation
 from .reading import Asked
-from .records import AnswerRecord, BookAnswer, LibraryAnswer, LibraryFound, ShelfBook, ShelfSentence, chaptered
+from .records import (
+    AnswerRecord,
+    BookAnswer,
+    LibraryAnswer,
+    LibraryFound,
+    ShelfBook,
+    ShelfSentence,
+    chaptered,
+    cited_line,
+)
 
 ASKED_BOOKS = 3
 """Books a question across the library is asked of: the best matches of its words."""
@@ -79,7 +87,7 @@ def put_together(asked: list[BookAnswer], searched: int, unread_left: int | None
     for one in asked:
         record = one["answer"]
         if said_by(record):
-            cited = "; ".join(f"{c['chapter'] or c['label']}: {quotation(c['text'])}" for c in record["citations"][:3])
+            cited = "; ".join(cited_line(c) for c in record["citations"][:3])
             lines.append(f"In {one['title']}: {chaptered(record)} ({cited})")
     if not lines:
         lines.append("The book whose words came closest does not say." if searched == 1 else

@@ -193,11 +193,11 @@ def story(book: Book, args: argparse.Namespace, until: str, llm=None) -> str:
     lines = [f"{x.name} ({', '.join(x.variants[1:]) or 'no other name'}): named in {x.mentions} sentences {until}.",
              f"First appearance: {cited(x.first)}" if x.first is not None else "Not named yet.",
              "Mentions per chapter: " + ", ".join(f"{ref} {n}" for ref, n in x.by_chapter if n),
-             "Described:", *(f"  - {cited(sid)}" for sid in x.described),
+             "Described:", *([f"  - {cited(sid)}" for sid in x.described] or ["  none found"]),
              "Their story so far (extracts):", *(f"  - {cited(sid)}" for sid in x.story),
              "Appears with (shared paragraphs):",
-             *(f"  - {name}: {count} ({'; '.join(book.sentence(s).citation for s in sids)})"
-               for name, count, sids in x.companions)]
+             *([f"  - {name}: {count} ({'; '.join(book.sentence(s).citation for s in sids)})"
+                for name, count, sids in x.companions] or ["  no one"])]
     return "\n".join(lines)
 
 

@@ -13,7 +13,7 @@ from typing_extensions import TypedDict
 from .book import Book, Ceiling
 from .book.story import ChapterRecap, XRay
 from .methods.grounding import LABELS
-from .methods.parsing import parse_sentence_ids
+from .methods.parsing import EMPHASIS, parse_sentence_ids, quotation
 from .methods.trace import Count, Kind, Trace
 
 DOCUMENTED = ConfigDict(use_attribute_docstrings=True)
@@ -272,6 +272,13 @@ def xray_record(book: Book, x: XRay) -> XRayRecord:
 
 LABELLED = re.compile(rf"(?P<stop>[.!?])?(?P<label>{LABELS.pattern})(?P<after>[.!?])?")
 """A citation label in an answer, with the full stop before or after it."""
+
+
+def cited_line(citation: Cited) -> str:
+    """A citation as plain text shows it (a reading app's reply, an answer across books): its chapter and the
+    sentence as a quotation, the book's ``_italics_`` marks dropped ("ch. 3: “My overhearings were…”")."""
+    sentence = EMPHASIS.sub(r"\1", quotation(citation["text"]))
+    return f"{citation['chapter'] or citation['label']}: {sentence}"
 
 
 def chaptered(record: AnswerRecord) -> str:

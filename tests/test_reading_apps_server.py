@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import httpx
 import pytest
 
-from elite_ui.app.reading_apps import chaptered
+from elite_ui.app.reading_apps import chaptered, cited_line
 from elite_ui.book import load_book, reading_ceiling
 from elite_ui.methods.grounding import LABELS
 from elite_ui.methods.parsing import quotation
@@ -109,6 +109,8 @@ def test_an_answers_labels_are_chapters_in_a_reading_app():
             "Darcy [S360] and the preface [S12, S360] agree.": "Darcy (ch. 4) and the preface (S12, ch. 4) agree.",
             "Not cited [S999].": "Not cited."}
     assert {answer: chaptered({"answer": answer, "citations": cited}) for answer in said} == said
+    italic = {"chapter": "ch. 35", "label": "S7, ch. 35", "text": "“_My_ overhearings were more favourable.”"}
+    assert cited_line(italic) == "ch. 35: “My overhearings were more favourable.”", "plain text shows no underscores"
 
 
 def test_a_plain_question_names_its_book_by_the_model_and_its_place_in_words(served):

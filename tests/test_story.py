@@ -77,6 +77,9 @@ def test_the_command_line_prints_a_recap_and_an_x_ray(capsys):
     assert "The story so far, up to chapter 2" in out and "[S" in out and "ch. 3" not in out
     assert main([book, "--xray", "Toad"]) == 0
     assert "Appears with" in capsys.readouterr().out
+    assert main([book, "--xray", "Chairman"]) == 0  # said, as the page says it, where a list would be empty
+    out = capsys.readouterr().out
+    assert "Described:\n  none found\n" in out and out.endswith("(shared paragraphs):\n  no one\n")
     assert main([book, "--xray", "Nobody"]) == 2 and main([book]) == 2
     assert "give a question" in capsys.readouterr().err
 

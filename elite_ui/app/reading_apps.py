@@ -34,10 +34,9 @@ from ..book import Book, load_book, reading_ceiling
 from ..errors import Cancelled, EliteError
 from ..library import Marked, Reading, Shelved, locate, located_in, open_shelf
 from ..library.app_request import AppAsked, RequestError, read_request
-from ..methods.parsing import quotation
 from ..methods.trace import Trace
 from ..reading import Asked
-from ..records import AnswerRecord, chaptered
+from ..records import AnswerRecord, chaptered, cited_line
 from .answering import asked_of, asking_each_book, run_threads
 from .config import LOOPBACK
 from .state import Session
@@ -174,7 +173,7 @@ def reply_text(record: AnswerRecord, note: str) -> str:
     shown = record["citations"] or record["quotes"]
     if shown:
         lines += ["", "From the book:" if record["citations"] else "What the book says:"]
-        lines += [f"- {c['chapter'] or c['label']}: {quotation(c['text'])}" for c in shown]
+        lines += [f"- {cited_line(c)}" for c in shown]
     lines += ["", note]
     return "\n".join(lines)
 

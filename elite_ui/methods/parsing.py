@@ -175,6 +175,10 @@ QUOTE_MARKS = "\"“‘'"
 """Marks that open a quotation (a sentence of dialogue opens with its own)."""
 
 
+EMPHASIS = re.compile(r"(?<![\w_])_([^_\n]{1,200})_(?![\w_])")
+"""Italics as plain-text books write them (Project Gutenberg's ``_talk_``)."""
+
+
 def quotation(text: str) -> str:
     """A book's sentence as a quotation, on one line: inside quotation marks unless it opens with its own
     (dialogue); one that ends a line of dialogue with its closing mark gets the opening one alone (no doubled

@@ -67,7 +67,7 @@ class Method:
 
 METHODS = {m.name: m for m in (
     Method("elite", "ELITE", "term search with the model's terms, judged and explored; no index", Settings,
-           ELITE_PRESETS, lambda llm, s, t: Elite(llm, s, embed=t.embed, cancel=t.cancel, names=t.names),
+           ELITE_PRESETS, lambda llm, s, t: Elite(llm, s, embed=t.embed, cancel=t.cancel),
            main=True, budget="evidence_tokens",
            figures=lambda trace: {"iterations": trace.totals().iterations}),
     Method("mrag", "M-RAG", "LLM-written meta-markers, built once per book and model", MragSettings, MRAG_PRESETS,

@@ -9,7 +9,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field, fields
 
 from ...book import Book
-from ...methods.parsing import SENTENCE_LABEL, quotation
+from ...methods.parsing import EMPHASIS, SENTENCE_LABEL, quotation
 from ...methods.trace import (
     Answer,
     Assembly,
@@ -104,10 +104,6 @@ def labels_linked(text: str, link_of) -> str:
         out += [esc(text[last:start]), made]
         last = end
     return "".join(out) + esc(text[last:])
-
-
-EMPHASIS = re.compile(r"(?<![\w_])_([^_\n]{1,200})_(?![\w_])")
-"""Italics as plain-text books write them (Project Gutenberg's ``_talk_``)."""
 
 
 def italics(shown: str) -> str:

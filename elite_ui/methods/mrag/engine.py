@@ -248,7 +248,8 @@ class Mrag(Engine):
         return str(store.folder), store.path.stat().st_size if store.path.exists() else 0
 
     def prepare(self, book: Book) -> Prepared:
-        """The finished index, loaded from the marker store (extraction time included in ``seconds``)."""
+        """The index as far as it is built (:meth:`index`), loaded from the marker store (extraction time included
+        in ``seconds``)."""
         started = time.perf_counter()
         index = self.index(book)
         stats = index.stats()
