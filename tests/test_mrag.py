@@ -319,9 +319,12 @@ def test_under_a_ceiling_the_index_is_built_and_asked_up_to_it_first(lake, tmp_p
 
     engine = mrag(faithful, tmp_path, budget_tokens=2000)
     read = lake.up_to(*reading_ceiling(lake, "chapter 1"))
-    windows_built = [e.iteration for e in build_through(engine, lake, len(read)) if e.kind == "window"]
+    events = build_through(engine, lake, len(read))
+    windows_built = [e.iteration for e in events if e.kind == "window"]
     planned = engine.plan(lake)[1]
     assert windows_built == list(range(len(windows_built))) and 0 < len(windows_built) < len(planned)
+    last = [e.data for e in events if e.kind == "index_progress"][-1]
+    assert (last.done, last.total, last.left) == (len(windows_built), len(windows_built), 0), "this build's windows"
     trace = engine.run(read, "Who bails with a tin cup?")
     assert trace.answer.text
     with pytest.raises(EliteError, match=f"reaches chapter 1 so far \\({len(windows_built)} of {len(planned)} "):
@@ -329,8 +332,10 @@ def test_under_a_ceiling_the_index_is_built_and_asked_up_to_it_first(lake, tmp_p
     second = lake.up_to(*reading_ceiling(lake, "chapter 2"))
     with pytest.raises(EliteError, match="build it on to your ceiling"):
         engine.run(second, "Who counts ships?")
-    assert [e.iteration for e in build(engine, lake) if e.kind == "window"] == list(
-        range(len(windows_built), len(planned)))
+    events = build(engine, lake)
+    assert [e.iteration for e in events if e.kind == "window"] == list(range(len(windows_built), len(planned)))
+    first = next(e.data for e in events if e.kind == "index_progress")
+    assert (first.done, first.total, first.resumed) == (len(windows_built), len(planned), len(windows_built))
     assert engine.run(lake, "Who counts ships?").answer.text
 
 

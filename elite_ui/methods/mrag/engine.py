@@ -98,34 +98,36 @@ class Mrag(Engine):
         """Extract every window not yet in the store (or ``only`` those, a measured sample; or, ``through`` a
         sentence, those that reach the book up to it, a reader's spoiler ceiling: the windows go in the book's
         order, so its questions are answered before the rest is built), yielding ``llm_call``, ``answer_delta``
-        (replies as they are written), ``window`` and ``index_progress`` events; stop at any time (the cancel flag,
-        checked between tokens) and call again to resume."""
+        (replies as they are written), ``window`` and ``index_progress`` events (the windows of this build: done,
+        left and the time left); stop at any time (the cancel flag, checked between tokens) and call again to
+        resume."""
         paras, planned = self.plan(book)
         if through is not None:
             only = {n for n, (first, _) in enumerate(planned) if paras[first][0] < through}
+        wanted = set(range(len(planned))) if only is None else only & set(range(len(planned)))
         store = Store(self.folder(book))
         while not store.take():
-            done = store.load()  # another process builds this index: show its progress, then resume after it
-            yield Event(Kind.INDEX_PROGRESS, 0, progress(len(done), len(planned), len(done), 0.0))
+            done = len(wanted & store.load().keys())  # another process builds this index: its progress, then resume
+            yield Event(Kind.INDEX_PROGRESS, 0, progress(done, len(wanted), done, 0.0))
             if self.cancel.is_set():
                 raise Cancelled("stopped.")
         try:
             done = store.load()
-            resumed, started = len(done), time.perf_counter()
+            resumed, started = len(wanted & done.keys()), time.perf_counter()
             store.write_meta({
                 "title": book.title, "digest": book.digest, "model": self.llm.name, "prompt_version": PROMPT_VERSION,
                 "settings": {n: getattr(self.settings, n) for n in EXTRACTION_FIELDS}, "paragraphs": len(paras),
                 "windows": len(planned)})
-            yield Event(Kind.INDEX_PROGRESS, 0, progress(len(done), len(planned), resumed, 0.0))
+            yield Event(Kind.INDEX_PROGRESS, 0, progress(resumed, len(wanted), resumed, 0.0))
             for number, (first, last) in enumerate(planned):
-                if number in done or (only is not None and number not in only):
+                if number in done or number not in wanted:
                     continue
                 window = yield from self.extract(book, paras, number, first, last)
                 store.append(window)
                 done[number] = window
                 spent = time.perf_counter() - started
                 yield Event(Kind.WINDOW, number, window)
-                yield Event(Kind.INDEX_PROGRESS, 0, progress(len(done), len(planned), resumed, spent))
+                yield Event(Kind.INDEX_PROGRESS, 0, progress(len(wanted & done.keys()), len(wanted), resumed, spent))
         finally:
             store.release()
 
