@@ -244,3 +244,7 @@ def test_the_xray_describes_a_character_by_what_they_are_like_not_a_passing_stat
     assert any("Mr. Bingley was good-looking and gentlemanlike" in s for s in bingley)
     assert not any("punctual" in s for who in ("Mr. Bingley", "Mr. Collins", "Mr. Darcy") for s in described(who)), (
         "'was punctual to his time' is an occasion, not a trait")
+    wickham = described("Wickham")
+    assert any("by no means a respectable young man" in s for s in wickham)
+    assert not any(s.startswith("The farewell between herself and Mr. Wickham") for s in wickham), (
+        "the farewell was friendly: a name after 'between' is no subject")

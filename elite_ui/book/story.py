@@ -205,7 +205,7 @@ def describing(book: Book, character: Character, ids: np.ndarray, names: NameInd
             scores[sid] = max(scores.get(sid, 0), score - len(book.sentence(sid).text) / 600)
     for sid in map(int, ids):
         text = book.sentence(sid).text
-        as_subject = list(named.finditer(text))
+        as_subject = [m for m in named.finditer(text) if not BETWEEN.search(text, 0, m.start())]
         keep(sid, max((said(text[m.end():m.end() + 120]) for m in as_subject), default=0))
         if not (own and as_subject and not others.search(text) and not QUOTED.search(text)):
             continue
@@ -216,6 +216,9 @@ def describing(book: Book, character: Character, ids: np.ndarray, names: NameInd
     return sorted(sorted(scores, key=lambda sid: (-scores[sid], sid))[:most])
 
 
+BETWEEN = re.compile(r"\bbetween\b[^,;:]*$")
+"""A clause's "between", before a name: "The farewell between herself and Mr. Wickham was perfectly friendly"
+names him as no subject (the farewell was friendly, not Wickham)."""
 QUOTED = re.compile(r"[“”\"‘’']\W|\W[“”\"‘’']|^[“\"‘']")
 """A quotation mark: the sentence is (partly) someone's speech, where "he" and "she" may be anyone."""
 
