@@ -152,10 +152,10 @@ def reading(book: Book, asked: Asked, llm: LLM, tools: Tools | None = None,
             names: Callable[[Book], NameIndex] | None = None,
             prepare: Callable[[Engine, Book], Prepared] | None = None) -> Reading:
     """``asked`` of ``book``, ready to run on ``llm``: the part read (:func:`part`) and the method's engine with
-    ``tools``, and ``names``, the character names of the part read (by default those found in it), which ELITE searches
-    and every method's grounding check reads; ``prepare`` makes what the engine needs of the book (by default made
-    afresh; the app keeps it for every visitor). Raises :class:`~elite_ui.errors.EliteError` on an unknown method or a
-    ceiling that is no place in the book."""
+    ``tools``, with the character names ``names`` gives of the part read (by default those found in it), which ELITE
+    searches and every method's grounding check reads; ``prepare`` makes what the engine needs of the book (by
+    default made afresh; the app keeps it for every visitor). Raises :class:`~elite_ui.errors.EliteError` on an
+    unknown method or a ceiling that is no place in the book."""
     if not isinstance(asked.method, str) or asked.method not in METHODS:
         raise QuestionError(f"the method is one of {', '.join(METHODS)}.")
     method = METHODS[asked.method]
