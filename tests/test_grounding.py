@@ -184,6 +184,35 @@ def test_an_answer_about_someone_the_question_does_not_ask_about_is_a_swap(pride
                         names=names)[1].left_out
 
 
+STORIES = """DUBLIN STORIES
+
+ARABY
+
+North Richmond Street, being blind, was a quiet street. The other houses of the street gazed at one another. Our \
+shouts echoed in the silent street. The cold air stung us. We played till our bodies glowed. She was waiting at the \
+door.
+
+EVELINE
+
+She sat at the window watching the evening invade the avenue. Her head was leaned against the window curtains. She \
+was tired. Few people passed. The man out of the last house passed on his way home. Frank was very kind, manly, \
+open-hearted. He had tales of distant countries. She was to go away with him by the night-boat to be his wife and \
+to live with him in Buenos Ayres where he had a home waiting for her. The evening deepened. She stood up.
+"""
+
+
+def test_a_story_named_for_its_heroine_names_her_in_every_sentence_of_it(write_book):
+    """A Dubliners walk: "Where does Frank want to take Eveline?" answered "... to Buenos Ayres [S16]", S16 and the
+    sentences beside it calling her "she": the story's title, "EVELINE", names her. A name no title or sentence
+    near writes is still missing."""
+    book = write_book(STORIES)
+    said = "Frank wants to take Eveline to Buenos Ayres by the night-boat [S16]."
+    assert book.sentence(16).chapter_title == "EVELINE" and "Buenos Ayres" in book.sentence(16).text
+    assert not grounded(book, said, "Where does Frank want to take Eveline?", [16])[1].left_out
+    swapped, found = grounded(book, said.replace("Eveline", "Mangan"), "Where does Frank want to take Mangan?", [16])
+    assert not swapped and found.missing == [["Mangan"]]
+
+
 def test_an_answer_is_cut_into_sentences_where_the_books_sentences_end_not_after_a_title():
     """Asked about Dubliners' Father Flynn, the 1.5B model's answer "Father Flynn is the Rev. James Flynn, who is
     sixty-five years old. [S74]" was cut after "Rev." and its label moved there: a title the book's sentences read

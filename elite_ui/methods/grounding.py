@@ -218,9 +218,10 @@ def support(book: Book, sentence: str, pool: str, pool_sentences: list[str], emb
 
 
 def unconnected(book: Book, sentence: str, question: str, cited: list[int], names: NameIndex | None) -> list[str]:
-    """The names of the question that ``sentence`` is not about: those it repeats that its cited sentences, or the
-    :data:`AROUND` sentences either side of them, never write (nor another name of the same character), or, when
-    those sentences write none of the question's names at all, all of them. The answer's claim is then about
+    """The names of the question that ``sentence`` is not about: those it repeats that its cited sentences, the
+    :data:`AROUND` sentences either side of them and their chapters' titles (Dubliners's "EVELINE") never write
+    (nor another name of the same character), or, when those sentences write none of the question's names at all,
+    all of them. The answer's claim is then about
     someone the question does not ask about ("Elizabeth marries Bingley [S137]", "Bingley [S137]" for "Who does
     Elizabeth marry?", S137 being the line 'Bingley.')."""
     def capitalised(text: str) -> list[str]:
@@ -231,7 +232,8 @@ def unconnected(book: Book, sentence: str, question: str, cited: list[int], name
     if not asked or not cited:
         return []
     near = {sid for c in cited for sid in book.around(c, AROUND)}
-    held = set(book.lexicon.words(" ".join(book.sentence(sid).text for sid in sorted(near))))
+    titles = dict.fromkeys(book.sentence(c).chapter_title for c in cited)
+    held = set(book.lexicon.words(" ".join([*(book.sentence(sid).text for sid in sorted(near)), *titles])))
 
     def written(word: str) -> bool:
         return writes(held, word, names, book.forms)
