@@ -248,3 +248,14 @@ def test_the_xray_describes_a_character_by_what_they_are_like_not_a_passing_stat
     assert any("by no means a respectable young man" in s for s in wickham)
     assert not any(s.startswith("The farewell between herself and Mr. Wickham") for s in wickham), (
         "the farewell was friendly: a name after 'between' is no subject")
+
+
+def test_a_character_the_book_calls_the_mole_is_described_as_the_mole(willows):
+    """The sample book writes "the Mole", "the Rat": "The Mole was a good listener" describes the Mole (the X-Ray
+    said "none found" for both)."""
+    from elite_ui.book.names import found_names
+    from elite_ui.book.story import xray
+
+    names = found_names(willows)
+    mole = [willows.sentence(sid).text for sid in xray(willows, names, names.find("Mole")).described]
+    assert any(s.startswith("The Mole was a good listener") for s in mole)
