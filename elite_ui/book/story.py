@@ -183,13 +183,13 @@ PASSING = {"seemed", "looked", "appeared"}
 def describing(book: Book, character: Character, ids: np.ndarray, names: NameIndex | None = None,
                most: int = 5) -> list[int]:
     """Sentences that say what the character is like: a variant of their name (or "the" and it: "The Mole was a good
-    listener") as a clause's subject followed by a word of :data:`TRAIT_WORDS` ("Darcy was clever", "Mr. Collins is
-    a conceited, pompous... man"; not "was punctual to his time", tied to an occasion, and counting less after
-    "seemed", "looked") or a trait had ("had a pleasant countenance"); or, counting less, "he" or "she" (the character's, :func:`pronoun`) so described in
-    narration (no quotation marks) right after the name as subject, in its sentence or the next, where no other
-    character the pronoun could stand for is named (of ``names``: a man's title is no "she"); the ``most`` that say
-    it most plainly (a kind of person named, the present tense), shortest first among equals, in book order. None
-    rather than a sentence that does not describe them."""
+    listener") as a clause's subject followed by a word of :data:`TRAIT_WORDS` ("Darcy was clever", "Mr. Collins is a
+    conceited, pompous... man"; not "was punctual to his time", tied to an occasion, and counting less after "seemed",
+    "looked") or a trait had ("had a pleasant countenance"); or, counting less, "he" or "she" (the character's,
+    :func:`pronoun`) so described in narration (no quotation marks) right after the name as subject, in its sentence or
+    the next, where no other character the pronoun could stand for is named (of ``names``: a man's title is no "she");
+    the ``most`` that say it most plainly (a kind of person named, the present tense), shortest first among equals, in
+    book order. None rather than a sentence that does not describe them."""
     variants = "|".join(re.escape(v) for v in sorted(character.variants, key=len, reverse=True))
     named = subject(rf"(?:[Tt]he\s+)?(?:{variants})", r"[“\"‘']|\bthat\s+")
     own, sex = pronoun(book, character, ids)
