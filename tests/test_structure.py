@@ -58,6 +58,29 @@ def test_a_ceiling_uses_the_book_s_own_chapter_numbers(pride):
         reading_ceiling(pride, "chapter " + "9" * 5000)
 
 
+def test_a_ceiling_may_be_said_as_a_reader_says_it(pride, write_book):
+    """"up to the end of chapter 10", "I've read the first ten chapters", "the tenth chapter", "chap. 10" are chapter
+    10; "I'm on chapter 11" and "the start of chapter 11" are where chapter 11 begins (read up to the one before); a
+    part may come after its chapter ("chapter 2 of book 1")."""
+    tenth = reading_ceiling(pride, "chapter 10")
+    for said in ("up to the end of chapter 10", "I've read the first ten chapters.", "through chapter 10",
+                 "the tenth chapter", "the 10th chapter", "chap. 10", "chapter 10 end",
+                 "up to and including chapter 10"):
+        assert reading_ceiling(pride, said) == tenth, said
+    for said in ("I'm on chapter 11", "the start of chapter 11", "reading chapter 11",
+                 "at the beginning of chapter 11"):
+        assert reading_ceiling(pride, said) == (tenth[0], "the start of chapter 11 (CHAPTER XI.)"), said
+    text = "Book the First\n\n" + "".join(f"CHAPTER {r}\n\nThe ship sailed on day {r}.\n\n" for r in ("I", "II"))
+    text += "Book the Second\n\nCHAPTER I. Araby\n\nThe storm came on.\n\n"
+    book = write_book("A Voyage\n\n" + text)
+    assert reading_ceiling(book, "chapter 2 of book 1") == reading_ceiling(book, "book 1, chapter 2")
+    last, label = reading_ceiling(book, "I'm on Araby")
+    assert label == "the start of book 2, chapter 1 (CHAPTER I. Araby)" and book.sentence(last + 1).text == (
+        "CHAPTER I. Araby")
+    with pytest.raises(BookError, match="not a reading position"):
+        reading_ceiling(book, "I've read it")
+
+
 def test_a_ceiling_may_be_a_chapter_s_title(write_book):
     """A collection's stories and many novels' chapters are known by title: "Araby", "the Wild Wood" for "III. THE
     WILD WOOD", "Recalled to Life" for "Book the First--Recalled to Life", the case, division and number aside; a

@@ -1,6 +1,6 @@
 """The reader's spoiler ceiling: "I have read up to chapter 12 / book 2, chapter 10 / page 80 / 40%" as the last
-sentence read. Chapters are the book's own (CHAPTER X is chapter 10), as :mod:`elite_ui.book.structure` reads
-them."""
+sentence read, said as a reader says it ("I've read the first twelve chapters", "I'm on chapter 13"). Chapters are
+the book's own (CHAPTER X is chapter 10), as :mod:`elite_ui.book.structure` reads them."""
 
 from __future__ import annotations
 
@@ -13,10 +13,24 @@ from ..errors import BookError
 from .model import Book
 from .structure import NUMBER_WORD, PARTS, number
 
-WORDS = {"chapter": "chapter", "ch": "chapter", "letter": "letter", "stave": "stave", "book": "book", "bk": "book",
-         "part": "part", "pt": "part", "volume": "volume", "vol": "volume"}
-STEP = re.compile(r"(chapter|ch|letter|stave|book|bk|part|pt|volume|vol)\.?\s*(?:the\s+)?([0-9]+|" + NUMBER_WORD
+WORDS = {"chapter": "chapter", "chap": "chapter", "ch": "chapter", "letter": "letter", "stave": "stave",
+         "book": "book", "bk": "book", "part": "part", "pt": "part", "volume": "volume", "vol": "volume"}
+STEP = re.compile(r"(chapter|chap|ch|letter|stave|book|bk|part|pt|volume|vol)\.?\s*(?:the\s+)?([0-9]+|" + NUMBER_WORD
                   + r"|[a-z]+)\b", re.I)
+OUTER = ("volume", "book", "part")
+"""Divisions that hold chapters, outermost first: "chapter 5 of part 2" is part 2, chapter 5."""
+SAID = re.compile(r"^(?:i\s*['’]?\s*(?:ve|m)\s+|i\s+(?:have|am)\s+)?(?:just\s+)?(?:(?P<now>at|on|in|reading)\s+|"
+                  r"(?:read|finished|reached|done)\s+)?(?:(?:up\s+)?to\s+|until\s+|till\s+|through\s+|thru\s+|"
+                  r"as\s+far\s+as\s+)?(?:and\s+including\s+)?(?:(?:the\s+)?end\s+of\s+)?"
+                  r"(?:(?:the\s+)?(?P<start>start|beginning)\s+of\s+)?(?P<rest>.*?)(?:[\s,]+(?:the\s+)?end)?[\s.!]*$",
+                  re.I | re.S)
+"""How a reader may say where they are, around the position itself: "I've read up to the end of chapter 5.",
+"through chapter 4", "chapter 12 end"; "the start of chapter 5" and "I'm on chapter 5" (reading it) are where it
+begins: read up to the chapter before it."""
+COUNTED = re.compile(rf"^(?:the\s+)?(?:first\s+)?([0-9]+|{NUMBER_WORD})\s+({'|'.join(WORDS)})s$", re.I)
+"""A count of chapters read: "the first 3 chapters", "ten chapters" (up to chapter 3, 10)."""
+ORDINAL = re.compile(rf"^(?:the\s+)?([0-9]+(?:st|nd|rd|th)|{NUMBER_WORD})\s+({'|'.join(WORDS)})$", re.I)
+"""A chapter by its ordinal: "the fifth chapter", "the 12th chapter"."""
 PAGE = re.compile(r"^\s*(?:page|p\.?)\s*(\d+)\s*$", re.I)
 PERCENT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*%\s*$")
 SENTENCE = re.compile(r"^\s*(?:sentence\s*|s)(\d{1,9})\s*$", re.I)
@@ -45,18 +59,43 @@ def reading_ceiling(book: Book, spec: str) -> tuple[int, str] | None:
         if sid >= len(book):
             raise BookError(f"S{sid} is not in this book, which has {len(book):,} sentences (S0 to S{len(book) - 1}).")
         return sid, book.sentence(sid).citation
-    steps = STEP.findall(spec)
-    if not steps or STEP.sub("", spec).strip(" ,;") or any(number(n) is None for _, n in steps):
-        if titled := title_ceiling(book, spec):
-            return titled
+    found = division_ceiling(book, spec) or title_ceiling(book, spec)
+    if not found:
+        plain, start = said_plainly(spec)
+        found = division_ceiling(book, plain, start) or title_ceiling(book, plain, start)
+    if not found:
         raise BookError(f'"{spec.strip()[:60]}" is not a reading position; {HELP}.')
-    return chapter_ceiling(book, {WORDS[w.lower()]: number(n) for w, n in steps})
+    return found
 
 
-def title_ceiling(book: Book, spec: str) -> tuple[int, str] | None:
+def said_plainly(spec: str) -> tuple[str, bool]:
+    """``spec`` without the words a reader says around a position (:data:`SAID`), a count or an ordinal of chapters
+    written as the chapter ("the first 3 chapters", "the fifth chapter": "chapter 3", "chapter 5"), and whether it
+    is where that position starts."""
+    said = SAID.match(spec.strip())
+    plain = said.group("rest")
+    if found := COUNTED.match(plain) or ORDINAL.match(plain):
+        plain = f"{found.group(2)} {re.sub(r'(?<=[0-9])(?:st|nd|rd|th)$', '', found.group(1))}"
+    return plain, bool(said.group("now") or said.group("start"))
+
+
+def division_ceiling(book: Book, spec: str, start: bool = False) -> tuple[int, str] | None:
+    """The end of the chapter or part ``spec`` numbers ("book 2, chapter 10", "chapter 5 of part 2"), or with
+    ``start`` the sentence before it (:func:`read_to`); None when ``spec`` numbers none."""
+    steps = STEP.findall(spec)
+    if not steps or re.sub(r"\b(?:of|in)\b", "", STEP.sub("", spec)).strip(" ,;") or any(
+            number(n) is None for _, n in steps):
+        return None
+    wanted = dict(sorted(((WORDS[w.lower()], number(n)) for w, n in steps),
+                         key=lambda step: OUTER.index(step[0]) if step[0] in OUTER else len(OUTER)))
+    return read_to(*chapter_span(book, wanted), start)
+
+
+def title_ceiling(book: Book, spec: str, start: bool = False) -> tuple[int, str] | None:
     """The end of the chapter (or part) whose title ``spec`` is, its division, number and case aside ("Araby", "the
-    Wild Wood" for "III. THE WILD WOOD", "Recalled to Life" for "Book the First--Recalled to Life"); None when
-    no heading has that title. Raises :class:`~elite_ui.errors.BookError` when several have."""
+    Wild Wood" for "III. THE WILD WOOD", "Recalled to Life" for "Book the First--Recalled to Life"), or with
+    ``start`` the sentence before it (:func:`read_to`); None when no heading has that title. Raises
+    :class:`~elite_ui.errors.BookError` when several have."""
     wanted = [w.lower() for w in TITLE_WORD.findall(spec)]
     if not wanted or all(HEADING_WORD.fullmatch(w) for w in wanted):
         return None
@@ -65,8 +104,13 @@ def title_ceiling(book: Book, spec: str) -> tuple[int, str] | None:
         raise several_parts(book, found, f'"{spec.strip()[:60]}" is the title of')
     if not found:
         return None
-    _, last, name = span(book, places(book), found[0])
-    return last, name
+    return read_to(*span(book, places(book), found[0]), start)
+
+
+def read_to(first: int, last: int, name: str, start: bool) -> tuple[int, str]:
+    """The last sentence read of a chapter that runs from ``first`` to ``last``, and its name: the chapter's end, or
+    with ``start`` the sentence before it ("the start of chapter 11")."""
+    return (max(first - 1, 0), f"the start of {name}") if start else (last, name)
 
 
 def titled(title: str, wanted: list[str]) -> bool:
@@ -93,12 +137,6 @@ def page_ceiling(book: Book, n: int) -> tuple[int, str]:
         raise BookError(f"page {n} is not in this book, which has {len(book.page_starts)} pages.")
     end = int(book.page_starts[n]) if n < len(book.page_starts) else len(book.text)
     return max(int(np.searchsorted(book.bounds[:, 1], end, side="right")) - 1, 0), f"page {n}"
-
-
-def chapter_ceiling(book: Book, wanted: dict[str, int]) -> tuple[int, str]:
-    """The end of the chapter (or part) whose own numbers are ``wanted`` ({"book": 2, "chapter": 10})."""
-    _, last, name = chapter_span(book, wanted)
-    return last, name
 
 
 def chapter_span(book: Book, wanted: dict[str, int], several: int | None = None) -> tuple[int, int, str]:
