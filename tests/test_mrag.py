@@ -1,12 +1,16 @@
 """M-RAG with a scripted model: paragraphs and windows, extraction with coverage, retries and fallback, the
 resumable store, assembly under the budget in both orders, and the fidelity audit."""
 
+import contextlib
+import io
 import itertools
 import json
 import re
 import threading
 import time
+from pathlib import Path
 
+import numpy as np
 import pytest
 
 from elite_ui.errors import Cancelled, EliteError
@@ -372,3 +376,32 @@ def test_an_answer_is_checked_against_every_sentence_of_the_paragraphs_its_value
     build(engine, lake)
     answer = engine.run(lake, "What did Mirek mend the lamp with?").answer
     assert not answer.unsupported and "copper wire" in lake.sentence(answer.citations[0].sentence_id).text
+
+
+def test_readers_who_store_the_key_vectors_at_once_leave_one_whole(tmp_path, monkeypatch):
+    """Two readers of a hosted app asking of a built index at once each embed its keys and store them: each writes a
+    file of its own, so the one stored is one reader's whole, never half of each."""
+    from elite_ui.methods.mrag import store as stored
+
+    save, both = np.save, threading.Barrier(2)
+
+    def halting(file, array):
+        data = io.BytesIO()
+        save(data, array)
+        with open(file, "wb") if isinstance(file, str | Path) else contextlib.nullcontext(file) as out:
+            out.write(data.getvalue()[:200])
+            out.flush()
+            both.wait(5)
+            out.write(data.getvalue()[200:])
+
+    monkeypatch.setattr(stored.np, "save", halting)
+    store = stored.Store(tmp_path)
+    arrays = [np.full((20, 8), n, dtype=np.float32) for n in (1, 2)]
+    writers = [threading.Thread(target=store.save_vectors, args=(a,)) for a in arrays]
+    for writer in writers:
+        writer.start()
+    for writer in writers:
+        writer.join(10)
+    kept = store.vectors(20)
+    assert kept is not None and any(np.array_equal(kept, a) for a in arrays)
+    assert not list(tmp_path.glob("*.partial.npy"))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
@@ -93,14 +94,19 @@ class Store:
         return vectors if len(vectors) == count else None
 
     def save_vectors(self, vectors: np.ndarray) -> None:
-        """Write the key vectors whole (a temporary file renamed over the old one), or not at all."""
-        partial = self.folder / "keys.partial.npy"
+        """Write the key vectors whole (a temporary file of this writer's own renamed over the old one: readers who
+        ask at once each write theirs), or not at all."""
+        partial = None
         try:
-            np.save(partial, vectors)
+            handle, name = tempfile.mkstemp(dir=self.folder, prefix="keys.", suffix=".partial.npy")
+            partial = Path(name)
+            with os.fdopen(handle, "wb") as out:
+                np.save(out, vectors)
             partial.replace(self.folder / "keys.npy")
         except OSError:
-            with contextlib.suppress(OSError):
-                partial.unlink(missing_ok=True)
+            if partial is not None:
+                with contextlib.suppress(OSError):
+                    partial.unlink(missing_ok=True)
 
 
 def progress(done: int, total: int, resumed: int, seconds: float) -> Progress:
