@@ -198,6 +198,8 @@ She sat at the window watching the evening invade the avenue. Her head was leane
 was tired. Few people passed. The man out of the last house passed on his way home. Frank was very kind, manly, \
 open-hearted. He had tales of distant countries. She was to go away with him by the night-boat to be his wife and \
 to live with him in Buenos Ayres where he had a home waiting for her. The evening deepened. She stood up.
+
+“Eveline!”
 """
 
 
@@ -211,6 +213,16 @@ def test_a_story_named_for_its_heroine_names_her_in_every_sentence_of_it(write_b
     assert not grounded(book, said, "Where does Frank want to take Eveline?", [16])[1].left_out
     swapped, found = grounded(book, said.replace("Eveline", "Mangan"), "Where does Frank want to take Mangan?", [16])
     assert not swapped and found.missing == [["Mangan"]]
+
+
+def test_what_the_book_says_quotes_more_of_the_question_than_whom_it_asks_about(write_book):
+    """A Dubliners walk quoted "“Eveline!”" first for "Whom does Eveline plan to go away with?": the shortest
+    sentence naming her. A sentence that holds the question's other words comes first; one that only names her
+    after it."""
+    book = write_book(STORIES)
+    quoted = [c.text for c in Elite(answering(""), Settings()).quotes(book, "Whom does Eveline plan to go away with?",
+                                                                       None, list(range(len(book))))]
+    assert quoted[0].startswith("She was to go away with him") and quoted[-1] == "“Eveline!”"
 
 
 def test_an_answer_is_cut_into_sentences_where_the_books_sentences_end_not_after_a_title():

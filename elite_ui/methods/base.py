@@ -30,6 +30,7 @@ from .grounding import (
     YES,
     Grounding,
     answer_sentences,
+    asked_names,
     cited_passage,
     grounded,
     leave_out,
@@ -37,7 +38,7 @@ from .grounding import (
     sharing,
     unread,
 )
-from .lexical import best_sentences, bm25_scores, idf_lucene, targets
+from .lexical import best_sentences, bm25_scores, idf_lucene, matching, targets
 from .parsing import (
     clean_answer,
     parse_choice,
@@ -196,12 +197,16 @@ class Engine:
     def quotes(self, book: Book, question: str, options: dict[str, str] | None, evidence: list[int]) -> list[Citation]:
         """The evidence's best sentences for the question and its options (BM25), shown first as what the book
         says: the same rule for every method, by what the reader asked, a chapter's heading never ("THE
-        SISTERS" says nothing of a sister). A count quotes its first occurrences instead."""
+        SISTERS" says nothing of a sister), and a sentence that holds more of the question than whom it asks
+        about before one that only names them ("“Eveline!”" for "Whom does Eveline plan to run away with?"). A
+        count quotes its first occurrences instead."""
         found = targets(book, [question, *(options or {}).values()])
         scores = bm25_scores(book, found) if found else np.zeros(len(book))
+        about = {f for name in asked_names(book, question) for f in book.forms(name.lower())}
         told = [sid for sid in evidence if sid not in book.headings]
-        return [Citation(sid, book.sentence(sid).citation, book.sentence(sid).text)
-                for sid in best_sentences(book, told, scores, self.settings.quotes)]
+        return [Citation(sid, book.sentence(sid).citation, book.sentence(sid).text) for sid in best_sentences(
+            book, told, scores, self.settings.quotes, first=matching([t for t in found if not set(t.forms) & about],
+                                                                     len(book)))]
 
     def index_card(self, prepared: Prepared) -> dict | None:
         """Figures on the prepared index the trace opens with (M-RAG's card), if any."""

@@ -217,18 +217,25 @@ def support(book: Book, sentence: str, pool: str, pool_sentences: list[str], emb
     return lacking
 
 
+def capitalised(book: Book, text: str) -> list[str]:
+    """The capitalised words of ``text`` that may be names (not a title, "Mr", nor a stopword, "The"), in order."""
+    return list(dict.fromkeys(w for w in re.findall(rf"\b{CAPITALISED_WORD}\b", text)
+                              if w not in TITLES and w.lower() not in book.lexicon.stopwords))
+
+
+def asked_names(book: Book, question: str) -> list[str]:
+    """Whom (or what place) ``question`` asks about: its :func:`capitalised` words after its first (which every
+    question capitalises)."""
+    return capitalised(book, question.split(maxsplit=1)[-1])
+
+
 def unconnected(book: Book, sentence: str, question: str, cited: list[int], names: NameIndex | None) -> list[str]:
     """The names of the question that ``sentence`` is not about: those it repeats that its cited sentences, the
     :data:`AROUND` sentences either side of them and their chapters' titles (Dubliners's "EVELINE") never write
     (nor another name of the same character), or, when those sentences write none of the question's names at all,
-    all of them. The answer's claim is then about
-    someone the question does not ask about ("Elizabeth marries Bingley [S137]", "Bingley [S137]" for "Who does
-    Elizabeth marry?", S137 being the line 'Bingley.')."""
-    def capitalised(text: str) -> list[str]:
-        return list(dict.fromkeys(w for w in re.findall(rf"\b{CAPITALISED_WORD}\b", text)
-                                  if w not in TITLES and w.lower() not in book.lexicon.stopwords))
-
-    asked = capitalised(question.split(maxsplit=1)[-1])  # the question's first word is no name
+    all of them. The answer's claim is then about someone the question does not ask about ("Elizabeth marries
+    Bingley [S137]", "Bingley [S137]" for "Who does Elizabeth marry?", S137 being the line 'Bingley.')."""
+    asked = asked_names(book, question)
     if not asked or not cited:
         return []
     near = {sid for c in cited for sid in book.around(c, AROUND)}
@@ -238,7 +245,7 @@ def unconnected(book: Book, sentence: str, question: str, cited: list[int], name
     def written(word: str) -> bool:
         return writes(held, word, names, book.forms)
 
-    missing = [w for w in capitalised(sentence) if w in asked and not written(w)]
+    missing = [w for w in capitalised(book, sentence) if w in asked and not written(w)]
     return missing or ([] if any(map(written, asked)) else asked)
 
 

@@ -145,9 +145,21 @@ def smoothed(scores: np.ndarray, reach: int, decay: float) -> np.ndarray:
     return np.convolve(scores, kernel, mode="same")
 
 
-def best_sentences(book: Book, sentence_ids: list[int], scores: np.ndarray, n: int) -> list[int]:
-    """The ``n`` sentences of ``sentence_ids`` with the highest positive ``scores`` (book order breaks ties)."""
-    return sorted((sid for sid in sentence_ids if scores[sid] > 0), key=lambda sid: (-scores[sid], sid))[:n]
+def best_sentences(book: Book, sentence_ids: list[int], scores: np.ndarray, n: int,
+                   first: np.ndarray | None = None) -> list[int]:
+    """The ``n`` sentences of ``sentence_ids`` with the highest positive ``scores`` (book order breaks ties), those
+    ``first`` marks (if given) before the others."""
+    ahead = first if first is not None else np.ones(len(scores), dtype=bool)
+    return sorted((sid for sid in sentence_ids if scores[sid] > 0),
+                  key=lambda sid: (not ahead[sid], -scores[sid], sid))[:n]
+
+
+def matching(found: list[Target], n: int) -> np.ndarray:
+    """Which of ``n`` sentences match one of the targets ``found``."""
+    hit = np.zeros(n, dtype=bool)
+    for target in found:
+        hit[target.sentences] = True
+    return hit
 
 
 def chunks(book: Book, words: int = 100) -> list[tuple[int, int]]:
