@@ -323,8 +323,8 @@ def aliases_table() -> str:
     return rows(["novel", "names listed by hand", "pairs alike", "precision (before)", "recall (before)",
                  "wrongly merged now"],
                 [[novel.removesuffix(".txt") + (" (held out)" if r["held_out"] else ""), r["names"], r["alike"],
-                  f"{r['precision']:.3f} ({before[novel]['precision']:.3f})",
-                  f"{r['recall']:.3f} ({before[novel]['recall']:.3f})",
+                  *(f"{r[f]:.3f} ({before[novel][f]:.3f})" if novel in before else f"{r[f]:.3f} (new list)"
+                    for f in ("precision", "recall")),
                   "withheld" if r["held_out"] else "; ".join(r["wrongly_merged"]) or "none"]
                  for novel, r in now.items()])
 
