@@ -21,10 +21,10 @@ from .ceiling import WORDS, chapter_span, places, span, title_words
 from .model import Book
 from .structure import NUMBER_WORD, number
 
-DIVISION = r"(chapter|ch|letter|stave|book|bk|part|pt|volume|vol)"
+DIVISION = r"(chapter|chap|ch|letter|stave|book|bk|part|pt|volume|vol)"
 ROMAN = r"c{0,3}(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})(?<=[ivxlc])\b"
 """A Roman numeral up to 399, well formed ("civil" and "ill" are none)."""
-STEP = re.compile(r"\b(?:(chapter|ch)\.?\s+(?:the\s+)?(" + NUMBER_WORD + r")\b|" + DIVISION
+STEP = re.compile(r"\b(?:(chapter|chap|ch)\.?\s+(?:the\s+)?(" + NUMBER_WORD + r")\b|" + DIVISION
                   + r"\.?\s+([0-9]+\b|(?!i\b)" + ROMAN + r"|i\b(?!\s+\w)))", re.I)
 """A division and its number ("chapter 3", "book 2", "chapter XII"; in words only a chapter's, "chapter three",
 since "the letter one morning" names no letter; a lone "I" only at the end of a clause, since "the book I read"
