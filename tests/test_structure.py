@@ -4,6 +4,7 @@ that uses them and leaves the front matter out."""
 import pytest
 
 from elite_ui.book import reading_ceiling
+from elite_ui.book.scope import named_part
 from elite_ui.book.structure import Heading, labels, number, read_heading, structure
 from elite_ui.errors import BookError
 from elite_ui.methods.elite import Elite, Settings
@@ -115,6 +116,9 @@ def test_a_chapter_number_in_several_parts_asks_which(write_book):
     assert label.startswith("book 1, chapter 2") and "storm" not in book.span_text(0, last)
     last, _ = reading_ceiling(book, "book 1")
     assert book.sentence(last + 1).chapter_name == "book 2"
+    for asked in ("What happens in book two, chapter two?", "What happens in chapter two of book two?"):
+        first, _, name = named_part(book, asked)
+        assert name.startswith("book 2, chapter 2") and "night II" in book.sentence(first + 1).text, asked
 
 
 def test_under_a_ceiling_the_front_matter_is_not_searched_or_counted_unless_asked(pride):

@@ -3,7 +3,7 @@ begins?"): no sentence says "chapter 2" or "begins", so a search by the question
 the question is answered from that part alone (:func:`scoped`, at the front door, :mod:`elite_ui.reading`).
 
 Named: a chapter, letter, stave, book, part or volume by its number ("chapter 3", "chapter three", "the third
-chapter", "book 2, chapter 10", "chapter X."), as the book's own headings number them
+chapter", "book 2, chapter 10", "part two, chapter five", "chapter X."), as the book's own headings number them
 (:func:`~elite_ui.book.ceiling.chapter_span`); or the book's opening ("when the story begins", "at the start of the
 novel", "the opening pages"): its first chapter, at most a quarter of the story and at least a tenth; or, in a
 question that asks only what happens there, by its title ("What happens in The Dead?", :func:`titled_part`). Only
@@ -31,6 +31,8 @@ since "the letter one morning" names no letter; a lone "I" only at the end of a 
 names no book)."""
 STEPS = re.compile(STEP.pattern + r"(?:(?:\s*,\s*|\s+of\s+(?:the\s+)?|\s+)" + STEP.pattern + r")?", re.I)
 """One division, or two in a row ("book 2, chapter 10", "chapter 10 of book 2")."""
+OUTER_WORDS = re.compile(r"\b(book|part|volume)\s+(?:the\s+)?(" + NUMBER_WORD + r")\b", re.I)
+"""A book, part or volume numbered in words ("part two"), read as one only beside a chapter (:func:`in_digits`)."""
 ORDINAL = re.compile(r"\bthe\s+(" + NUMBER_WORD + r"|opening)\s+chapter\b", re.I)
 """A chapter by its ordinal ("the third chapter", "the opening chapter")."""
 OPENING = re.compile(
@@ -65,7 +67,7 @@ def named_part(book: Book, question: str) -> tuple[int, int, str] | None:
     numbered alike, the last read under a ceiling, else the first); None when it names none that ``book`` has."""
     if book.language != "en" or not len(book):
         return None
-    wanted = [divisions(found.groups()) for found in STEPS.finditer(question)]
+    wanted = [divisions(found.groups()) for found in STEPS.finditer(in_digits(question))]
     wanted += [{"chapter": 1 if o.group(1).lower() == "opening" else number(o.group(1))}
                for o in ORDINAL.finditer(question)]
     if len(wanted) == 1 and None not in wanted[0].values():
@@ -76,6 +78,15 @@ def named_part(book: Book, question: str) -> tuple[int, int, str] | None:
     if not wanted and OPENING.search(question):
         return opening(book)
     return None if wanted else titled_part(book, question)
+
+
+def in_digits(question: str) -> str:
+    """``question`` with a book, part or volume numbered in words written in digits where it names a chapter too
+    ("part two, chapter five", "chapter 5 of part two"): :data:`STEP` reads outer divisions in digits only, since
+    "the letter one morning" names no letter."""
+    if not re.search(r"\b(?:chapter|chap|ch)\b", question, re.I):
+        return question
+    return OUTER_WORDS.sub(lambda m: f"{m.group(1)} {number(m.group(2))}", question)
 
 
 def titled_part(book: Book, question: str) -> tuple[int, int, str] | None:
@@ -105,7 +116,8 @@ def asks_of(question: str, words: tuple[str, ...]) -> bool:
 def asks_what_happens(question: str, book: Book | None = None) -> bool:
     """Whether ``question`` asks only what happens in the part of the book it names (:data:`WHAT_HAPPENS`): by its
     number or the opening, or (with the ``book``) by its title."""
-    rest, named = re.subn(f"{STEPS.pattern}|{ORDINAL.pattern}|{OPENING.pattern}", " ", question, flags=re.I)
+    rest, named = re.subn(f"{STEPS.pattern}|{ORDINAL.pattern}|{OPENING.pattern}", " ", in_digits(question),
+                          flags=re.I)
     return bool(named and WHAT_HAPPENS.fullmatch(rest)) or (book is not None and not named
                                                              and titled_part(book, question) is not None)
 
