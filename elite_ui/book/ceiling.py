@@ -5,6 +5,7 @@ the book's own (CHAPTER X is chapter 10), as :mod:`elite_ui.book.structure` read
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 
 import numpy as np
@@ -18,7 +19,7 @@ WORDS = {"chapter": "chapter", "chap": "chapter", "ch": "chapter", "letter": "le
 STEP = re.compile(r"(chapter|chap|ch|letter|stave|book|bk|part|pt|volume|vol)\.?\s*(?:the\s+)?([0-9]+|" + NUMBER_WORD
                   + r"|[a-z]+)\b", re.I)
 OUTER = ("volume", "book", "part")
-"""Divisions that hold chapters, outermost first: "chapter 5 of part 2" is part 2, chapter 5."""
+"""Divisions that hold chapters, outermost first."""
 SAID = re.compile(r"^(?:i\s*['’]?\s*(?:ve|m)\s+|i\s+(?:have|am)\s+)?(?:just\s+)?(?:(?P<now>at|on|in|reading)\s+|"
                   r"(?:read|finished|reached|done)\s+)?(?:(?:up\s+)?to\s+|until\s+|till\s+|through\s+|thru\s+|"
                   r"as\s+far\s+as\s+)?(?:and\s+including\s+)?(?:(?:the\s+)?end\s+of\s+)?"
@@ -86,9 +87,13 @@ def division_ceiling(book: Book, spec: str, start: bool = False) -> tuple[int, s
     if not steps or re.sub(r"\b(?:of|in)\b", "", STEP.sub("", spec)).strip(" ,;") or any(
             number(n) is None for _, n in steps):
         return None
-    wanted = dict(sorted(((WORDS[w.lower()], number(n)) for w, n in steps),
-                         key=lambda step: OUTER.index(step[0]) if step[0] in OUTER else len(OUTER)))
-    return read_to(*chapter_span(book, wanted), start)
+    return read_to(*chapter_span(book, outer_first((WORDS[w.lower()], number(n)) for w, n in steps)), start)
+
+
+def outer_first(steps: Iterable[tuple[str, int | None]]) -> dict[str, int | None]:
+    """Divisions and their numbers, the outermost first (:data:`OUTER`): "chapter 5 of part 2" is part 2, chapter
+    5."""
+    return dict(sorted(steps, key=lambda step: OUTER.index(step[0]) if step[0] in OUTER else len(OUTER)))
 
 
 def title_ceiling(book: Book, spec: str, start: bool = False) -> tuple[int, str] | None:

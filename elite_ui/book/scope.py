@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from ..errors import BookError
-from .ceiling import WORDS, chapter_span, places, span, title_words
+from .ceiling import WORDS, chapter_span, outer_first, places, span, title_words
 from .model import Book
 from .structure import NUMBER_WORD, number
 
@@ -125,10 +125,7 @@ def asks_what_happens(question: str, book: Book | None = None) -> bool:
 def divisions(groups: tuple[str | None, ...]) -> dict[str, int | None]:
     """The divisions of a :data:`STEPS` match's ``groups`` (a :data:`STEP`'s four, twice), the outer first
     ("chapter 10 of book 2" is book 2, chapter 10)."""
-    pairs = [(WORDS[(a or b).lower()], number(m or n)) for a, m, b, n in (groups[:4], groups[4:]) if a or b]
-    if len(pairs) == 2 and pairs[0][0] == "chapter":
-        pairs.reverse()
-    return dict(pairs)
+    return outer_first((WORDS[(a or b).lower()], number(m or n)) for a, m, b, n in (groups[:4], groups[4:]) if a or b)
 
 
 def opening(book: Book) -> tuple[int, int, str]:
