@@ -200,6 +200,8 @@ open-hearted. He had tales of distant countries. She was to go away with him by 
 to live with him in Buenos Ayres where he had a home waiting for her. The evening deepened. She stood up.
 
 “Eveline!”
+
+“Go away!”
 """
 
 
@@ -215,14 +217,14 @@ def test_a_story_named_for_its_heroine_names_her_in_every_sentence_of_it(write_b
     assert not swapped and found.missing == [["Mangan"]]
 
 
-def test_what_the_book_says_quotes_more_of_the_question_than_whom_it_asks_about(write_book):
+def test_what_the_book_says_quotes_more_of_the_question_than_whom_it_asks_about_or_a_few_words(write_book):
     """A Dubliners walk quoted "“Eveline!”" first for "Whom does Eveline plan to go away with?": the shortest
-    sentence naming her. A sentence that holds the question's other words comes first; one that only names her
-    after it."""
+    sentence naming her. A sentence that holds the question's other words comes first; one that only names her, or
+    a line of a few words ("“Go away!”"), after it."""
     book = write_book(STORIES)
     quoted = [c.text for c in Elite(answering(""), Settings()).quotes(book, "Whom does Eveline plan to go away with?",
                                                                        None, list(range(len(book))))]
-    assert quoted[0].startswith("She was to go away with him") and quoted[-1] == "“Eveline!”"
+    assert quoted[0].startswith("She was to go away with him") and set(quoted[1:]) == {"“Eveline!”", "“Go away!”"}
 
 
 def test_an_answer_is_cut_into_sentences_where_the_books_sentences_end_not_after_a_title():

@@ -103,6 +103,8 @@ PROMPT_SLACK = 32
 PASSAGE_TOKENS = 320
 """The most tokens of evidence one passage read alone holds (``passage_answers``): a longer run of sentences is
 read in pieces."""
+QUOTE_WORDS = 5
+"""A sentence of fewer words is quoted after longer ones: BM25 favours it, and it rarely says what was asked."""
 NO_ANSWER = "I could not find the answer in the book."
 """A written answer when the model wrote nothing usable."""
 PRIVATE = ("(not shown: read up to a spoiler ceiling, the model's imagining may be its memory of the novel beyond "
@@ -198,15 +200,18 @@ class Engine:
         """The evidence's best sentences for the question and its options (BM25), shown first as what the book
         says: the same rule for every method, by what the reader asked, a chapter's heading never ("THE
         SISTERS" says nothing of a sister), and a sentence that holds more of the question than whom it asks
-        about before one that only names them ("“Eveline!”" for "Whom does Eveline plan to run away with?"). A
-        count quotes its first occurrences instead."""
+        about before one that only names them ("“Eveline!”" for "Whom does Eveline plan to run away with?") or is
+        shorter than :data:`QUOTE_WORDS` ("‘Live for others!’" for "Where does Badger live?"). A count quotes its
+        first occurrences instead."""
         found = targets(book, [question, *(options or {}).values()])
         scores = bm25_scores(book, found) if found else np.zeros(len(book))
         about = {f for name in asked_names(book, question) for f in book.forms(name.lower())}
         told = [sid for sid in evidence if sid not in book.headings]
-        return [Citation(sid, book.sentence(sid).citation, book.sentence(sid).text) for sid in best_sentences(
-            book, told, scores, self.settings.quotes, first=matching([t for t in found if not set(t.forms) & about],
-                                                                     len(book)))]
+        says = matching([t for t in found if not set(t.forms) & about], len(book))
+        for sid in told:
+            says[sid] &= len(book.sentence(sid).text.split()) >= QUOTE_WORDS
+        return [Citation(sid, book.sentence(sid).citation, book.sentence(sid).text)
+                for sid in best_sentences(book, told, scores, self.settings.quotes, first=says)]
 
     def index_card(self, prepared: Prepared) -> dict | None:
         """Figures on the prepared index the trace opens with (M-RAG's card), if any."""
