@@ -50,8 +50,9 @@ def parser() -> argparse.ArgumentParser:
                         help="; ".join(f"{m.name}: {m.summary}" for m in METHODS.values()))
     parser.add_argument("--up-to", metavar="WHERE", default="",
                         help='spoiler ceiling: "chapter 12", "book 2, chapter 10", a chapter\'s title, "page 80", '
-                             '"40%%" or "S5210"; nothing after it is used, nor the front matter (preface, '
-                             "introduction) before the story")
+                             '"40%%" or "S5210", or as a reader says it ("I\'m on chapter 13", "the first 12 '
+                             'chapters"); nothing after it is used, nor the front matter (preface, introduction) '
+                             "before the story")
     parser.add_argument("--library", metavar="FOLDER", default=os.environ.get("ELITE_LIBRARY", ""),
                         help="find the book in this Calibre library (or folder of books) and take the spoiler "
                              "ceiling from where Calibre's viewer or KOReader left you, unless --up-to says "
