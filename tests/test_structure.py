@@ -119,6 +119,9 @@ def test_a_chapter_number_in_several_parts_asks_which(write_book):
     for asked in ("What happens in book two, chapter two?", "What happens in chapter two of book two?"):
         first, _, name = named_part(book, asked)
         assert name.startswith("book 2, chapter 2") and "night II" in book.sentence(first + 1).text, asked
+    letters = write_book("Letters Home\n\n" + text.replace("Book", "Part").replace("CHAPTER", "LETTER"),
+                         "letters.txt")
+    assert named_part(letters, "What happens in letter 2 of part 2?")[2] == "part 2, letter 2 (LETTER II)"
 
 
 def test_under_a_ceiling_the_front_matter_is_not_searched_or_counted_unless_asked(pride):
