@@ -71,6 +71,7 @@ def test_a_ceiling_may_be_said_as_a_reader_says_it(pride, write_book):
     for said in ("I'm on chapter 11", "the start of chapter 11", "reading chapter 11",
                  "at the beginning of chapter 11"):
         assert reading_ceiling(pride, said) == (tenth[0], "the start of chapter 11 (CHAPTER XI.)"), said
+    assert reading_ceiling(pride, "I've read 40%") == reading_ceiling(pride, "40%")
     text = "Book the First\n\n" + "".join(f"CHAPTER {r}\n\nThe ship sailed on day {r}.\n\n" for r in ("I", "II"))
     text += "Book the Second\n\nCHAPTER I. Araby\n\nThe storm came on.\n\n"
     book = write_book("A Voyage\n\n" + text)

@@ -44,11 +44,24 @@ HEADING_WORD = re.compile(rf"(?:the|{'|'.join(WORDS)}|{'|'.join(PARTS)}|[0-9]+|[
 
 def reading_ceiling(book: Book, spec: str) -> tuple[int, str] | None:
     """The last sentence a reader has read and how to name it, from "chapter 12", "book 2, chapter 10", "page 80",
-    "40%" or a sentence's label, "S5210" (where a reading app left the reader; None when ``spec`` is empty)."""
+    "40%" or a sentence's label, "S5210" (where a reading app left the reader; None when ``spec`` is empty), as
+    written or as a reader says it (:func:`said_plainly`)."""
     if not spec.strip():
         return None
     if len(spec) > 100:
         raise BookError(f"that is not a reading position; {HELP}.")
+    found = position(book, spec)
+    if not found:
+        plain, start = said_plainly(spec)
+        found = position(book, plain, start)
+    if not found:
+        raise BookError(f'"{spec.strip()[:60]}" is not a reading position; {HELP}.')
+    return found
+
+
+def position(book: Book, spec: str, start: bool = False) -> tuple[int, str] | None:
+    """The position ``spec`` writes (with ``start``, a chapter's start: :func:`read_to`), or None when it writes
+    none; raises :class:`~elite_ui.errors.BookError` for one the book does not have."""
     if found := PERCENT.match(spec):
         share = min(float(found.group(1)), 100.0) / 100
         last = int(np.searchsorted(book.bounds[:, 1], int(len(book.text) * share), side="right")) - 1
@@ -60,13 +73,7 @@ def reading_ceiling(book: Book, spec: str) -> tuple[int, str] | None:
         if sid >= len(book):
             raise BookError(f"S{sid} is not in this book, which has {len(book):,} sentences (S0 to S{len(book) - 1}).")
         return sid, book.sentence(sid).citation
-    found = division_ceiling(book, spec) or title_ceiling(book, spec)
-    if not found:
-        plain, start = said_plainly(spec)
-        found = division_ceiling(book, plain, start) or title_ceiling(book, plain, start)
-    if not found:
-        raise BookError(f'"{spec.strip()[:60]}" is not a reading position; {HELP}.')
-    return found
+    return division_ceiling(book, spec, start) or title_ceiling(book, spec, start)
 
 
 def said_plainly(spec: str) -> tuple[str, bool]:
