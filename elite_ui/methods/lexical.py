@@ -149,9 +149,8 @@ def best_sentences(book: Book, sentence_ids: list[int], scores: np.ndarray, n: i
                    first: np.ndarray | None = None) -> list[int]:
     """The ``n`` sentences of ``sentence_ids`` with the highest positive ``scores`` (book order breaks ties), those
     ``first`` marks (if given) before the others."""
-    ahead = first if first is not None else np.ones(len(scores), dtype=bool)
     return sorted((sid for sid in sentence_ids if scores[sid] > 0),
-                  key=lambda sid: (not ahead[sid], -scores[sid], sid))[:n]
+                  key=lambda sid: (first is not None and not first[sid], -scores[sid], sid))[:n]
 
 
 def matching(found: list[Target], n: int) -> np.ndarray:

@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from ...book import Book
-from ..lexical import RANKINGS, smoothed, targets
+from ..lexical import RANKINGS, matching, smoothed, targets
 from ..trace import Chunk, Hit
 from .settings import FeedbackSettings, RetrievalSettings
 
@@ -43,11 +43,7 @@ def collect(
     eligible = overlap > 0
     if required is not None:
         required_words = {w for term in required for w in book.lexicon.content_words(term)}
-        mask = np.zeros(len(book), dtype=bool)
-        for target in found:
-            if target.word in required_words:
-                mask[target.sentences] = True
-        eligible &= mask
+        eligible &= matching([t for t in found if t.word in required_words], len(book))
     if exclude:
         eligible[np.fromiter(exclude, dtype=np.int64)] = False
     candidates = np.flatnonzero(eligible)

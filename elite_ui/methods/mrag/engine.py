@@ -107,8 +107,8 @@ class Mrag(Engine):
         wanted = set(range(len(planned))) if only is None else only & set(range(len(planned)))
         store = Store(self.folder(book))
         while not store.take():
-            done = len(wanted & store.load().keys())  # another process builds this index: its progress, then resume
-            yield Event(Kind.INDEX_PROGRESS, 0, progress(done, len(wanted), done, 0.0))
+            theirs = len(wanted & store.load().keys())  # another process builds this index: its progress, then resume
+            yield Event(Kind.INDEX_PROGRESS, 0, progress(theirs, len(wanted), theirs, 0.0))
             if self.cancel.is_set():
                 raise Cancelled("stopped.")
         try:
