@@ -65,6 +65,20 @@ def test_a_word_typed_without_its_marks_finds_the_book_s_word_with_them(write_bo
     assert "<mark>Éponine</mark> waited" in highlight(book, book.sentence(hit.sentence_id).text, hit.matched)
 
 
+def test_a_family_s_plural_finds_its_one_name_and_back(write_book):
+    """A reader asks about "the Bennets"; the book mostly writes "Mrs. Bennet" and "her five daughters". English
+    inflects no name, so "Bennets" had found only the sentences that write the plural. A word English inflects is
+    left as it is: "news" is no plural of "new"."""
+    book = write_book("Mrs. Bennet had five daughters. The Bennets lived at Longbourn. The news was new to them. "
+                      "Mr. Lucas and the Lucases came. Nobody else did.")
+    assert sorted(h.sentence_id for h in collect(book, ["Bennets"], best(5))) == [0, 1]
+    assert sorted(h.sentence_id for h in collect(book, ["Bennet"], best(5))) == [0, 1]
+    assert sorted(h.sentence_id for h in collect(book, ["Lucas"], best(5))) == [3]
+    assert book.forms("lucas") == ("lucas", "lucases") and "new" not in book.forms("news")
+    hit = collect(book, ["Bennets"], best(5))[0]
+    assert "Mrs. <mark>Bennet</mark> had" in highlight(book, book.sentence(hit.sentence_id).text, hit.matched)
+
+
 def test_top_k_is_respected(pride):
     assert len(collect(pride, ["Elizabeth", "Darcy"], best(25))) == 25
 

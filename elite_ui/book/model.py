@@ -107,10 +107,21 @@ class Book:
         with marks ("eponine" finds "Éponine", "cafe" "café": a reader and a model type names without them);
         elsewhere the book's words with the same Snowball stem (there "ou" is no "où")."""
         if self.language == "en":
-            return tuple(dict.fromkeys(w for f in forms(word) for w in self.spelled(f)))
+            return tuple(dict.fromkeys(w for f in (*forms(word), *self.family(word)) for w in self.spelled(f)))
         word = word.lower()
         stem = self.lexicon.stems([word])
         return tuple(dict.fromkeys([word, *self.stem_groups.get(stem[0], ())])) if stem else (word,)
+
+    def family(self, word: str) -> list[str]:
+        """A name's family plural and its one name, where the book writes them ("bennets": "bennet", "lucas":
+        "lucases"): English inflects no name, so "the Bennets" had not found "Mrs. Bennet". Not for a word English
+        inflects, nor to one ("news" is no plural of "new")."""
+        word = word.lower()
+        if forms(word) != (word,):
+            return []
+        kin = [word + "s", word + "es", word.removesuffix("s"), word.removesuffix("es")]
+        return [w for w in dict.fromkeys(kin) if w != word and len(w) > 2 and w in self.index.vocabulary
+                and forms(w) == (w,)]
 
     def spelled(self, word: str) -> tuple[str, ...]:
         """``word`` lower-cased, and the book's words that write it with marks ("eponine": "éponine")."""

@@ -147,17 +147,13 @@ def unread(book: Book, text: str) -> str:
     return CAPITALISED.sub(shown, text)
 
 
-def family(name: str) -> list[str]:
-    """``name`` and, where it may be a family's plural ("the Bennets", "the Lucases"), the singular a book writes."""
-    return [name, *([name[:-1]] if name.endswith("s") else []), *([name[:-2]] if name.endswith("es") else [])]
-
-
-def writes(held: set[str], name: str, names: NameIndex | None, forms=lambda word: (word.lower(),)) -> bool:
-    """Whether the words ``held`` write ``name`` in one of its ``forms`` (a family's plural as its singular:
-    :func:`family`), or another name of the same character (``names``): a word of it no other character shares
-    ("Lizzy" for "Elizabeth"), or the whole of a name of several words ("Miss Bennet" for "Jane"), not a family's
-    surname alone ("Bennet" is not "Elizabeth")."""
-    for written in family(name):
+def writes(book: Book, held: set[str], name: str, names: NameIndex | None, inflected: bool = False) -> bool:
+    """Whether the words ``held`` write ``name`` (``inflected``: in one of its forms), a family's plural as its
+    singular (:meth:`Book.family`: "the Bennets", "Mrs. Bennet"), or another name of the same character
+    (``names``): a word of it no other character shares ("Lizzy" for "Elizabeth"), or the whole of a name of several
+    words ("Miss Bennet" for "Jane"), not a family's surname alone ("Bennet" is not "Elizabeth")."""
+    forms = book.forms if inflected else book.spelled
+    for written in (name, *book.family(name)):
         character = names.find(written) if names else None
         if held & set(forms(written)) or (character and (
                 held & set(names.search_words(character))
@@ -181,7 +177,7 @@ def support(book: Book, sentence: str, pool: str, pool_sentences: list[str], emb
             names: NameIndex | None = None, asked: str | None = None) -> list[str]:
     """The words of ``sentence`` its evidence ``pool`` (the cited sentences and the question) does not hold, or
     [] when it is supported. A name (a capitalised word inside the sentence, or opening it when ``names`` knows
-    it) is held when the pool writes it (a family's plural, "the Bennets", as its singular: :func:`family`), or
+    it) is held when the pool writes it (a family's plural, "the Bennets", as its singular: :meth:`Book.family`), or
     another name of the same character (``names``: "Miss Fairfax" holds "Jane"); a number must be written (a
     count worked out from several sentences is the counting path's, which cites every occurrence). With the
     question ``asked``, the words it weighs are those the question does not say, held by the cited sentences
@@ -192,7 +188,7 @@ def support(book: Book, sentence: str, pool: str, pool_sentences: list[str], emb
 
     opening = re.match(rf"\W*({CAPITALISED_WORD})\b", plain)
     first = [opening.group(1)] if opening and names and names.find(opening.group(1)) else []
-    absent = [w for w in first + NAMED.findall(plain) if not writes(held, w, names, book.spelled)]
+    absent = [w for w in first + NAMED.findall(plain) if not writes(book, held, w, names)]
     absent += [n for n in NUMBER.findall(plain) if n.lower() not in held]
     if absent:
         return absent
@@ -243,7 +239,7 @@ def unconnected(book: Book, sentence: str, question: str, cited: list[int], name
     held = set(book.lexicon.words(" ".join([*(book.sentence(sid).text for sid in sorted(near)), *titles])))
 
     def written(word: str) -> bool:
-        return writes(held, word, names, book.forms)
+        return writes(book, held, word, names, inflected=True)
 
     missing = [w for w in capitalised(book, sentence) if w in asked and not written(w)]
     return missing or ([] if any(map(written, asked)) else asked)
