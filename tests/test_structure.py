@@ -81,6 +81,14 @@ def test_a_ceiling_may_be_said_as_a_reader_says_it(pride, write_book):
         "CHAPTER I. Araby")
     with pytest.raises(BookError, match="not a reading position"):
         reading_ceiling(book, "I've read it")
+    counted = reading_ceiling(book, "I've read the first three chapters")
+    assert counted == reading_ceiling(book, "the third chapter") == reading_ceiling(book, "book 2, chapter 1"), (
+        "a count of chapters counts the book's, whatever their numbers within its books")
+    assert reading_ceiling(book, "I'm on the third chapter") == reading_ceiling(book, "the start of book 2, chapter 1")
+    with pytest.raises(BookError, match="this book has 3 chapters, not 4"):
+        reading_ceiling(book, "the first 4 chapters")
+    with pytest.raises(BookError, match="this book has no volumes"):
+        reading_ceiling(book, "the first two volumes")
 
 
 def test_a_ceiling_may_be_a_chapter_s_title(write_book):

@@ -29,9 +29,9 @@ SAID = re.compile(r"^(?:i\s*['’]?\s*(?:ve|m)\s+|i\s+(?:have|am)\s+)?(?:just\s+
 "through chapter 4", "chapter 12 end"; "the start of chapter 5" and "I'm on chapter 5" (reading it) are where it
 begins: read up to the chapter before it."""
 COUNTED = re.compile(rf"^(?:the\s+)?(?:first\s+)?([0-9]+|{NUMBER_WORD})\s+({'|'.join(WORDS)})s$", re.I)
-"""A count of chapters read: "the first 3 chapters", "ten chapters" (up to chapter 3, 10)."""
+"""A count of chapters read: "the first 3 chapters", "ten chapters" (the book's first 3, 10: :func:`counted`)."""
 ORDINAL = re.compile(rf"^(?:the\s+)?([0-9]+(?:st|nd|rd|th)|{NUMBER_WORD})\s+({'|'.join(WORDS)})$", re.I)
-"""A chapter by its ordinal: "the fifth chapter", "the 12th chapter"."""
+"""A chapter by its ordinal: "the fifth chapter", "the 12th chapter" (the book's fifth, twelfth)."""
 PAGE = re.compile(r"^\s*(?:page|p\.?)\s*(\d+)\s*$", re.I)
 PERCENT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*%\s*$")
 SENTENCE = re.compile(r"^\s*(?:sentence\s*|s)(\d{1,9})\s*$", re.I)
@@ -53,7 +53,7 @@ def reading_ceiling(book: Book, spec: str) -> tuple[int, str] | None:
     found = position(book, spec)
     if not found:
         plain, start = said_plainly(spec)
-        found = position(book, plain, start)
+        found = counted(book, plain, start) or position(book, plain, start)
     if not found:
         raise BookError(f'"{spec.strip()[:60]}" is not a reading position; {HELP}.')
     return found
@@ -77,14 +77,24 @@ def position(book: Book, spec: str, start: bool = False) -> tuple[int, str] | No
 
 
 def said_plainly(spec: str) -> tuple[str, bool]:
-    """``spec`` without the words a reader says around a position (:data:`SAID`), a count or an ordinal of chapters
-    written as the chapter ("the first 3 chapters", "the fifth chapter": "chapter 3", "chapter 5"), and whether it
-    is where that position starts."""
+    """``spec`` without the words a reader says around a position (:data:`SAID`), and whether it is where that
+    position starts."""
     said = SAID.match(spec.strip())
-    plain = said.group("rest")
-    if found := COUNTED.match(plain) or ORDINAL.match(plain):
-        plain = f"{found.group(2)} {re.sub(r'(?<=[0-9])(?:st|nd|rd|th)$', '', found.group(1))}"
-    return plain, bool(said.group("now") or said.group("start"))
+    return said.group("rest"), bool(said.group("now") or said.group("start"))
+
+
+def counted(book: Book, spec: str, start: bool = False) -> tuple[int, str] | None:
+    """The end of the chapter (or part) that ``spec`` counts or orders in the book ("the first 10 chapters", "the
+    tenth chapter": in a book of volumes, the tenth of them all, whatever its number within its volume), or with
+    ``start`` the sentence before it (:func:`read_to`); None when ``spec`` counts none."""
+    found = COUNTED.match(spec) or ORDINAL.match(spec)
+    if not found:
+        return None
+    n, word = number(re.sub(r"(?<=[0-9])(?:st|nd|rd|th)$", "", found.group(1))), WORDS[found.group(2).lower()]
+    ordered = [k for k, chapter in enumerate(book.chapters) if chapter.kind != "front" and chapter.word == word]
+    if not n or n > len(ordered):
+        raise BookError(f"this book has {len(ordered)} {word}s, not {n}." if ordered else f"this book has no {word}s.")
+    return read_to(*span(book, places(book), ordered[n - 1]), start)
 
 
 def division_ceiling(book: Book, spec: str, start: bool = False) -> tuple[int, str] | None:
