@@ -72,6 +72,18 @@ def test_a_ceiling_may_be_said_as_a_reader_says_it(pride, write_book):
                  "at the beginning of chapter 11"):
         assert reading_ceiling(pride, said) == (tenth[0], "the start of chapter 11 (CHAPTER XI.)"), said
     assert reading_ceiling(pride, "I've read 40%") == reading_ceiling(pride, "40%")
+    for said in ("I finished chapter 10", "I read up to chapter 10", "10", "ten"):
+        assert reading_ceiling(pride, said) == tenth, said
+    half = reading_ceiling(pride, "50%")
+    for said in ("halfway", "I'm halfway through", "half the book", "about half of the way through"):
+        assert reading_ceiling(pride, said) == (half[0], "50% of the book"), said
+    assert reading_ceiling(pride, "two thirds of it")[1] == "67% of the book"
+    assert reading_ceiling(pride, "the last chapter") == reading_ceiling(pride, "chapter 61")
+    assert reading_ceiling(pride, "I'm on the last chapter")[1] == "the start of chapter 61 (CHAPTER LXI.)"
+    for whole in ("I've finished the book", "the whole book", "all of it", "the end", "I'm at the end"):
+        assert reading_ceiling(pride, whole) is None, "the whole book read: no ceiling"
+    with pytest.raises(BookError, match="not a reading position"):
+        reading_ceiling(pride, "the")
     text = "Book the First\n\n" + "".join(f"CHAPTER {r}\n\nThe ship sailed on day {r}.\n\n" for r in ("I", "II"))
     text += "Book the Second\n\nCHAPTER I. Araby\n\nThe storm came on.\n\n"
     book = write_book("A Voyage\n\n" + text)

@@ -144,8 +144,7 @@ def ceiling_for(book: Book, apps_say: int | None, share: str, passages_end: int 
     places = []
     if apps_say is not None:
         places.append((apps_say, "where your reading apps say you are"))
-    if share:
-        read = reading_ceiling(book, share)
+    if share and (read := reading_ceiling(book, share)):
         places.append((read[0], f"{share}, as you said"))
     if passages_end is not None:
         places.append((passages_end, "where the passages your app sent from the pages you read end"))

@@ -20,10 +20,11 @@ STEP = re.compile(r"(chapter|chap|ch|letter|stave|book|bk|part|pt|volume|vol)\.?
                   + r"|[a-z]+)\b", re.I)
 OUTER = ("volume", "book", "part")
 """Divisions that hold chapters, outermost first."""
-SAID = re.compile(r"^(?:i\s*['’]?\s*(?:ve|m)\s+|i\s+(?:have|am)\s+)?(?:just\s+)?(?:(?P<now>at|on|in|reading)\s+|"
+SAID = re.compile(r"^(?:i\s*['’]?\s*(?:ve|m)\s+|i\s+(?:have|am)\s+|i\s+)?(?:just\s+)?(?:(?P<now>at|on|in|reading)\s+|"
                   r"(?:read|finished|reached|done)\s+)?(?:(?:up\s+)?to\s+|until\s+|till\s+|through\s+|thru\s+|"
                   r"as\s+far\s+as\s+)?(?:and\s+including\s+)?(?:(?:the\s+)?end\s+of\s+)?"
-                  r"(?:(?:the\s+)?(?P<start>start|beginning)\s+of\s+)?(?P<rest>.*?)(?:[\s,]+(?:the\s+)?end)?[\s.!]*$",
+                  r"(?:(?:the\s+)?(?P<start>start|beginning)\s+of\s+)?(?P<rest>.*?)(?:(?:[\s,]+|(?<!\S))(?:the\s+)?"
+                  r"(?:very\s+)?end)?[\s.!]*$",
                   re.I | re.S)
 """How a reader may say where they are, around the position itself: "I've read up to the end of chapter 5.",
 "through chapter 4", "chapter 12 end"; "the start of chapter 5" and "I'm on chapter 5" (reading it) are where it
@@ -32,6 +33,20 @@ COUNTED = re.compile(rf"^(?:the\s+)?(?:first\s+)?([0-9]+|{NUMBER_WORD})\s+({'|'.
 """A count of chapters read: "the first 3 chapters", "ten chapters" (the book's first 3, 10: :func:`counted`)."""
 ORDINAL = re.compile(rf"^(?:the\s+)?([0-9]+(?:st|nd|rd|th)|{NUMBER_WORD})\s+({'|'.join(WORDS)})$", re.I)
 """A chapter by its ordinal: "the fifth chapter", "the 12th chapter" (the book's fifth, twelfth)."""
+BARE = re.compile(rf"^(?:[0-9]+|{NUMBER_WORD})$", re.I)
+LAST = re.compile(rf"^(?:the\s+)?(?:last|final)\s+({'|'.join(WORDS)})$", re.I)
+"""The book's last chapter (or part): "the last chapter", "the final letter"."""
+BOOK = r"the\s+(?:book|novel|story)"
+THROUGH = rf"(?:\s+(?:(?:of\s+)?the\s+way|way|(?:of\s+)?it|(?:of\s+)?{BOOK}|through(?:\s+(?:it|{BOOK}))?))*"
+SHARES = {"half": 50, "halfway": 50, "a third": 100 / 3, "one third": 100 / 3, "two thirds": 200 / 3,
+          "a quarter": 25, "one quarter": 25, "three quarters": 75}
+SHARE = re.compile(r"^(?:about\s+)?(" + "|".join(w.replace(" ", r"\s+") for w in SHARES) + ")" + THROUGH + "$",
+                   re.I)
+"""A share of the book said in words: "halfway through", "half the book", "two thirds of it"."""
+WHOLE = re.compile(r"^(?:(?:the\s+)?(?:whole|entire)\s+(?:book|novel|story|thing)|the\s+(?:book|novel|story)|"
+                   r"it\s+all|all(?:\s+of\s+it)?|everything|)$", re.I)
+"""The whole book read ("I've finished the book", "all of it", "I'm at the end": :data:`SAID` leaves nothing of
+it): no ceiling."""
 PAGE = re.compile(r"^\s*(?:page|p\.?)\s*(\d+)\s*$", re.I)
 PERCENT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*%\s*$")
 SENTENCE = re.compile(r"^\s*(?:sentence\s*|s)(\d{1,9})\s*$", re.I)
@@ -44,8 +59,8 @@ HEADING_WORD = re.compile(rf"(?:the|{'|'.join(WORDS)}|{'|'.join(PARTS)}|[0-9]+|[
 
 def reading_ceiling(book: Book, spec: str) -> tuple[int, str] | None:
     """The last sentence a reader has read and how to name it, from "chapter 12", "book 2, chapter 10", "page 80",
-    "40%" or a sentence's label, "S5210" (where a reading app left the reader; None when ``spec`` is empty), as
-    written or as a reader says it (:func:`said_plainly`)."""
+    "40%" or a sentence's label, "S5210" (where a reading app left the reader; None when ``spec`` is empty or says
+    the whole book is read, :data:`WHOLE`), as written or as a reader says it (:func:`said_plainly`)."""
     if not spec.strip():
         return None
     if len(spec) > 100:
@@ -53,6 +68,8 @@ def reading_ceiling(book: Book, spec: str) -> tuple[int, str] | None:
     found = position(book, spec)
     if not found:
         plain, start = said_plainly(spec)
+        if WHOLE.match(plain):
+            return None
         found = counted(book, plain, start) or position(book, plain, start)
     if not found:
         raise BookError(f'"{spec.strip()[:60]}" is not a reading position; {HELP}.')
@@ -62,10 +79,11 @@ def reading_ceiling(book: Book, spec: str) -> tuple[int, str] | None:
 def position(book: Book, spec: str, start: bool = False) -> tuple[int, str] | None:
     """The position ``spec`` writes (with ``start``, a chapter's start: :func:`read_to`), or None when it writes
     none; raises :class:`~elite_ui.errors.BookError` for one the book does not have."""
-    if found := PERCENT.match(spec):
-        share = min(float(found.group(1)), 100.0) / 100
-        last = int(np.searchsorted(book.bounds[:, 1], int(len(book.text) * share), side="right")) - 1
-        return max(last, 0), f"{found.group(1)}% of the book"
+    if found := PERCENT.match(spec) or SHARE.match(spec):
+        said = found.group(1)
+        percent = min(float(said), 100.0) if found.re is PERCENT else SHARES[" ".join(said.lower().split())]
+        last = int(np.searchsorted(book.bounds[:, 1], int(len(book.text) * percent / 100), side="right")) - 1
+        return max(last, 0), f"{said if found.re is PERCENT else f'{percent:.0f}'}% of the book"
     if found := PAGE.match(spec):
         return page_ceiling(book, int(found.group(1)))
     if found := SENTENCE.match(spec):
@@ -77,24 +95,33 @@ def position(book: Book, spec: str, start: bool = False) -> tuple[int, str] | No
 
 
 def said_plainly(spec: str) -> tuple[str, bool]:
-    """``spec`` without the words a reader says around a position (:data:`SAID`), and whether it is where that
-    position starts."""
+    """``spec`` without the words a reader says around a position (:data:`SAID`; a number alone is a chapter's),
+    and whether it is where that position starts."""
     said = SAID.match(spec.strip())
-    return said.group("rest"), bool(said.group("now") or said.group("start"))
+    rest = said.group("rest")
+    return f"chapter {rest}" if BARE.match(rest) else rest, bool(said.group("now") or said.group("start"))
 
 
 def counted(book: Book, spec: str, start: bool = False) -> tuple[int, str] | None:
     """The end of the chapter (or part) that ``spec`` counts or orders in the book ("the first 10 chapters", "the
     tenth chapter": in a book of volumes, the tenth of them all, whatever its number within its volume), or with
     ``start`` the sentence before it (:func:`read_to`); None when ``spec`` counts none."""
+    if last := LAST.match(spec):
+        ordered = ordinal_order(book, WORDS[last.group(1).lower()])
+        return read_to(*span(book, places(book), ordered[-1]), start) if ordered else None
     found = COUNTED.match(spec) or ORDINAL.match(spec)
     if not found:
         return None
     n, word = number(re.sub(r"(?<=[0-9])(?:st|nd|rd|th)$", "", found.group(1))), WORDS[found.group(2).lower()]
-    ordered = [k for k, chapter in enumerate(book.chapters) if chapter.kind != "front" and chapter.word == word]
+    ordered = ordinal_order(book, word)
     if not n or n > len(ordered):
         raise BookError(f"this book has {len(ordered)} {word}s, not {n}." if ordered else f"this book has no {word}s.")
     return read_to(*span(book, places(book), ordered[n - 1]), start)
+
+
+def ordinal_order(book: Book, word: str) -> list[int]:
+    """The book's chapters (or parts...) that ``word`` names, in the book's order, its front matter left out."""
+    return [k for k, chapter in enumerate(book.chapters) if chapter.kind != "front" and chapter.word == word]
 
 
 def division_ceiling(book: Book, spec: str, start: bool = False) -> tuple[int, str] | None:
