@@ -213,12 +213,14 @@ def several_parts(book: Book, found: list[int], said: str) -> BookError:
 
 
 def span(book: Book, paths: list[list[tuple[str, int | None]]], n: int) -> tuple[int, int, str]:
-    """The first and last sentences of chapter (or part) ``n`` and its name; a part runs to the next part of its
-    level or above."""
+    """The first and last sentences of chapter (or part) ``n`` and its name, with its heading where that says more
+    ("chapter 10 (CHAPTER X.)"; "chapter 5" for "Chapter 5"); a part runs to the next part of its level or above."""
     chapter, depth = book.chapters[n], len(paths[n])
     end = next((c.first_sentence for m, c in enumerate(book.chapters[n + 1:], n + 1)
                 if chapter.kind != "part" or (c.kind == "part" and len(paths[m]) <= depth)), len(book))
-    return chapter.first_sentence, end - 1, f"{chapter.name} ({chapter.title})"
+    plain = chapter.title.lower().strip(" .") == f"{chapter.word} {chapter.number}"
+    said = chapter.name if plain else f"{chapter.name} ({chapter.title})"
+    return chapter.first_sentence, end - 1, said
 
 
 def places(book: Book) -> list[list[tuple[str, int | None]]]:
