@@ -82,8 +82,9 @@ def test_a_ceiling_may_be_said_as_a_reader_says_it(pride, write_book):
     assert reading_ceiling(pride, "I'm on the last chapter")[1] == "the start of chapter 61 (CHAPTER LXI.)"
     for whole in ("I've finished the book", "the whole book", "all of it", "the end", "I'm at the end"):
         assert reading_ceiling(pride, whole) is None, "the whole book read: no ceiling"
-    with pytest.raises(BookError, match="not a reading position"):
-        reading_ceiling(pride, "the")
+    for typo in ("the", ".", "!"):
+        with pytest.raises(BookError, match="not a reading position"):
+            reading_ceiling(pride, typo)
     text = "Book the First\n\n" + "".join(f"CHAPTER {r}\n\nThe ship sailed on day {r}.\n\n" for r in ("I", "II"))
     text += "Book the Second\n\nCHAPTER I. Araby\n\nThe storm came on.\n\n"
     book = write_book("A Voyage\n\n" + text)

@@ -34,6 +34,7 @@ COUNTED = re.compile(rf"^(?:the\s+)?(?:first\s+)?([0-9]+|{NUMBER_WORD})\s+({'|'.
 ORDINAL = re.compile(rf"^(?:the\s+)?([0-9]+(?:st|nd|rd|th)|{NUMBER_WORD})\s+({'|'.join(WORDS)})$", re.I)
 """A chapter by its ordinal: "the fifth chapter", "the 12th chapter" (the book's fifth, twelfth)."""
 BARE = re.compile(rf"^(?:[0-9]+|{NUMBER_WORD})$", re.I)
+"""A number alone, as a reader types it in "I have read up to": a chapter's."""
 LAST = re.compile(rf"^(?:the\s+)?(?:last|final)\s+({'|'.join(WORDS)})$", re.I)
 """The book's last chapter (or part): "the last chapter", "the final letter"."""
 BOOK = r"the\s+(?:book|novel|story)"
@@ -68,7 +69,7 @@ def reading_ceiling(book: Book, spec: str) -> tuple[int, str] | None:
     found = position(book, spec)
     if not found:
         plain, start = said_plainly(spec)
-        if WHOLE.match(plain):
+        if WHOLE.match(plain) and re.search(r"[^\W\d_]", spec):  # words that say so, not "." alone
             return None
         found = counted(book, plain, start) or position(book, plain, start)
     if not found:
