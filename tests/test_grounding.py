@@ -54,6 +54,14 @@ def test_numbers_must_be_written_and_a_name_may_be_another_of_the_characters(pri
     assert not grounded(pride, f"Lizzy {' '.join(words)}.", asked, [sid], names=found_names(pride))[1].left_out
 
 
+def test_a_number_in_digits_is_the_number_its_sentence_writes_in_words(pride):
+    """A small model writes "5" where the book says "five": the same number, held; another is not."""
+    sid = first_with(pride, "five grown-up daughters")
+    asked = "How many daughters are there?"
+    assert not grounded(pride, f"She has 5 grown-up daughters. [S{sid}]", asked, [sid])[1].left_out
+    assert grounded(pride, f"She has 6 grown-up daughters. [S{sid}]", asked, [sid])[1].left_out
+
+
 def test_a_name_written_without_its_marks_is_the_name_its_sentence_writes(write_book):
     """"Eponine" in an answer is the "Éponine" its cited sentence writes; "Zoë", whom no sentence names, is not."""
     book = write_book("The rain fell on the street. Éponine waited at the café all night. Nobody came.")

@@ -2,16 +2,16 @@
 out. A model may know a famous novel, and say from memory what the book up to the reader's ceiling does not say
 (who Elizabeth marries, under a ceiling at chapter 10); the check keeps only what the evidence supports.
 
-A sentence is supported when every name and number in it is written in the sentences it cites (its [S123] labels) or
-in the question, a name of the question it repeats is written in or near the sentences it cites (:data:`AROUND`: so
-that the claim is about whom the question asks, not a swap), and at least :data:`COVERED` of its content words that
-the question does not say in any form (its claim) are in the sentences it cites, in any of their forms (walked:
-walks, walking): the question's own words support nothing, and a sentence that only repeats the question, not a yes
-or no, is no answer. A sentence whose names and numbers are there but whose claim falls short by no more than
-:data:`SECOND_OPINION` gets a second opinion from the shipped MiniLM embedding: supported if it is close
-(:data:`CLOSE`) to one of the sentences it cites. The thresholds are measured by ``benchmarks/grounding.py`` on the
-novels-dev questions (a correct option stated as an answer against its gold evidence is kept, the wrong options are
-left out), the claim rule on a real model's own answers (docs/benchmark.md, "Answers with a real model"). With the
+A sentence is supported when every name and number (in digits or in words: "5" is "five") in it is written in the
+sentences it cites (its [S123] labels) or in the question, a name of the question it repeats is written in or near the
+sentences it cites (:data:`AROUND`: so that the claim is about whom the question asks, not a swap), and at least
+:data:`COVERED` of its content words that the question does not say in any form (its claim) are in the sentences it
+cites, in any of their forms (walked: walks, walking): the question's own words support nothing, and a sentence that
+only repeats the question, not a yes or no, is no answer. A sentence whose names and numbers are there but whose claim
+falls short by no more than :data:`SECOND_OPINION` gets a second opinion from the shipped MiniLM embedding: supported if
+it is close (:data:`CLOSE`) to one of the sentences it cites. The thresholds are measured by ``benchmarks/grounding.py``
+on the novels-dev questions (a correct option stated as an answer against its gold evidence is kept, the wrong options
+are left out), the claim rule on a real model's own answers (docs/benchmark.md, "Answers with a real model"). With the
 setting ``on_topic`` (off by default: it trades right answers for "does not say"), a sentence none of whose cited
 sentences is near the question is left out too (:func:`off_topic`).
 
@@ -41,6 +41,7 @@ from ..book import Book
 from ..book.lexicon import CAPITALISED_WORD, NUMBER
 from ..book.lexicon import words as words_of
 from ..book.names import TITLES, NameIndex, story_text
+from ..book.structure import NUMBER_WORDS
 from ..models import Embed
 from .parsing import parse_sentence_ids, quotation, sentence_pieces
 
@@ -178,8 +179,9 @@ def support(book: Book, sentence: str, pool: str, pool_sentences: list[str], emb
     """The words of ``sentence`` its evidence ``pool`` (the cited sentences and the question) does not hold, or
     [] when it is supported. A name (a capitalised word inside the sentence, or opening it when ``names`` knows
     it) is held when the pool writes it (a family's plural, "the Bennets", as its singular: :meth:`Book.family`), or
-    another name of the same character (``names``: "Miss Fairfax" holds "Jane"); a number must be written (a
-    count worked out from several sentences is the counting path's, which cites every occurrence). With the
+    another name of the same character (``names``: "Miss Fairfax" holds "Jane"); a number must be written, in
+    digits or in words (:func:`as_number`; a count worked out from several sentences is the counting path's, which
+    cites every occurrence). With the
     question ``asked``, the words it weighs are those the question does not say, held by the cited sentences
     alone: the claim, not the question repeated (a sentence that only repeats the question, not a yes or no,
     supports nothing: :data:`NOTHING_NEW`)."""
@@ -189,7 +191,8 @@ def support(book: Book, sentence: str, pool: str, pool_sentences: list[str], emb
     opening = re.match(rf"\W*({CAPITALISED_WORD})\b", plain)
     first = [opening.group(1)] if opening and names and names.find(opening.group(1)) else []
     absent = [w for w in first + NAMED.findall(plain) if not writes(book, held, w, names)]
-    absent += [n for n in NUMBER.findall(plain) if n.lower() not in held]
+    written = {as_number(w) for w in held}
+    absent += [n for n in NUMBER.findall(plain) if as_number(n) not in written]
     if absent:
         return absent
     said = {w.lower() for w in first + NAMED.findall(plain)} | {t.lower() for t in TITLES}  # names, held above
@@ -211,6 +214,13 @@ def support(book: Book, sentence: str, pool: str, pool_sentences: list[str], emb
     if close_enough and embed is not None and pool_sentences and nearest(embed, plain, pool_sentences) >= CLOSE:
         return []
     return lacking
+
+
+def as_number(word: str) -> str:
+    """A number in digits or in words (to ninety-nine) as its digits, any other word as it is, lower-cased: an
+    answer's "5" is the book's "five"."""
+    value = int(word) if word.isdigit() else NUMBER_WORDS.get(word.lower())
+    return word.lower() if value is None else str(value)
 
 
 def capitalised(book: Book, text: str) -> list[str]:
