@@ -218,6 +218,11 @@ def test_a_question_that_names_a_part_of_the_book_is_answered_from_it_alone(will
     edited = reading(willows, Asked("In chapter 2, what does Toad show his friends?", ready.part.book.ceiling),
                      ScriptedLLM(reply), Tools(embed=trigram_embed))
     assert edited.part.book.ceiling == ready.part.book.ceiling, "a recorded run's part is cut again alike"
+    last = reading(willows, Asked("What happened in the last chapter?", "chapter 4"), ScriptedLLM(reply),
+                   Tools(embed=trigram_embed))
+    assert last.part.book.ceiling.within.startswith("chapter 4"), "under a ceiling, the chapter read last"
+    assert named_part(willows, "Who is there in the final chapter?")[1] == len(willows) - 1
+    assert asks_what_happens("What happened in the last chapter?")
 
 
 def test_a_question_that_asks_what_happens_in_a_part_may_name_it_by_its_title(willows):

@@ -4,7 +4,8 @@ the question is answered from that part alone (:func:`scoped`, at the front door
 
 Named: a chapter, letter, stave, book, part or volume by its number ("chapter 3", "chapter three", "the third
 chapter", "book 2, chapter 10", "part two, chapter five", "chapter X."), as the book's own headings number them
-(:func:`~elite_ui.book.ceiling.chapter_span`); or the book's opening ("when the story begins", "at the start of the
+(:func:`~elite_ui.book.ceiling.chapter_span`); or its last ("the last chapter": under a ceiling, the one the reader
+read last); or the book's opening ("when the story begins", "at the start of the
 novel", "the opening pages"): its first chapter, at most a quarter of the story and at least a tenth; or, in a
 question that asks only what happens there, by its title ("What happens in The Dead?", :func:`titled_part`). Only
 English questions, and only a part within what the reader has read: a chapter the book (up to the ceiling) does not
@@ -17,7 +18,7 @@ from __future__ import annotations
 import re
 
 from ..errors import BookError
-from .ceiling import WORDS, chapter_span, outer_first, places, span, title_words
+from .ceiling import WORDS, chapter_span, ordinal_order, outer_first, places, span, title_words
 from .model import Book
 from .structure import NUMBER_WORD, number
 
@@ -35,6 +36,9 @@ OUTER_WORDS = re.compile(r"\b(book|part|volume)\s+(?:the\s+)?(" + NUMBER_WORD + 
 """A book, part or volume numbered in words ("part two"), read as one only beside a chapter (:func:`in_digits`)."""
 ORDINAL = re.compile(r"\bthe\s+(" + NUMBER_WORD + r"|opening)\s+chapter\b", re.I)
 """A chapter by its ordinal ("the third chapter", "the opening chapter")."""
+LATEST = re.compile(r"\bthe\s+(?:last|final|latest|most\s+recent)\s+" + DIVISION + r"\b(?!\s+(?:of|in)\b)", re.I)
+"""The last chapter (or part...) of the book as far as the reader has read ("What happened in the last chapter?":
+under a ceiling, the one they read last; not "the last chapter of book 2")."""
 OPENING = re.compile(
     r"\b(?:when|as|where)\s+the\s+(?:book|novel|story)\s+(?:begins|opens|starts)\b"
     r"|\b(?:does|did)\s+the\s+(?:book|novel|story)\s+(?:begin|open|start)\b"
@@ -75,6 +79,9 @@ def named_part(book: Book, question: str) -> tuple[int, int, str] | None:
             return chapter_span(book, wanted[0], several=meant(book))
         except BookError:
             return None
+    if not wanted and (latest := LATEST.search(question)):
+        found = ordinal_order(book, WORDS[latest.group(1).lower()])
+        return span(book, places(book), found[-1]) if found else None
     if not wanted and OPENING.search(question):
         return opening(book)
     return None if wanted else titled_part(book, question)
@@ -116,8 +123,8 @@ def asks_of(question: str, words: tuple[str, ...]) -> bool:
 def asks_what_happens(question: str, book: Book | None = None) -> bool:
     """Whether ``question`` asks only what happens in the part of the book it names (:data:`WHAT_HAPPENS`): by its
     number or the opening, or (with the ``book``) by its title."""
-    rest, named = re.subn(f"{STEPS.pattern}|{ORDINAL.pattern}|{OPENING.pattern}", " ", in_digits(question),
-                          flags=re.I)
+    rest, named = re.subn(f"{STEPS.pattern}|{ORDINAL.pattern}|{LATEST.pattern}|{OPENING.pattern}", " ",
+                          in_digits(question), flags=re.I)
     return bool(named and WHAT_HAPPENS.fullmatch(rest)) or (book is not None and not named
                                                              and titled_part(book, question) is not None)
 
