@@ -102,6 +102,8 @@ def test_a_ceiling_may_be_said_as_a_reader_says_it(pride, write_book):
         reading_ceiling(book, "the first 4 chapters")
     with pytest.raises(BookError, match="this book has no volumes"):
         reading_ceiling(book, "the first two volumes")
+    plain = write_book("Numbers\n\n" + "".join(f"Chapter {n}\n\nThe day {n} came.\n\n" for n in (1, 2)))
+    assert reading_ceiling(plain, "chapter 2")[1] == "chapter 2", "a heading that says only its number is not repeated"
 
 
 def test_a_ceiling_may_be_a_chapter_s_title(write_book):
