@@ -16,8 +16,11 @@ from .structure import NUMBER_WORD, PARTS, number
 
 WORDS = {"chapter": "chapter", "chap": "chapter", "ch": "chapter", "letter": "letter", "stave": "stave",
          "book": "book", "bk": "book", "part": "part", "pt": "part", "volume": "volume", "vol": "volume"}
-STEP = re.compile(r"(chapter|chap|ch|letter|stave|book|bk|part|pt|volume|vol)\.?\s*(?:the\s+)?([0-9]+|" + NUMBER_WORD
-                  + r"|[a-z]+)\b", re.I)
+DIVISION = rf"({'|'.join(WORDS)})"
+"""A division's word as a reader writes it, a pattern's group ("chapter", "chap", "ch", "book"...)."""
+CHAPTER_WORD = "|".join(w for w, division in WORDS.items() if division == "chapter")
+"""The ways of writing "chapter" ("chapter", "chap", "ch")."""
+STEP = re.compile(DIVISION + r"\.?\s*(?:the\s+)?([0-9]+|" + NUMBER_WORD + r"|[a-z]+)\b", re.I)
 OUTER = ("volume", "book", "part")
 """Divisions that hold chapters, outermost first."""
 SAID = re.compile(r"^(?:i\s*['’]?\s*(?:ve|m)\s+|i\s+(?:have|am)\s+|i\s+)?(?:just\s+)?(?:(?P<now>at|on|in|reading)\s+|"
@@ -29,13 +32,13 @@ SAID = re.compile(r"^(?:i\s*['’]?\s*(?:ve|m)\s+|i\s+(?:have|am)\s+|i\s+)?(?:ju
 """How a reader may say where they are, around the position itself: "I've read up to the end of chapter 5.",
 "through chapter 4", "chapter 12 end"; "the start of chapter 5" and "I'm on chapter 5" (reading it) are where it
 begins: read up to the chapter before it."""
-COUNTED = re.compile(rf"^(?:the\s+)?(?:first\s+)?([0-9]+|{NUMBER_WORD})\s+({'|'.join(WORDS)})s$", re.I)
+COUNTED = re.compile(rf"^(?:the\s+)?(?:first\s+)?([0-9]+|{NUMBER_WORD})\s+{DIVISION}s$", re.I)
 """A count of chapters read: "the first 3 chapters", "ten chapters" (the book's first 3, 10: :func:`counted`)."""
-ORDINAL = re.compile(rf"^(?:the\s+)?([0-9]+(?:st|nd|rd|th)|{NUMBER_WORD})\s+({'|'.join(WORDS)})$", re.I)
+ORDINAL = re.compile(rf"^(?:the\s+)?([0-9]+(?:st|nd|rd|th)|{NUMBER_WORD})\s+{DIVISION}$", re.I)
 """A chapter by its ordinal: "the fifth chapter", "the 12th chapter" (the book's fifth, twelfth)."""
 BARE = re.compile(rf"^(?:[0-9]+|{NUMBER_WORD})$", re.I)
 """A number alone, as a reader types it in "I have read up to": a chapter's."""
-LAST = re.compile(rf"^(?:the\s+)?(?:last|final)\s+({'|'.join(WORDS)})$", re.I)
+LAST = re.compile(rf"^(?:the\s+)?(?:last|final)\s+{DIVISION}$", re.I)
 """The book's last chapter (or part): "the last chapter", "the final letter"."""
 BOOK = r"the\s+(?:book|novel|story)"
 THROUGH = rf"(?:\s+(?:(?:of\s+)?the\s+way|way|(?:of\s+)?it|(?:of\s+)?{BOOK}|through(?:\s+(?:it|{BOOK}))?))*"
@@ -108,21 +111,28 @@ def counted(book: Book, spec: str, start: bool = False) -> tuple[int, str] | Non
     tenth chapter": in a book of volumes, the tenth of them all, whatever its number within its volume), or with
     ``start`` the sentence before it (:func:`read_to`); None when ``spec`` counts none."""
     if last := LAST.match(spec):
-        ordered = ordinal_order(book, WORDS[last.group(1).lower()])
-        return read_to(*span(book, places(book), ordered[-1]), start) if ordered else None
+        found = in_order(book, WORDS[last.group(1).lower()], -1)
+        return read_to(*found, start) if found else None
     found = COUNTED.match(spec) or ORDINAL.match(spec)
     if not found:
         return None
     n, word = number(re.sub(r"(?<=[0-9])(?:st|nd|rd|th)$", "", found.group(1))), WORDS[found.group(2).lower()]
-    ordered = ordinal_order(book, word)
-    if not n or n > len(ordered):
-        raise BookError(f"this book has {len(ordered)} {word}s, not {n}." if ordered else f"this book has no {word}s.")
-    return read_to(*span(book, places(book), ordered[n - 1]), start)
+    if not n or not (nth := in_order(book, word, n - 1)):
+        count = len(ordinal_order(book, word))
+        raise BookError(f"this book has {count} {word}s, not {n}." if count else f"this book has no {word}s.")
+    return read_to(*nth, start)
 
 
 def ordinal_order(book: Book, word: str) -> list[int]:
     """The book's chapters (or parts...) that ``word`` names, in the book's order, its front matter left out."""
     return [k for k, chapter in enumerate(book.chapters) if chapter.kind != "front" and chapter.word == word]
+
+
+def in_order(book: Book, word: str, n: int) -> tuple[int, int, str] | None:
+    """The first and last sentences and the name (:func:`span`) of the book's ``n``-th chapter (or part...) that
+    ``word`` names, counted from 0 in the book's order (-1: the last); None when it has no such one."""
+    ordered = ordinal_order(book, word)
+    return span(book, places(book), ordered[n]) if -len(ordered) <= n < len(ordered) else None
 
 
 def division_ceiling(book: Book, spec: str, start: bool = False) -> tuple[int, str] | None:

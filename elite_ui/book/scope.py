@@ -18,14 +18,13 @@ from __future__ import annotations
 import re
 
 from ..errors import BookError
-from .ceiling import WORDS, chapter_span, ordinal_order, outer_first, places, span, title_words
+from .ceiling import CHAPTER_WORD, DIVISION, WORDS, chapter_span, in_order, outer_first, places, span, title_words
 from .model import Book
 from .structure import NUMBER_WORD, number
 
-DIVISION = r"(chapter|chap|ch|letter|stave|book|bk|part|pt|volume|vol)"
 ROMAN = r"c{0,3}(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})(?<=[ivxlc])\b"
 """A Roman numeral up to 399, well formed ("civil" and "ill" are none)."""
-STEP = re.compile(r"\b(?:(chapter|chap|ch)\.?\s+(?:the\s+)?(" + NUMBER_WORD + r")\b|" + DIVISION
+STEP = re.compile(rf"\b(?:({CHAPTER_WORD})\.?\s+(?:the\s+)?(" + NUMBER_WORD + r")\b|" + DIVISION
                   + r"\.?\s+([0-9]+\b|(?!i\b)" + ROMAN + r"|i\b(?!\s+\w)))", re.I)
 """A division and its number ("chapter 3", "book 2", "chapter XII"; in words only a chapter's, "chapter three",
 since "the letter one morning" names no letter; a lone "I" only at the end of a clause, since "the book I read"
@@ -80,8 +79,7 @@ def named_part(book: Book, question: str) -> tuple[int, int, str] | None:
         except BookError:
             return None
     if not wanted and (latest := LATEST.search(question)):
-        found = ordinal_order(book, WORDS[latest.group(1).lower()])
-        return span(book, places(book), found[-1]) if found else None
+        return in_order(book, WORDS[latest.group(1).lower()], -1)
     if not wanted and OPENING.search(question):
         return opening(book)
     return None if wanted else titled_part(book, question)
@@ -91,7 +89,7 @@ def in_digits(question: str) -> str:
     """``question`` with a book, part or volume numbered in words written in digits where it names a chapter too
     ("part two, chapter five", "chapter 5 of part two"): :data:`STEP` reads outer divisions in digits only, since
     "the letter one morning" names no letter."""
-    if not re.search(r"\b(?:chapter|chap|ch)\b", question, re.I):
+    if not re.search(rf"\b(?:{CHAPTER_WORD})\b", question, re.I):
         return question
     return OUTER_WORDS.sub(lambda m: f"{m.group(1)} {number(m.group(2))}", question)
 
