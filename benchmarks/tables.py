@@ -484,15 +484,19 @@ def library_engines_table() -> str:
     ])
 
 
-def examples_table() -> str:
-    """The sample book's candidate questions on the embedded model with the default preset
-    (``python -m benchmarks.examples``): the key in the evidence, the answer right; the page's examples marked."""
-    from elite_ui.app.sample import EXAMPLES
+def examples_table(name: str = "examples") -> str:
+    """The sample book's candidate questions (``python -m benchmarks.examples``: on the embedded model with the
+    default preset; ``examples_capable``, with ``--model``, on a real model with its own): the key in the evidence,
+    the answer right (it says the key) and unmarked (in a sentence the checks keep unmarked); the examples the page
+    offers with that model marked."""
+    from elite_ui.app.sample import CAPABLE_EXAMPLES, EXAMPLES
 
-    f = figures("examples")
-    return rows(["question", "on the page", "key in the evidence", "answer right", "seconds"], [
-        [c["question"], "yes" if c["question"] in EXAMPLES else "", "yes" if c["key_in_evidence"] else "no",
-         "yes" if c["right"] else "no", num(c["seconds"], 1)] for c in f["candidates"]])
+    f = figures(name)
+    offered = CAPABLE_EXAMPLES if f.get("preset") == "capable" else EXAMPLES
+    return rows(["question", "on the page", "key in the evidence", "answer right", "unmarked", "seconds"], [
+        [c["question"], "yes" if c["question"] in offered else "", "yes" if c["key_in_evidence"] else "no",
+         "yes" if c["right"] else "no", "yes" if c.get("unmarked", c["right"]) else "no", num(c["seconds"], 1)]
+        for c in f["candidates"]])
 
 
 def demo_table() -> str:

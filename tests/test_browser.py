@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from elite_ui.app.sample import EXAMPLES
+from elite_ui.app.sample import CAPABLE_EXAMPLES, EXAMPLES
 from elite_ui.testing.browser import ARGS, CHROMIUM, ROOT, app_log, post_mortem, start_app, stop_app
 from elite_ui.testing.readers import every_endpoint
 
@@ -899,10 +899,26 @@ def test_choose_download_and_run_a_model_from_the_panel(browser, tmp_path):
     try:
         context, page = open_page(browser, url)
         assert pick.file.removesuffix(".gguf") in page.inner_text("#model-note"), "the model used last"
+        a_real_models_examples(page, server.server_address[1])
         context.close()
     finally:
         stop_app(process)
         server.shutdown()
+
+
+def a_real_models_examples(page, port: int) -> None:
+    """The sample book's example questions follow the model: the demo model's, then, a server's model whose name
+    states 7B loaded (the ``capable`` preset), those a real model was measured to answer."""
+    playwright.expect(page.locator("#examples")).to_contain_text(EXAMPLES[0])
+    open_model_panel(page)
+    list_a_servers_models(page, port)
+    page.locator("#server-model input").fill("qwen2.5:7b")
+    page.locator("#server-model ul li", has_text="qwen2.5:7b").first.click()
+    page.click("#model-panel button:has-text('Load model')")
+    page.wait_for_selector("#model-status:has-text('settings preset: capable')", timeout=60000)
+    playwright.expect(page.locator("#examples")).to_contain_text(CAPABLE_EXAMPLES[0])
+    assert EXAMPLES[0] not in page.inner_text("#examples")
+    shot(page, "72-a-real-models-examples")
 
 
 def test_the_story_so_far_and_a_character_x_ray_stop_at_the_ceiling(page):

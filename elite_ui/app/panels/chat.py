@@ -12,12 +12,12 @@ import gradio as gr
 from ...book import Book
 from ...errors import EliteError
 from ...methods.registry import METHODS
-from ...reading import Asked
+from ...reading import CAPABLE_PRESET, Asked, preset_for
 from .. import render
 from ..answering import RUN, STOPPED, answer_turn, apart, asked_of, handler, one_at_a_time, outputs, panel_of
 from ..inputs import text
 from ..render import inert_markdown as md
-from ..sample import EXAMPLES, example_questions, is_sample
+from ..sample import example_questions, is_sample
 from ..state import Session
 from . import model_panel, trace
 
@@ -25,9 +25,16 @@ if TYPE_CHECKING:
     from ..page import Context, Page
 
 
-def examples(book: Book | None, names: list[str]) -> gr.Dataset:
-    """The example questions about the open book (:func:`~elite_ui.app.sample.example_questions`), shown if any."""
-    asked = example_questions(book, names)
+def real_model(ctx) -> bool:
+    """Whether the model that answers is a real one (it gets the ``capable`` preset): the sample book's example
+    questions are then those such a model states."""
+    return preset_for(ctx.model.llm)[0] == CAPABLE_PRESET
+
+
+def examples(ctx, book: Book | None, names: list[str]) -> gr.Dataset:
+    """The example questions about the open book (:func:`~elite_ui.app.sample.example_questions`) for the model
+    that answers, shown if any."""
+    asked = example_questions(book, names, real_model(ctx))
     about = "the sample book" if book is None or is_sample(book) else book.title
     return gr.Dataset(samples=[[q] for q in asked], label=f"Example questions about {about}", visible=bool(asked))
 
@@ -61,8 +68,8 @@ def create_ui(ctx) -> ChatUI:
         ask = gr.Button("Ask", variant="primary", scale=1, elem_id="ask")
         stop = gr.Button("Stop", variant="stop", scale=1, elem_id="stop", interactive=False)
     status = gr.Markdown("", elem_id="status")
-    shown = gr.Dataset(components=[question], samples=[[q] for q in EXAMPLES], elem_id="examples",
-                       label="Example questions about the sample book")
+    shown = gr.Dataset(components=[question], samples=[[q] for q in example_questions(None, [], real_model(ctx))],
+                       elem_id="examples", label="Example questions about the sample book")
     return ChatUI(note, conversation, ceiling, front, question, ask, stop, status, shown)
 
 

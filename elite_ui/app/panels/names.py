@@ -52,16 +52,18 @@ def shown_names(ctx, session: Session, book: Book | None, ceiling) -> NameIndex 
 
 def listed(page, ctx, session: Session, ceiling) -> dict:
     """The names box, the X-Ray's choice of character and the example questions at ``ceiling`` (left as they are
-    where no names can be shown, or when another book opened while they were found: its own listing follows):
-    found once, for all three."""
+    where no names can be shown, or when another book opened while they were found: its own listing follows;
+    before a book, the sample book's examples for the model that answers): found once, for all three."""
     book = session.book
+    if book is None:  # the sample book's examples, for the model that answers
+        return {page.names.box: gr.skip(), page.chat.examples: chat.examples(ctx, None, [])}
     names = shown_names(ctx, session, book, ceiling)
     if names is None or session.book is not book:
         return {page.names.box: gr.skip()}
     picks = [c.name for c in names.characters]
     return {page.names.box: names.as_text(),
             page.story.character: gr.update(choices=picks, value=picks[0] if picks else None),
-            page.chat.examples: chat.examples(book, picks)}
+            page.chat.examples: chat.examples(ctx, book, picks)}
 
 
 def outputs(page) -> list:
@@ -94,6 +96,7 @@ def create_event_handlers(page: Page, ctx: Context) -> None:
     applied = ui.apply.click(handler(on_apply_names, page, ctx), [ui.box, state], [state, page.chat.status],
                              concurrency_limit=None)
     # the names are found once when the ceiling moves or a list is applied, not at every key typed into the box
-    for changed in (page.chat.ceiling.submit, page.chat.ceiling.blur, applied.then):
+    # nor when another model is loaded (its note changes): the sample book's examples follow the model
+    for changed in (page.chat.ceiling.submit, page.chat.ceiling.blur, applied.then, page.chat.model_note.change):
         changed(handler(on_ceiling, page, ctx), [page.chat.ceiling, state], outputs(page), concurrency_limit=None,
                 trigger_mode="always_last")
