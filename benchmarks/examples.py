@@ -67,12 +67,12 @@ def asked(llm, embed, book, question: str, key, name: str) -> dict:
     evidence = " ".join(book.sentence(sid).text for sid in answer.evidence)
     if key is None:  # the counting path: the number the book itself gives
         count = len(re.findall(r"\bToad\s+Hall\b", " ".join(book.sentence(s).text for s in range(len(book)))))
-        right, found = str(count) in answer.text, True
+        right = unmarked = str(count) in answer.text
+        found = True
     else:
         stated = functools.reduce(lambda text, marked: text.replace(marked, " "), answer.unsupported, answer.text)
-        right, found = bool(keyed(answer.text, key)), bool(keyed(evidence, key))
-    return {"question": question, "preset": name, "right": right, "unmarked": right and (key is None or bool(
-                keyed(stated, key))), "key_in_evidence": found,
+        right, unmarked, found = bool(keyed(answer.text, key)), bool(keyed(stated, key)), bool(keyed(evidence, key))
+    return {"question": question, "preset": name, "right": right, "unmarked": unmarked, "key_in_evidence": found,
             "seconds": round(seconds, 1), "first_quotes_s": round(quotes_at[0], 1) if quotes_at else None,
             "llm_calls": trace.totals().llm_calls, "answer": answer.text[:200],
             "stages": [stage for stage, kind in STAGES.items()

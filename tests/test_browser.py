@@ -854,7 +854,7 @@ def test_choose_download_and_run_a_model_from_the_panel(browser, tmp_path):
     """The model panel with a local stand-in for the Hugging Face Hub: the recommended model downloads with
     progress, loads, sets its preset, answers and shows its speed; with the Hub gone, another download says so in
     a sentence and the loaded model goes on answering; a server's models are listed; the next start loads the
-    model used last."""
+    model used last, and a real model loaded there brings its own example questions."""
     import threading
     from http.server import ThreadingHTTPServer
 
