@@ -747,6 +747,7 @@ def stop_then_side_by_side(page, txt):
     ask(page, "Where does Toad live?")
     page.wait_for_selector("#status:has-text('Side by side tab')", timeout=90000)
     page.click("button[role=tab]:has-text('Side by side')")
+    page.wait_for_selector("#side-by-side a.cite")  # drawn after the status says so, later on a loaded machine
     cited = page.locator("#side-by-side a.cite").evaluate_all("els => els.map(e => +e.dataset.sid)")
     assert cited and all(0 <= sid < len(txt) for sid in cited), "every citation is a sentence of the book"
     shot(page, "34-side-by-side")
