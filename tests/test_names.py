@@ -440,6 +440,18 @@ def test_an_unmarried_aunt_is_the_one_unmarried_woman_of_her_surname(tmp_path):
     assert "Aunt Gillenormand" in story_names(tmp_path, lines * 3).find("Mademoiselle Gillenormand").variants
 
 
+def test_an_aunt_or_an_uncle_and_a_given_name_is_the_character_of_that_name(tmp_path):
+    """"Uncle Silas" is Silas Phelps and "Aunt Sally" Sally, though the pronoun after "Sally" is her husband's; an
+    aunt is not a man titled with that name (Huckleberry Finn had listed them apart)."""
+    lines = ["It was noon, and Uncle Silas came, and he sat.", "It rained, and Silas Phelps prayed.",
+             "so said Silas, and he frowned.", "It was late, and Aunt Sally sewed, and she sighed.",
+             "so said Sally, and he nodded.", "It was May, and Mr. Hines rode.", "It was dark, and Aunt Hines wept."]
+    names = story_names(tmp_path, lines * 3)
+    assert "Uncle Silas" in names.find("Silas").variants
+    assert "Aunt Sally" in names.find("Sally").variants
+    assert "Aunt Hines" not in names.find("Mr. Hines").variants
+
+
 def test_mother_and_a_surname_is_the_wife_of_that_surname(tmp_path):
     """"Mother Thénardier", as the street calls her, is Madame Thénardier."""
     lines = ["It was noon, and Madame Thénardier came, and she sat.", "It was late, and Mother Thénardier sewed.",

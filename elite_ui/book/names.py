@@ -128,6 +128,8 @@ RANK_FORM = re.compile(rf"\b({'|'.join(RANKED)})[ \t]+({NAME_WORD})\b")
 KIN = {"Aunt": MARRIED, "Mother": MARRIED, "Uncle": {"Mr", "Monsieur", "Herr", "Señor"}}
 """A kinship title and the titles the same person is written with by others ("Aunt Reed" is Mrs. Reed, "Mother
 Thénardier" Madame Thénardier)."""
+KIN_SEX = {"Aunt": "f", "Mother": "f", "Uncle": "m"}
+"""The sex each of :data:`KIN` names."""
 PRONOUN = re.compile(rf"\b({NAME_WORD})\b[^.!?;:\"“”]{{0,80}}?\b(he|him|his|she|her|hers)\b")
 """A name and the first personal pronoun after it in its clause: mostly the name's own."""
 TRIPLE = re.compile(rf"\b({NAME_WORD})[ \t]+({NAME_WORD})[ \t\n]+({NAME_WORD})\b")
@@ -723,12 +725,16 @@ def join_once_written_surnames(variants: dict[str, Counter], genders: dict[str, 
 def join_kin(variants: dict[str, Counter]) -> None:
     """"Aunt Reed" joins Mrs. Reed, "Mother Thénardier" Madame Thénardier, "Uncle Gardiner" Mr. Gardiner
     (:data:`KIN`); an aunt no wife of her surname is written for, the one unmarried woman ("Aunt Gillenormand",
-    Mademoiselle Gillenormand)."""
+    Mademoiselle Gillenormand); else the one character listed under that name alone or as its given name, whose
+    titles are not the other sex's ("Uncle Silas" is Silas Phelps, "Aunt Sally" Sally)."""
     for key in titled_keys(variants, KIN):
-        kin, surname = key.split()
-        same = [k for k in variants if k.split()[-1] == surname and k.split()[0].rstrip(".") in KIN[kin]]
+        kin, name = key.split()
+        same = [k for k in variants if k.split()[-1] == name and k.split()[0].rstrip(".") in KIN[kin]]
         if not same and kin == "Aunt":
-            same = [k for k in variants if k.split()[-1] == surname and k.split()[0].rstrip(".") in UNMARRIED]
+            same = [k for k in variants if k.split()[-1] == name and k.split()[0].rstrip(".") in UNMARRIED]
+        if not same:  # a given name: whose titles (not the pronouns after it, which may be another's) allow
+            same = [k for k in variants if k != key and name in (k, first_name(k))
+                    and gender(variants[k], None) not in OTHER_SEX[KIN_SEX[kin]]]
         if len(same) == 1:
             variants[same[0]].update(variants.pop(key))
 
