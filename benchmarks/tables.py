@@ -495,7 +495,7 @@ def examples_table(name: str = "examples") -> str:
     offered = CAPABLE_EXAMPLES if f.get("preset") == "capable" else EXAMPLES
     return rows(["question", "on the page", "key in the evidence", "answer right", "unmarked", "seconds"], [
         [c["question"], "yes" if c["question"] in offered else "", "yes" if c["key_in_evidence"] else "no",
-         "yes" if c["right"] else "no", "yes" if c.get("unmarked", c["right"]) else "no", num(c["seconds"], 1)]
+         "yes" if c["right"] else "no", "yes" if c["unmarked"] else "no", num(c["seconds"], 1)]
         for c in f["candidates"]])
 
 

@@ -83,11 +83,11 @@ def reading_ceiling(book: Book, spec: str) -> tuple[int, str] | None:
 def position(book: Book, spec: str, start: bool = False) -> tuple[int, str] | None:
     """The position ``spec`` writes (with ``start``, a chapter's start: :func:`read_to`), or None when it writes
     none; raises :class:`~elite_ui.errors.BookError` for one the book does not have."""
-    if found := PERCENT.match(spec) or SHARE.match(spec):
-        said = found.group(1)
-        percent = min(float(said), 100.0) if found.re is PERCENT else SHARES[" ".join(said.lower().split())]
-        last = int(np.searchsorted(book.bounds[:, 1], int(len(book.text) * percent / 100), side="right")) - 1
-        return max(last, 0), f"{said if found.re is PERCENT else f'{percent:.0f}'}% of the book"
+    if found := PERCENT.match(spec):
+        return share_ceiling(book, min(float(found.group(1)), 100.0), found.group(1))
+    if found := SHARE.match(spec):
+        percent = SHARES[" ".join(found.group(1).lower().split())]
+        return share_ceiling(book, percent, f"{percent:.0f}")
     if found := PAGE.match(spec):
         return page_ceiling(book, int(found.group(1)))
     if found := SENTENCE.match(spec):
@@ -188,6 +188,12 @@ def title_words(title: str) -> tuple[tuple[str, ...], ...]:
     words = tuple(w.lower() for w in TITLE_WORD.findall(title))
     return tuple(words[n:] for n in range(len(words)) if all(HEADING_WORD.fullmatch(w) for w in words[:n])
                  and not all(HEADING_WORD.fullmatch(w) for w in words[n:]))
+
+
+def share_ceiling(book: Book, percent: float, said: str) -> tuple[int, str]:
+    """The last sentence within the book's first ``percent`` of text, named by the percentage as ``said``."""
+    last = int(np.searchsorted(book.bounds[:, 1], int(len(book.text) * percent / 100), side="right")) - 1
+    return max(last, 0), f"{said}% of the book"
 
 
 def page_ceiling(book: Book, n: int) -> tuple[int, str]:

@@ -128,8 +128,6 @@ RANK_FORM = re.compile(rf"\b({'|'.join(RANKED)})[ \t]+({NAME_WORD})\b")
 KIN = {"Aunt": MARRIED, "Mother": MARRIED, "Uncle": {"Mr", "Monsieur", "Herr", "Señor"}}
 """A kinship title and the titles the same person is written with by others ("Aunt Reed" is Mrs. Reed, "Mother
 Thénardier" Madame Thénardier)."""
-KIN_SEX = {"Aunt": "f", "Mother": "f", "Uncle": "m"}
-"""The sex each of :data:`KIN` names."""
 PRONOUN = re.compile(rf"\b({NAME_WORD})\b[^.!?;:\"“”]{{0,80}}?\b(he|him|his|she|her|hers)\b")
 """A name and the first personal pronoun after it in its clause: mostly the name's own."""
 TRIPLE = re.compile(rf"\b({NAME_WORD})[ \t]+({NAME_WORD})[ \t\n]+({NAME_WORD})\b")
@@ -374,11 +372,16 @@ def join_ranked(variants: dict[str, Counter], genders: dict[str, str], ranked: C
     character's sex is not the other (:data:`RANKED`). Not a surname's after a given name: "Princess Shtcherbatskaya"
     is Kitty Shtcherbatskaya's mother."""
     for (rank, name), n in ranked.items():
-        holders = [k for k in variants if name in (k, first_name(k))]
+        holders = listed_under(variants, name)
         others = [k for k, forms in variants.items() if any(f.split()[0] == name and " " in f for f in forms)]
         if (n >= LEAST and len(holders) == 1 and set(others) <= set(holders) and variants[holders[0]].total() >= LEAST
                 and sex(variants, genders, holders[0]) not in OTHER_SEX.get(RANKED[rank], ())):
             variants[holders[0]][f"{rank} {name}"] += n
+
+
+def listed_under(variants: dict[str, Counter], name: str) -> list[str]:
+    """The characters listed under ``name`` alone or as their given name ("Silas", "Silas Phelps", "Uncle Silas")."""
+    return [k for k in variants if name in (k, first_name(k))]
 
 
 def a_place(found: Character, places: Counter, capitalised: Counter) -> bool:
@@ -732,9 +735,10 @@ def join_kin(variants: dict[str, Counter]) -> None:
         same = [k for k in variants if k.split()[-1] == name and k.split()[0].rstrip(".") in KIN[kin]]
         if not same and kin == "Aunt":
             same = [k for k in variants if k.split()[-1] == name and k.split()[0].rstrip(".") in UNMARRIED]
-        if not same:  # a given name: whose titles (not the pronouns after it, which may be another's) allow
-            same = [k for k in variants if k != key and name in (k, first_name(k))
-                    and gender(variants[k], None) not in OTHER_SEX[KIN_SEX[kin]]]
+        if not same:  # a given name: the sexes its titles and the kin's say (not the pronouns, maybe another's)
+            kin_sex = gender(variants[key], None)
+            same = [k for k in listed_under(variants, name) if k != key
+                    and gender(variants[k], None) not in OTHER_SEX.get(kin_sex, ())]
         if len(same) == 1:
             variants[same[0]].update(variants.pop(key))
 
