@@ -1,5 +1,5 @@
 """The answer a reader sees, measured end to end with a real model: ``python -m benchmarks.answers --set SET --rows
-ROW,ROW [--model PATH] [--fold tune|held] [--sample N] [--limit N]``.
+ROW,ROW [--model PATH] [--fold tune|held] [--after N] [--sample N] [--limit N]``.
 
 Each question is asked through the app's one front door (:func:`elite_ui.reading.reading`), under its spoiler
 ceiling when it has one, and its answer scored as a reader would judge it: the letter for multiple choice; for a
@@ -16,9 +16,9 @@ call); ``--within`` keeps the questions answered within their ceiling.
 The model is Qwen2.5-Coder-1.5B-Instruct unless ``--model`` says otherwise (:mod:`benchmarks.real_model`).
 
 Runs are kept in ``runs/answers/<set>/<row>/results.jsonl`` (an interrupted run resumes), and every row's figures
-with 95% bootstrap intervals, paired against ``bm25`` where both ran, in
-``benchmarks/results/<date>/answers-<set>[-<fold>][-within].json`` (``evidence-...`` with ``--evidence-only``; rows
-run before on the same questions are kept there).
+with 95% bootstrap intervals, paired against ``bm25`` where both ran, and each question's right or wrong, in
+``benchmarks/results/<date>/answers-<set>[-<fold>][-within][-after<N>].json`` (``evidence-...`` with
+``--evidence-only``; rows run before on the same questions are kept there).
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ ROWS = {
     "- model terms": Row("elite", settings=("model_terms=false",)),
     "quoted answer": Row("elite", settings=("quoted=true",)),
     "+ terms example": Row("elite", settings=("terms_example=true",)),
-    "+ imagined passage": Row("elite", settings=("imagined_passage=true", "max_terms=12")),
+    "+ imagined passage": Row("elite", settings=("imagined_passage=true",)),
     "+ judge and iterations": Row("elite", settings=("judge=true", "next_terms=judge")),
     "+ breadth/depth": Row("elite", settings=("judge=true", "next_terms=explore")),
     "+ importance": Row("elite", settings=("importance_samples=1", "importance_chunks=3")),
@@ -276,7 +276,8 @@ def figures(results: list[dict], baseline: list[dict] | None) -> dict:
            "first_answer_after_quotes": mean(r["first_answer_at"] - r["quotes_at"] for r in results
                                              if None not in (r.get("first_answer_at"), r.get("quotes_at"))),
            "llm_calls": mean(r.get("llm_calls") for r in results),
-           "evaluated_tokens": mean(r.get("evaluated_tokens") for r in results)}
+           "evaluated_tokens": mean(r.get("evaluated_tokens") for r in results),
+           "right_by_question": {r["id"]: int(r["correct"]) for r in results}}
     if within and beyond:
         out["within"] = {"questions": len(within), "accuracy": mean(r["correct"] for r in within),
                          "wrong_among_answered": mean(not r["correct"] for r in answered_within)}
@@ -301,6 +302,13 @@ def paired(results: list[dict], baseline: list[dict], name: str) -> dict | None:
             "interval": bootstrap_interval([float(r[name]) for r in both], [base[r["id"]] for r in both])}
 
 
+def per_novel(questions: list[datasets.Question], after: int = 0, sample: int = 0) -> list[datasets.Question]:
+    """Each novel's questions after its first ``after``, at most ``sample`` of them (0: all)."""
+    taken: Counter[str] = Counter()
+    last = after + (sample or len(questions))
+    return [q for q in questions if taken.update([q.book]) or after < taken[q.book] <= last]
+
+
 def measuring_llm(path: str | None, n_ctx: int = 4096) -> LLM:
     """The model a benchmark measures with: the GGUF file ``path``, or Qwen2.5-Coder-1.5B-Instruct (assembled
     once, :mod:`benchmarks.real_model`)."""
@@ -321,6 +329,8 @@ def main() -> None:
                                                                             "the backend's)")
     parser.add_argument("--fold", choices=sorted(FOLDS), help="only the questions of this fold's novels")
     parser.add_argument("--sample", type=int, default=0, help="at most this many questions a novel (the first ones)")
+    parser.add_argument("--after", type=int, default=0, help="leave out the first this many questions of each novel "
+                                                             "(those --sample took)")
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument("--within", action="store_true", help="only the questions whose answer lies within the "
                                                               "ceiling")
@@ -333,9 +343,7 @@ def main() -> None:
     questions = datasets.read(SETS[args.set])
     if args.fold:
         questions = [q for q in questions if Path(q.book).stem in FOLDS[args.fold]]
-    if args.sample:
-        taken: Counter[str] = Counter()
-        questions = [q for q in questions if taken.update([q.book]) or taken[q.book] <= args.sample]
+    questions = per_novel(questions, args.after, args.sample)
     questions = [q for q in questions if not (args.within and q.beyond)]
     questions = questions[: args.limit] if args.limit else questions
     llm, embed = measuring_llm(args.model, args.n_ctx), MiniLMEmbedder()
@@ -356,7 +364,7 @@ def main() -> None:
     for name, row in table.items():
         print(name, json.dumps(row))
     name = (f"{'evidence' if args.evidence_only else 'answers'}-{args.set}" + (f"-{args.fold}" if args.fold else "")
-            + ("-within" if args.within else ""))
+            + ("-within" if args.within else "") + (f"-after{args.after}" if args.after else ""))
     try:
         earlier = {} if args.fresh else json.loads(latest(name).read_text(encoding="utf-8"))["rows"]
     except (FileNotFoundError, KeyError, ValueError):

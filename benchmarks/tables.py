@@ -391,6 +391,28 @@ def answers_table(name: str) -> str:
                  "prompt tokens evaluated"], body)
 
 
+def pooled_table(names: list[str], row: str = "default", base: str = "bm25") -> str:
+    """Row ``row`` against ``base`` on each of the answers files ``names`` and on all their questions together,
+    paired question by question (each file's ``right_by_question``)."""
+    from elite_ui.bench.scoring import bootstrap_interval
+
+    pairs: list[tuple[int, int]] = []
+    body = []
+    for name in [*names, None]:
+        if name is not None:
+            found = figures(name)["rows"]
+            ours, theirs = found[row]["right_by_question"], found[base]["right_by_question"]
+            both = [(ours[q], theirs[q]) for q in ours if q in theirs]
+            pairs += both
+        else:
+            both = pairs
+        a, b = [p[0] for p in both], [p[1] for p in both]
+        body.append([f"`{name}`" if name else "all together", len(both), f"{sum(b) / len(b):.3f}",
+                     f"{sum(a) / len(a):.3f}", difference(sum(a) / len(a) - sum(b) / len(b), bootstrap_interval(a, b)),
+                     sum(x > y for x, y in both), sum(x < y for x, y in both)])
+    return rows(["questions of", "questions", base, row, f"{row} minus {base} (paired)", "won", "lost"], body)
+
+
 def evidence_table(name: str) -> str:
     """The evidence each row places for a real model's search terms (``python -m benchmarks.answers
     --evidence-only``): the share of the gold evidence held and of questions whose key it holds, each paired

@@ -321,3 +321,13 @@ def test_the_answer_step_alone_takes_the_novels_in_turn_and_leaves_a_passage_cho
     llm = ScriptedLLM({"answer": ["Pemberley is let, to a duke from the north."]})
     invented = answered_again(llm, trigram_embed, read, question, evidence, "passage_answers=2")
     assert len(llm.log) == 3 and invented["abstained"] and invented["left_out"] == 1
+
+
+def test_a_benchmark_takes_each_novels_questions_after_those_a_sample_took():
+    from benchmarks.answers import per_novel
+
+    questions = [datasets.Question(f"{book}{i}", book, "Who?", "x", None, [], "", "") for book in "ab"
+                 for i in range(4)]
+    assert [q.id for q in per_novel(questions, sample=1)] == ["a0", "b0"]
+    assert [q.id for q in per_novel(questions, after=1)] == ["a1", "a2", "a3", "b1", "b2", "b3"]
+    assert [q.id for q in per_novel(questions, after=1, sample=2)] == ["a1", "a2", "b1", "b2"]

@@ -377,7 +377,7 @@ def test_the_imagined_passage_searches_its_words_and_is_not_shown_under_a_ceilin
     from elite_ui.methods.elite.settings import PRESETS
     from elite_ui.methods.prompts import IMAGINED
 
-    imagining = with_overrides(SMALL, imagined_passage=True, iter_max=1, max_terms=6)
+    imagining = with_overrides(SMALL, imagined_passage=True, iter_max=1, imagined_words=6)
     replies = {"terms": ["Elizabeth married Mr. Darcy at the church of Zanzibar; Wickham wept with joy."],
                "judge": ["yes"], "importance": ["x"], "answer": ["y"]}
     question = "Who does Elizabeth marry?"
@@ -386,8 +386,8 @@ def test_the_imagined_passage_searches_its_words_and_is_not_shown_under_a_ceilin
     assert IMAGINED in asked.prompt and asked.output == replies["terms"][0], "shown whole without a ceiling"
     model = [t.text for t in whole.of("terms")[0].data.new if t.by == "model"]
     assert model == ["married", "Darcy", "church", "Wickham", "wept"], \
-        "its words as written, in order, not the question's nor stopwords, up to max_terms (six, Zanzibar among " \
-        "them: not in the book, so not searched)"
+        "its words as written, in order, not the question's nor stopwords, up to imagined_words (six, Zanzibar " \
+        "among them: not in the book, so not searched)"
     assert {"marry", "elizabeth"} <= {t.text for t in whole.of("terms")[0].data.new if t.by == "lexical"}
     read = pride.up_to(*reading_ceiling(pride, "chapter 10"))
     under = engine(replies, imagining).run(read, question)

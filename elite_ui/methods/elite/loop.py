@@ -224,7 +224,8 @@ class Elite(Engine):
         words: list[str] = []
         if s.model_terms and s.imagined_passage and not options:  # a choice's options are searched themselves
             reply = yield from self.call("terms", prompts.imagined(question), 1, private=True)
-            words = imagined_words(reply, said, s.max_terms, book.lexicon, prompts.instructions(prompts.IMAGINED, said))
+            words = imagined_words(reply, said, s.imagined_words, book.lexicon,
+                                   prompts.instructions(prompts.IMAGINED, said))
             terms = [t for t in self.new_terms(book, words, "question", set()) if t.in_book]  # none the book lacks
         elif s.model_terms:
             reply = yield from self.call("terms", prompts.terms(question, options, s.max_terms, s.terms_example), 1)

@@ -21,8 +21,10 @@ class TermsSettings(Checked):
                                          "novels with a 1.5B model, not on the held-out ones)", panel=True)
     imagined_passage: bool = setting(False, "for a question without options, ask the model to write the passage "
                                             "that would answer (two sentences in the novel's words, imagined) and "
-                                            "search its words the question does not say, up to max_terms, in place "
-                                            "of a list of terms (query2doc)", panel=True)
+                                            "search its words the question does not say, up to imagined_words, in "
+                                            "place of a list of terms (query2doc)", panel=True)
+    imagined_words: int = setting(12, "the most words of the imagined passage searched (imagined_passage); a "
+                                      "question with options still asks for max_terms terms", low=1, high=30)
     question_words: bool = setting(True, "also search for the question's own content words, beside the model's "
                                          "terms", panel=True)
     model_weight: float = setting(1.0, "what a match of the model's own terms counts for in the bm25 rankings, "
@@ -167,8 +169,7 @@ PRESETS = {
         best_neighbours=True, evidence_tokens=800, answer_tokens=96,
     ),
 }
-PRESETS["capable"] = with_overrides(PRESETS["laptop"], voter_num=1, passage_check=True, imagined_passage=True,
-                                    max_terms=12)
+PRESETS["capable"] = with_overrides(PRESETS["laptop"], voter_num=1, passage_check=True, imagined_passage=True)
 PRESETS["demo"] = with_overrides(
     PRESETS["laptop"], judge=True, next_terms="explore", iter_max=2, max_terms=4, deep_search_index=2,
     deep_search_num=3, importance_samples=1, importance_chunks=2, trim=True, evidence_tokens=600, answer_tokens=64)
@@ -184,8 +185,9 @@ billion parameters or more (:func:`elite_ui.reading.preset_for`): the same setti
 and the passage check (``passage_check``: the model asked whether the passage each kept answer sentence cites
 answers the question, one short call a sentence), chosen on the tune novels' answers and measured on the held-out
 ones (docs/benchmark.md, "The passage check"), and the model's terms for an open question taken from the passage
-it imagines would answer (``imagined_passage``, up to 12 words; docs/benchmark.md, "The passage the model
-imagines": more of the gold evidence found, on the held-out novels beyond the noise, the answers the same).
+it imagines would answer (``imagined_passage``, up to 12 words, ``imagined_words``; docs/benchmark.md, "The passage
+the model imagines": more of the gold evidence found, on the held-out novels beyond the noise, the answers the
+same); a question with options asks for six terms, as ``laptop`` does.
 Measured with Qwen2.5-Coder-1.5B (docs/benchmark.md, "Answers with a real model"), the two sampled votes after
 the first changed 2 of 45 answers on QuALITY and 2 of 60 on the held-out novels-dev, one right each way, for two
 calls more; twice the evidence (1,600 tokens) led on the tune novels and not on the held-out ones, and took longer,
