@@ -400,6 +400,9 @@ def test_the_imagined_passage_searches_its_words_and_is_not_shown_under_a_ceilin
         pride, question, options)
     asked = next(e.data for e in chosen.of("llm_call") if e.data.purpose == "terms")
     assert IMAGINED not in asked.prompt and "Mr. Collins" in asked.prompt, "a choice's terms: a list, options seen"
+    capable = engine({"terms": ["Netherfield"], "vote": ["B"]}, PRESETS["capable"]).run(pride, question, options)
+    asked = next(e.data for e in capable.of("llm_call") if e.data.purpose == "terms")
+    assert "up to 6 search terms" in asked.prompt, "the imagined passage's twelve words do not ask a choice for more"
     assert PRESETS["capable"].terms.imagined_passage and not PRESETS["laptop"].terms.imagined_passage
     worded = engine({"terms": ["The passage tells that she married Darcy."], "answer": ["y"]}, imagining).run(
         pride, question)
