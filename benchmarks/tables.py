@@ -396,20 +396,19 @@ def pooled_table(names: list[str], row: str = "default", base: str = "bm25") -> 
     paired question by question (each file's ``right_by_question``)."""
     from elite_ui.bench.scoring import bootstrap_interval
 
-    pairs: list[tuple[int, int]] = []
-    body = []
-    for name in [*names, None]:
-        if name is not None:
-            found = figures(name)["rows"]
-            ours, theirs = found[row]["right_by_question"], found[base]["right_by_question"]
-            both = [(ours[q], theirs[q]) for q in ours if q in theirs]
-            pairs += both
-        else:
-            both = pairs
-        a, b = [p[0] for p in both], [p[1] for p in both]
-        body.append([f"`{name}`" if name else "all together", len(both), f"{sum(b) / len(b):.3f}",
-                     f"{sum(a) / len(a):.3f}", difference(sum(a) / len(a) - sum(b) / len(b), bootstrap_interval(a, b)),
-                     sum(x > y for x, y in both), sum(x < y for x, y in both)])
+    def line(label: str, both: list[tuple[int, int]]) -> list:
+        ours, theirs = [p[0] for p in both], [p[1] for p in both]
+        mine, its = sum(ours) / len(ours), sum(theirs) / len(theirs)
+        return [label, len(both), f"{its:.3f}", f"{mine:.3f}", difference(mine - its, bootstrap_interval(ours, theirs)),
+                sum(x > y for x, y in both), sum(x < y for x, y in both)]
+
+    pairs = {}
+    for name in names:
+        found = figures(name)["rows"]
+        ours, theirs = found[row]["right_by_question"], found[base]["right_by_question"]
+        pairs[name] = [(ours[q], theirs[q]) for q in ours if q in theirs]
+    body = [line(f"`{name}`", both) for name, both in pairs.items()]
+    body.append(line("all together", [p for both in pairs.values() for p in both]))
     return rows(["questions of", "questions", base, row, f"{row} minus {base} (paired)", "won", "lost"], body)
 
 
