@@ -370,3 +370,6 @@ def test_an_answer_that_only_points_at_its_citation_is_given_as_the_sentence_it_
     assert grounded(up_to_ten, said, question, [visit])[0] == said
     counted = f"Among the first five to visit Mr. Bingley [S{visit}]."  # a number in words is no stopword here
     assert grounded(up_to_ten, counted, question, [visit])[1].pointed == 0
+    framed = f"The answer is Bennet [S{visit}]."  # "answer" frames the claim; S184 need not write it
+    assert grounded(up_to_ten, framed, question, [visit])[0] == framed
+    assert grounded(up_to_ten, f"The answer is Collins [S{visit}].", question, [visit])[0] == ""

@@ -26,7 +26,8 @@ moved there (and the trace says so) rather than the claim left out.
 
 A sentence that only points at the sentences it cites ("The answer is [S2753].", or the question restated over a
 label: :func:`pointing`) says nothing to check; it is given as those sentences, quoted (and the answer's note says
-so), and checked like any other. A sentence that says again, word for word, what the answer has already given (the
+so), and checked like any other; one that opens by framing its claim ("The answer is Jane [S289].") is checked on
+the claim alone (:data:`FRAMED`). A sentence that says again, word for word, what the answer has already given (the
 model often copies out the sentence it pointed at) is given once.
 """
 
@@ -185,7 +186,7 @@ def support(book: Book, sentence: str, pool: str, pool_sentences: list[str], emb
     question ``asked``, the words it weighs are those the question does not say, held by the cited sentences
     alone: the claim, not the question repeated (a sentence that only repeats the question, not a yes or no,
     supports nothing: :data:`NOTHING_NEW`)."""
-    plain = re.sub(r"\[\s*S\s?\d{1,7}\s*\]", " ", sentence)
+    plain = FRAMED.sub(" ", re.sub(r"\[\s*S\s?\d{1,7}\s*\]", " ", sentence))
     held = set(book.lexicon.words(pool))
 
     opening = re.match(rf"\W*({CAPITALISED_WORD})\b", plain)
@@ -345,6 +346,10 @@ def grounded(book: Book, text: str, question: str, evidence: list[int], embed: E
 
 FRAME = frozenset(["answer", "passage", "sentence"])
 """Words a sentence may use to point at its citations without saying anything ("The answer is [S2753].")."""
+FRAMED = re.compile(rf"^\W*(?:the\s+)?(?:{'|'.join(sorted(FRAME))})s?\s+(?:is|are|was|says?|states?)\b:?",
+                    re.IGNORECASE)
+"""An opening that only frames what follows ("The answer is Jane [S289]."): the words of :data:`FRAME` there are no
+claim the cited sentences must hold."""
 DENIED = re.compile(r"\b(?:not|no|never|nothing|none)\b|n't\b", re.IGNORECASE)
 """A negation: a sentence that says its citation does not answer points at nothing."""
 
