@@ -12,12 +12,12 @@ right when the search is perfect), ``bm25`` (BM25 chunks with the same answer st
 model gets, :func:`elite_ui.reading.preset_for`), the other presets, each of the loop's stages switched on in turn,
 and any settings changed on the default written as the row's name (``"fuse_tilings=1 reach=0"``).
 ``--evidence-only`` measures only the evidence each row places (the model's terms asked once and kept, no other
-call); ``--within`` keeps the questions answered within their ceiling.
+call); ``--within`` keeps the questions answered within their ceiling, ``--beyond`` those whose answer lies beyond it.
 The model is Qwen2.5-Coder-1.5B-Instruct unless ``--model`` says otherwise (:mod:`benchmarks.real_model`).
 
 Runs are kept in ``runs/answers/<set>/<row>/results.jsonl`` (an interrupted run resumes), and every row's figures
 with 95% bootstrap intervals, paired against ``bm25`` where both ran, and each question's right or wrong, in
-``benchmarks/results/<date>/answers-<set>[-<fold>][-within][-after<N>].json`` (``evidence-...`` with
+``benchmarks/results/<date>/answers-<set>[-<fold>][-within|-beyond][-after<N>].json`` (``evidence-...`` with
 ``--evidence-only``; rows run before on the same questions are kept there).
 """
 
@@ -332,8 +332,11 @@ def main() -> None:
     parser.add_argument("--after", type=int, default=0, help="leave out the first this many questions of each novel "
                                                              "(those --sample took)")
     parser.add_argument("--limit", type=int, default=0)
-    parser.add_argument("--within", action="store_true", help="only the questions whose answer lies within the "
-                                                              "ceiling")
+    part_of = parser.add_mutually_exclusive_group()
+    part_of.add_argument("--within", action="store_true", help="only the questions whose answer lies within the "
+                                                               "ceiling")
+    part_of.add_argument("--beyond", action="store_true", help="only the questions whose answer lies beyond the "
+                                                               "ceiling")
     parser.add_argument("--out", default="runs/answers")
     parser.add_argument("--evidence-only", action="store_true", help="measure only the evidence each row places: "
                         "the model's terms asked once and kept, no other call (results under OUT/evidence)")
@@ -344,7 +347,8 @@ def main() -> None:
     if args.fold:
         questions = [q for q in questions if Path(q.book).stem in FOLDS[args.fold]]
     questions = per_novel(questions, args.after, args.sample)
-    questions = [q for q in questions if not (args.within and q.beyond)]
+    if args.within or args.beyond:
+        questions = [q for q in questions if q.beyond == args.beyond]
     questions = questions[: args.limit] if args.limit else questions
     llm, embed = measuring_llm(args.model, args.n_ctx), MiniLMEmbedder()
     if args.repeat_penalty is not None:
@@ -363,8 +367,9 @@ def main() -> None:
                                               for figure in ("evidence_recall", "key_in_evidence")}
     for name, row in table.items():
         print(name, json.dumps(row))
+    side = "-within" if args.within else "-beyond" if args.beyond else ""
     name = (f"{'evidence' if args.evidence_only else 'answers'}-{args.set}" + (f"-{args.fold}" if args.fold else "")
-            + ("-within" if args.within else "") + (f"-after{args.after}" if args.after else ""))
+            + side + (f"-after{args.after}" if args.after else ""))
     try:
         earlier = {} if args.fresh else json.loads(latest(name).read_text(encoding="utf-8"))["rows"]
     except (FileNotFoundError, KeyError, ValueError):

@@ -54,6 +54,18 @@ def test_numbers_must_be_written_and_a_name_may_be_another_of_the_characters(pri
     assert not grounded(pride, f"Lizzy {' '.join(words)}.", asked, [sid], names=found_names(pride))[1].left_out
 
 
+def test_a_sentence_may_cite_several_sentences_in_one_label(pride):
+    """Larger models cite as "[S12, S14]": those labels are no words of the claim, written before its full stop or
+    after it."""
+    sid = first_with(pride, "five grown-up daughters")
+    said = "She has five grown-up daughters"
+    for label in (f" [S{sid}, S{sid + 1}]", f" [S{sid}; {sid + 1}]"):
+        for answer in (f"{said}{label}.", f"{said}.{label}"):
+            kept, found = grounded(pride, f"{answer} {SPOILER[:-1]}{label}.", "How many daughters are there?",
+                                   [sid, sid + 1])
+            assert found.sentences == 2 and found.left_out == [f"{SPOILER[:-1]}{label}."] and kept == answer, answer
+
+
 def test_a_number_in_digits_is_the_number_its_sentence_writes_in_words(pride):
     """A small model writes "5" where the book says "five": the same number, held; another is not."""
     sid = first_with(pride, "five grown-up daughters")

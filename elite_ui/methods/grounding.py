@@ -165,10 +165,10 @@ def writes(book: Book, held: set[str], name: str, names: NameIndex | None, infle
 
 
 def answer_sentences(text: str) -> list[str]:
-    """``text`` cut into sentences, each keeping the citation labels written after its full stop."""
+    """``text`` cut into sentences, each keeping the citation labels written after its full stop ("[S3, S5]" too)."""
     out: list[str] = []
     for piece in sentence_pieces(text):
-        if out and re.fullmatch(r"\s*(?:\[\s*S\s?\d{1,7}\s*\][\s,;.]*)+", piece):
+        if out and re.fullmatch(rf"(?:{LABELS.pattern}[\s,;.]*)+", piece):
             out[-1] += piece
         elif piece.strip():
             out.append(piece)
@@ -186,7 +186,7 @@ def support(book: Book, sentence: str, pool: str, pool_sentences: list[str], emb
     question ``asked``, the words it weighs are those the question does not say, held by the cited sentences
     alone: the claim, not the question repeated (a sentence that only repeats the question, not a yes or no,
     supports nothing: :data:`NOTHING_NEW`)."""
-    plain = FRAMED.sub(" ", re.sub(r"\[\s*S\s?\d{1,7}\s*\]", " ", sentence))
+    plain = FRAMED.sub(" ", LABELS.sub(" ", sentence))
     held = set(book.lexicon.words(pool))
 
     opening = re.match(rf"\W*({CAPITALISED_WORD})\b", plain)
