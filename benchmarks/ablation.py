@@ -52,6 +52,9 @@ whole ablation can afford; ``fth``, the next 300 of the same order, is held out:
 ``nn`` is novels-300 (benchmarks/novels: 307 questions with exact evidence on eleven corpus novels), with the cheap
 rows."""
 
+SEED = 0
+"""The seed of every set's random order."""
+
 CORE = ["model_terms=false", "judge=false", "importance_samples=0", "trim=false", "option_words=true",
         "recall_index=100", "neighbor_num=2", "ranking=bm25", "reach=3", "fuse_chunks=0"]
 LOOP = [*CORE, "model_terms=true", "judge=true", "iter_max=2"]
@@ -101,7 +104,7 @@ def run_row(key: str, name: str, out: Path) -> list[dict]:
     limit = min(limit or row.at_most, row.at_most or limit)
     folder = out / key / re.sub(r"[^a-z0-9]+", "-", name).strip("-")
     argv = ["run", str(dataset), "--method", row.method, "--preset", row.preset, "--out", str(folder),
-            "--own-answer" if row.answered else "--retrieval-only", "--shuffle", "--seed", "0",
+            "--own-answer" if row.answered else "--retrieval-only", "--shuffle", "--seed", str(SEED),
             *(["--limit", str(limit)] if limit else []), "--skip", str(skip)]
     for item in row.settings:
         argv += ["--set", item]

@@ -4,7 +4,8 @@ ROW,ROW [--model PATH] [--fold tune|held] [--after N] [--sample N] [--limit N]``
 Each question is asked through the app's one front door (:func:`elite_ui.reading.reading`), under its spoiler
 ceiling when it has one, and its answer scored as a reader would judge it: the letter for multiple choice; for a
 free-form answer, whether it says the question's key (each item of ``key``, in any of its alternatives: the name,
-place or number that answers it) and its token F1 against the gold answer; under a ceiling with the answer beyond
+place or number that answers it; a question with no key, FairytaleQA's, by how much of a reference it says:
+:func:`elite_ui.bench.scoring.recall`) and its token F1 against the gold answer; under a ceiling with the answer beyond
 it, whether it says the book up to there does not say (abstention) and whether it said the key anyway (an answer
 from beyond the ceiling: the model's memory, or a leak). Rows (``ROWS``): ``memory`` (no book: what the model
 remembers of a famous novel), ``gold`` (the answer step reading only the gold evidence: how far the model reads
@@ -32,7 +33,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks import ROOT, SHARED_BENCHMARKS, write_figures
+from benchmarks import ROOT, SHARED_BENCHMARKS, ablation, write_figures
 from benchmarks.grounding import gold_ids
 from benchmarks.tables import latest
 from elite_ui.bench import datasets
@@ -107,6 +108,7 @@ SETS = {
     "np": ROOT / "benchmarks" / "answer_sets" / "named-parts.jsonl",
     "wp": ROOT / "benchmarks" / "answer_sets" / "what-happens.jsonl",
     "ql": ROOT / "data" / "quality" / "dataset.jsonl",
+    "ft": ROOT / "data" / "fairytale" / "dataset.jsonl",
 }
 """Question sets: ``walk``, the questions of issue 40's walk through Pride and Prejudice under "chapter 10" (12 answered
 in chapters 1-10, 10 whose answer lies later); ``jane``, the same walk through Jane Eyre, a novel in no fold and no
@@ -119,7 +121,12 @@ questions that name a part of the book ("in chapter 3", "when the story begins")
 open?"), written from eleven novels before ``part_extracts`` was measured, one under a ceiling;
 ``ql``, QuALITY's 202 multiple-choice questions on 15 stories (L-Eval's copy, converted first: ``python -m
 elite_ui.bench convert leval ../shared/benchmarks/leval/quality.jsonl --out data/quality``), in no fold: settings
-may be chosen on it."""
+may be chosen on it; ``ft``, FairytaleQA's test split (converted first: ``python -m elite_ui.bench convert fairytaleqa
+../shared/benchmarks/fairytaleqa --out data/fairytale``), only the ablation's held-out 300 (``fth``, in its seeded
+order: :data:`SEEDED`), short stories, free-form, no ceiling, right at a token F1 of 0.5 against the best of its
+references (no key)."""
+SEEDED = {"ft": ablation.SETS["fth"]}
+"""Sets taken in the ablation's seeded order, only the questions it holds out (:mod:`benchmarks.ablation`)."""
 FOLDS = {"tune": ("anna-karenina", "frankenstein", "les-miserables", "middlemarch", "the-scarlet-letter",
                   "pride-and-prejudice"),
          "held": ("emma", "wuthering-heights", "a-tale-of-two-cities", "the-adventures-of-huckleberry-finn",
@@ -344,6 +351,9 @@ def main() -> None:
                                                                 "rows an earlier run wrote there)")
     args = parser.parse_args()
     questions = datasets.read(SETS[args.set])
+    if args.set in SEEDED:
+        held = SEEDED[args.set]
+        questions = datasets.sample(questions, ablation.SEED, held.skip, held.limit)
     if args.fold:
         questions = [q for q in questions if Path(q.book).stem in FOLDS[args.fold]]
     questions = per_novel(questions, args.after, args.sample)

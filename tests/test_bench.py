@@ -69,6 +69,7 @@ def test_metrics():
     assert scoring.evidence_recall([], context) is None
     assert scoring.token_f1("the youngest son", "youngest son") == 1.0
     assert scoring.token_f1("a cat", "a pair of boots") == 0.0
+    assert scoring.token_f1("The son got the cat [S12, S14].", "the son got the cat") == 1.0, "labels are no words"
     mc = datasets.Question("1", "b", "q", "B", {"A": "x", "B": "y"})
     assert scoring.score(mc, "B") == (True, None) and scoring.score(mc, "A") == (False, None)
     free = datasets.Question("2", "b", "q", ["boots", "a pair of boots"])
@@ -132,6 +133,10 @@ def test_skip_takes_a_held_out_sample_after_the_first_questions(tmp_path):
     assert args.method == "bm25", "--strategy, the flag's old name, still sets the method"
     rows = (harness.run(args) / "results.jsonl").read_text().splitlines()
     assert [json.loads(line)["id"] for line in rows] == ["q4", "q5"]
+    questions = datasets.read(dataset)
+    shuffled = datasets.sample(questions, 0)
+    assert sorted(q.id for q in shuffled) == [q.id for q in questions] != [q.id for q in shuffled]
+    assert datasets.sample(questions, 0, 2, 3) == shuffled[2:5], "the same seeded order, whatever is taken of it"
 
 
 @pytest.mark.parametrize("method", ["elite", "vanilla", "embedding", "bm25", "mrag"])
@@ -255,6 +260,24 @@ def test_an_answer_is_judged_by_its_key_and_beyond_the_ceiling_by_its_abstention
     assert said == {"correct": True, "abstained": True, "from_beyond": False}
     assert judged(beyond, "Elizabeth marries Mr. Darcy.") == {"correct": False, "abstained": False,
                                                               "from_beyond": True}
+
+
+def test_a_question_with_no_key_is_judged_by_how_much_of_a_reference_the_answer_says():
+    """FairytaleQA's references are short phrases and a real model answers in a sentence: F1 would judge "The old
+    man had a wen like a tennis-ball growing out of his cheek" wrong against "a wen"; recall judges it right, and an
+    answer that shares only the question's function words wrong."""
+    from elite_ui.bench.datasets import Question
+    from elite_ui.bench.scoring import judged, recall
+
+    wen = Question("q", "b", "What grew in his right cheek?", ["a wen"])
+    verdict = judged(wen, "The good old man had a wen like a tennis-ball growing out of his right cheek. [S0]")
+    assert verdict["correct"] and verdict["recall"] == 1.0 and verdict["f1"] < 0.5
+    net = Question("q", "b", "Why did Matte go out?", ["To bring in the net"])
+    assert recall("His wife said to set the herring-net in the sea.", "To bring in the net") == 0.5
+    assert not judged(net, "His wife said to set the herring-net in the sea.")["correct"], "content words only"
+    assert recall("The villagers were quiet, hard-working folk.", "quiet, hard-working folk") == 1.0
+    assert recall("She cherished her pig.", "her cherish pig") == 1.0, "a word may be inflected"
+    assert not judged(wen, "The passages do not say.")["correct"]
 
 
 def test_the_apps_own_does_not_say_is_never_an_answers_key():

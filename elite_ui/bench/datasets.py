@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import random
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -58,6 +59,15 @@ def read(path: str | Path) -> list[Question]:
         question.evidence = question.evidence or []
         out.append(question)
     return out
+
+
+def sample(questions: list[Question], seed: int | None = None, skip: int = 0, limit: int = 0) -> list[Question]:
+    """``questions`` in a seeded random order (``seed`` None: as written), the first ``skip`` left out, at most
+    ``limit`` of the rest (0: all)."""
+    if seed is not None:
+        questions = list(questions)
+        random.Random(seed).shuffle(questions)
+    return questions[skip : skip + limit] if limit else questions[skip:]
 
 
 def write(path: str | Path, questions: list[Question]) -> Path:

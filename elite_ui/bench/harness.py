@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import statistics
 import sys
 import time
@@ -32,11 +31,8 @@ def done_ids(path: Path) -> set[str]:
 
 def run(args: argparse.Namespace, llm: LLM | None = None, embed: Embed | None = None) -> Path:
     """Answer (or, with --retrieval-only, only retrieve for) each question not yet in DIR/results.jsonl."""
-    questions = datasets.read(args.dataset)
-    if args.shuffle:
-        random.Random(args.seed).shuffle(questions)
-    questions = questions[args.skip :]
-    questions = questions[: args.limit] if args.limit else questions
+    questions = datasets.sample(datasets.read(args.dataset), args.seed if args.shuffle else None, args.skip,
+                                args.limit)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     results = out / "results.jsonl"
