@@ -265,7 +265,7 @@ def test_an_answer_is_judged_by_its_key_and_beyond_the_ceiling_by_its_abstention
 def test_a_question_with_no_key_is_judged_by_how_much_of_a_reference_the_answer_says():
     """FairytaleQA's references are short phrases and a real model answers in a sentence: F1 would judge "The old
     man had a wen like a tennis-ball growing out of his cheek" wrong against "a wen"; recall judges it right, and an
-    answer that shares only the question's function words wrong."""
+    answer that says only half of a reference's content words ("net" of "bring in the net") wrong."""
     from elite_ui.bench.datasets import Question
     from elite_ui.bench.scoring import judged, recall
 
