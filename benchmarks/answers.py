@@ -1,5 +1,5 @@
 """The answer a reader sees, measured end to end with a real model: ``python -m benchmarks.answers --set SET --rows
-ROW,ROW [--model PATH] [--fold tune|held] [--after N] [--sample N] [--limit N]``.
+ROW,ROW [--model PATH] [--fold tune|held] [--after N] [--sample N] [--skip N] [--limit N]``.
 
 Each question is asked through the app's one front door (:func:`elite_ui.reading.reading`), under its spoiler
 ceiling when it has one, and its answer scored as a reader would judge it: the letter for multiple choice; for a
@@ -338,6 +338,8 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=0, help="at most this many questions a novel (the first ones)")
     parser.add_argument("--after", type=int, default=0, help="leave out the first this many questions of each novel "
                                                              "(those --sample took)")
+    parser.add_argument("--skip", type=int, default=0, help="leave out the set's first this many questions (those an "
+                                                            "earlier run's --limit took)")
     parser.add_argument("--limit", type=int, default=0)
     part_of = parser.add_mutually_exclusive_group()
     part_of.add_argument("--within", action="store_true", help="only the questions whose answer lies within the "
@@ -359,7 +361,7 @@ def main() -> None:
     questions = per_novel(questions, args.after, args.sample)
     if args.within or args.beyond:
         questions = [q for q in questions if q.beyond == args.beyond]
-    questions = questions[: args.limit] if args.limit else questions
+    questions = questions[args.skip:][: args.limit or None]
     llm, embed = measuring_llm(args.model, args.n_ctx), MiniLMEmbedder()
     if args.repeat_penalty is not None:
         llm.repeat_penalty = args.repeat_penalty
@@ -379,7 +381,7 @@ def main() -> None:
         print(name, json.dumps(row))
     side = "-within" if args.within else "-beyond" if args.beyond else ""
     name = (f"{'evidence' if args.evidence_only else 'answers'}-{args.set}" + (f"-{args.fold}" if args.fold else "")
-            + side + (f"-after{args.after}" if args.after else ""))
+            + side + (f"-after{args.after}" if args.after else "") + (f"-skip{args.skip}" if args.skip else ""))
     try:
         earlier = {} if args.fresh else json.loads(latest(name).read_text(encoding="utf-8"))["rows"]
     except (FileNotFoundError, KeyError, ValueError):
