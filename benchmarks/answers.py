@@ -361,7 +361,7 @@ def main() -> None:
     questions = per_novel(questions, args.after, args.sample)
     if args.within or args.beyond:
         questions = [q for q in questions if q.beyond == args.beyond]
-    questions = questions[args.skip:][: args.limit or None]
+    questions = datasets.sample(questions, skip=args.skip, limit=args.limit)
     llm, embed = measuring_llm(args.model, args.n_ctx), MiniLMEmbedder()
     if args.repeat_penalty is not None:
         llm.repeat_penalty = args.repeat_penalty
